@@ -1,0 +1,74 @@
+# One place that says how a scenert library, test and bench is built.
+
+set(SCENERT_EXPORTED_LIBS "" CACHE INTERNAL "")
+
+function(scenert_compile_options target)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow -Wconversion
+                                           -Wno-sign-conversion -Wnon-virtual-dtor)
+  if(SCENERT_WERROR)
+    target_compile_options(${target} PRIVATE -Werror)
+  endif()
+endfunction()
+
+if(SCENERT_SANITIZE)
+  add_compile_options(-fsanitize=${SCENERT_SANITIZE} -fno-omit-frame-pointer -fno-sanitize-recover=all)
+  add_link_options(-fsanitize=${SCENERT_SANITIZE})
+endif()
+
+# scenert_add_library(<name> SOURCES ... [PUBLIC_DEPS ...] [PRIVATE_DEPS ...])
+# declares scenert_<name>, its alias scenert::<name>, and its public include folder.
+function(scenert_add_library name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;PUBLIC_DEPS;PRIVATE_DEPS" ${ARGN})
+  set(target scenert_${name})
+  add_library(${target} STATIC ${ARG_SOURCES})
+  add_library(scenert::${name} ALIAS ${target})
+  set_target_properties(${target} PROPERTIES EXPORT_NAME ${name} POSITION_INDEPENDENT_CODE ON)
+  target_include_directories(${target}
+    PUBLIC $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include>
+           $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>
+    PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src)
+  target_compile_features(${target} PUBLIC cxx_std_20)
+  target_link_libraries(${target} PUBLIC ${ARG_PUBLIC_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
+  scenert_compile_options(${target})
+  install(TARGETS ${target} EXPORT scenertTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  install(DIRECTORY include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  set(SCENERT_EXPORTED_LIBS ${SCENERT_EXPORTED_LIBS} ${name} CACHE INTERNAL "")
+endfunction()
+
+# scenert_add_test(<name> SOURCES ... DEPS ... [TIMEOUT s] [LABELS ...]): one GoogleTest
+# executable, via ctest. The label `tsan` selects what the ThreadSanitizer build runs.
+function(scenert_add_test name)
+  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;DEPS;LABELS" ${ARGN})
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 300)
+  endif()
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gmock GTest::gtest_main)
+  scenert_compile_options(${name})
+  include(GoogleTest)
+  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT ${ARG_TIMEOUT} LABELS "${ARG_LABELS}")
+endfunction()
+
+# scenert_add_bench(<name> SOURCES ... DEPS ... [LIGHT args...]): a bench; LIGHT registers a
+# short run in ctest so that the bench keeps building and running.
+function(scenert_add_bench name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;LIGHT" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS})
+  scenert_compile_options(${name})
+  if(ARG_LIGHT AND SCENERT_TESTS)
+    add_test(NAME ${name}.light COMMAND ${name} ${ARG_LIGHT})
+    set_tests_properties(${name}.light PROPERTIES TIMEOUT 120 LABELS bench)
+  endif()
+endfunction()
+
+function(scenert_install_package)
+  include(CMakePackageConfigHelpers)
+  install(EXPORT scenertTargets NAMESPACE scenert:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/scenert)
+  configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/scenertConfig.cmake.in
+    ${PROJECT_BINARY_DIR}/scenertConfig.cmake INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/scenert)
+  write_basic_package_version_file(${PROJECT_BINARY_DIR}/scenertConfigVersion.cmake
+    COMPATIBILITY SameMinorVersion)
+  install(FILES ${PROJECT_BINARY_DIR}/scenertConfig.cmake ${PROJECT_BINARY_DIR}/scenertConfigVersion.cmake
+    DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/scenert)
+endfunction()

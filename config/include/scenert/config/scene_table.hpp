@@ -1,0 +1,86 @@
+#pragma once
+/// The scene table: plain, immutable data made from one JSON file by the loader (table_loader.hpp),
+/// validated once. Nothing in the runtime sees JSON; defaults live in the loader only.
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace scenert {
+
+using scene_id = std::uint32_t;
+using map_id = std::uint32_t;
+
+enum class scene_kind : std::uint8_t { town, field, dungeon, guild, space };
+enum class scene_structure : std::uint8_t { single, group };
+enum class allocation_policy : std::uint8_t { fill_first, least_loaded };
+
+/// A blocked rectangle of cells: [x, x + width) x [y, y + height).
+struct cell_rect {
+  std::uint32_t x = 0, y = 0, width = 0, height = 0;
+};
+
+/// A map's static geometry, shared by every line and phase on it.
+struct map_def {
+  map_id id = 0;
+  std::string name;
+  std::uint32_t width = 0, height = 0;            ///< in cells
+  std::uint32_t area_width = 0, area_height = 0;  ///< in cells
+  std::uint32_t eyesight_x = 1, eyesight_y = 1;   ///< in areas: (1,1) is the 9-grid, (2,2) the 25-grid
+  std::vector<cell_rect> blocks;
+};
+
+/// The fields of a scene of kind space (a phase of a town).
+struct space_def {
+  scene_id bind_town = 0;
+  std::uint32_t min_spaces = 0;  ///< pre-created per town line, parked in its cache
+  std::uint32_t max_spaces = 0;  ///< running at once per town line; 0 = unlimited
+};
+
+struct scene_def {
+  scene_id id = 0;
+  std::string name;
+  scene_kind kind = scene_kind::field;
+  scene_structure structure = scene_structure::single;
+  std::uint32_t capacity = 0;       ///< soft: normal entry stops here
+  std::uint32_t hard_capacity = 0;  ///< joining a team-mate may go up to here (>= capacity)
+  std::uint32_t min_lines = 0;
+  std::uint32_t max_lines = 0;
+  std::uint32_t frame_rate = 10;  ///< Hz
+  map_id map = 0;
+  allocation_policy policy = allocation_policy::fill_first;
+  std::uint32_t monsters = 0;      ///< spawned at each activation
+  std::optional<space_def> space;  ///< set exactly when kind == space
+};
+
+/// Process-wide settings.
+struct runtime_def {
+  unsigned workers = 2;
+  std::uint32_t group_budget = 100;  ///< players per group service: slots = max(1, budget / capacity)
+  std::chrono::milliseconds idle_grace{30'000};  ///< an empty line above min_lines closes after this
+  std::chrono::milliseconds stall_threshold{1'000};
+  unsigned quarantine_after = 10;
+};
+
+struct scene_table {
+  int version = 1;
+  runtime_def runtime;
+  std::vector<map_def> maps;
+  std::vector<scene_def> scenes;
+
+  /// Null when absent.
+  [[nodiscard]] const map_def* find_map(map_id id) const noexcept {
+    for (const auto& m : maps)
+      if (m.id == id) return &m;
+    return nullptr;
+  }
+  [[nodiscard]] const scene_def* find_scene(scene_id id) const noexcept {
+    for (const auto& s : scenes)
+      if (s.id == id) return &s;
+    return nullptr;
+  }
+};
+
+}  // namespace scenert

@@ -1,0 +1,89 @@
+#pragma once
+/// processor_pool: ticks services at their frame rates on a fixed set of workers.
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string_view>
+
+#include <scenert/runtime/clock.hpp>
+#include <scenert/runtime/metrics.hpp>
+#include <scenert/runtime/result.hpp>
+#include <scenert/runtime/service.hpp>
+#include <scenert/runtime/unique_function.hpp>
+
+namespace scenert {
+
+enum class pool_errc {
+  ok = 0,
+  invalid_rate,   ///< frame rate <= 0 or above 1000
+  already_added,  ///< the service is in a pool already
+  not_found,      ///< the service is not in this pool (or its removal is under way)
+  already_started,
+  not_started,
+  stopped,          ///< the pool was stopped; it does not restart
+  invalid_options,  ///< e.g. 0 workers
+};
+
+/// Which threads run the ticks. oneTBB is the default; the std::thread backend exists for
+/// ThreadSanitizer builds, since Debian's oneTBB is not built for TSan.
+enum class executor_kind { tbb, threads };
+
+/// The build's default executor (CMake option SCENERT_EXECUTOR).
+[[nodiscard]] executor_kind default_executor() noexcept;
+
+enum class log_level { info, warn, error };
+
+struct pool_options {
+  unsigned workers = 2;
+  executor_kind executor = default_executor();
+  /// Null: steady clock and a dispatcher thread. Set: no threads at all; time moves only
+  /// through advance(), which runs due ticks inline, in due-time order.
+  manual_clock* manual = nullptr;
+  /// Consecutive failing ticks that quarantine a service; 0 = never.
+  unsigned quarantine_after = 10;
+  /// A tick running longer than this is reported (with the service's name) and counted.
+  std::chrono::nanoseconds stall_threshold = std::chrono::seconds(1);
+  /// Messages a service runs at most per tick, so a flooded mailbox cannot starve the others.
+  std::size_t mailbox_batch = 1024;
+  /// Where notable events go (stall, failure, quarantine). Null: one line each on stderr.
+  std::function<void(log_level, std::string_view)> log;
+};
+
+/// Thread-safety: every member may be called from any thread, including from inside a tick
+/// (a service may remove itself); advance() from one thread at a time.
+class processor_pool {
+ public:
+  explicit processor_pool(pool_options options = {});
+  ~processor_pool();  ///< stop()s if running
+  processor_pool(const processor_pool&) = delete;
+  processor_pool& operator=(const processor_pool&) = delete;
+
+  /// Starts the workers (and, with the steady clock, the dispatcher). Once only.
+  result<void, pool_errc> start();
+  /// Graceful: no tick after it returns; every active service's on_inactive ran exactly once;
+  /// pending removal callbacks have run. Idempotent.
+  result<void, pool_errc> stop();
+
+  /// Activates `s` (on_init the first time, then on_active) and ticks it at `hz`, first tick due
+  /// one period from now. Allowed before start().
+  result<void, pool_errc> add(std::shared_ptr<service> s, double hz);
+  /// Asynchronous: after the service's last tick, runs its on_inactive (which drains its mailbox)
+  /// and then `on_removed` (on a pool thread). Safe from inside the service's own tick.
+  result<void, pool_errc> remove(service& s, unique_function<void()> on_removed = {});
+
+  /// Manual clock only: moves time forward by `dt`, running every tick that falls due on the way
+  /// in due-time order, on the calling thread.
+  void advance(std::chrono::nanoseconds dt);
+
+  /// The pool's measurements; per-service rows only when asked (they cost O(services)).
+  [[nodiscard]] pool_metrics metrics(bool per_service = false) const;
+  [[nodiscard]] time_point now() const noexcept;
+  [[nodiscard]] const pool_options& options() const noexcept;
+
+ private:
+  struct impl;
+  std::unique_ptr<impl> impl_;
+};
+
+}  // namespace scenert

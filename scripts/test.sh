@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Builds and tests scenert the way CI does: a warnings-as-errors build, an ASan+UBSan build and a
+# TSan build (std::thread executor: Debian's oneTBB is not built for TSan), then the installed
+# package is consumed by a tiny project. Usage: scripts/test.sh [normal|asan|tsan|consumer ...]
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/common.sh"
+bash "$here/setup.sh"
+
+stages=("$@")
+((${#stages[@]})) || stages=(normal asan tsan consumer)
+
+run_ctest() { ctest --test-dir "$1" --output-on-failure -j "$jobs" --timeout 300 "${@:2}"; }
+
+for stage in "${stages[@]}"; do
+  echo "=== $stage ===" >&2
+  case $stage in
+    normal)
+      build_tree "$root/build/normal" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCENERT_WERROR=ON
+      run_ctest "$root/build/normal" ;;
+    asan)
+      build_tree "$root/build/asan" -DCMAKE_BUILD_TYPE=Debug -DSCENERT_WERROR=ON \
+        -DSCENERT_SANITIZE=address,undefined -DSCENERT_BENCH=OFF
+      ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 run_ctest "$root/build/asan" ;;
+    tsan)
+      build_tree "$root/build/tsan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCENERT_WERROR=ON \
+        -DSCENERT_SANITIZE=thread -DSCENERT_EXECUTOR=thread -DSCENERT_BENCH=OFF -DSCENERT_APPS=OFF
+      TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" run_ctest "$root/build/tsan" -L tsan ;;
+    consumer)
+      prefix="$root/build/install"
+      build_tree "$root/build/normal" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCENERT_WERROR=ON
+      cmake --install "$root/build/normal" --prefix "$prefix" >/dev/null
+      build_source "$root/tests/consumer" "$root/build/consumer" -DCMAKE_PREFIX_PATH="$prefix"
+      "$root/build/consumer/consumer" ;;
+    *) echo "test.sh: unknown stage '$stage' (normal, asan, tsan, consumer)" >&2; exit 2 ;;
+  esac
+done
+echo "test.sh: all stages passed (${stages[*]})" >&2
