@@ -1,5 +1,6 @@
 #include "admin_server.hpp"
 
+#include <atomic>
 #include <charconv>
 #include <thread>
 
@@ -11,6 +12,7 @@ namespace scenert::apps {
 struct admin_server::impl {
   httplib::Server server;
   std::thread thread;
+  std::atomic<bool> finished{false};
 };
 
 result<endpoint, admin_errc> parse_endpoint(std::string_view text) {
@@ -60,7 +62,12 @@ result<std::unique_ptr<admin_server>, admin_errc> admin_server::start(const endp
   }
   if (port <= 0)
     return fail(admin_errc::bind_failed, fmt::format("admin endpoint {}:{}: cannot bind", at.host, at.port));
-  i->thread = std::thread([s = &i->server] { s->listen_after_bind(); });
+  i->thread = std::thread([p = i.get()] {
+    p->server.listen_after_bind();
+    p->finished = true;
+  });
+  // httplib's stop() does nothing until the listen loop runs; wait so the destructor can stop it.
+  while (!i->server.is_running() && !i->finished) std::this_thread::yield();
   return std::unique_ptr<admin_server>(new admin_server(std::move(i), static_cast<std::uint16_t>(port)));
 }
 
