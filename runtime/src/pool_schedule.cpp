@@ -159,7 +159,9 @@ void processor_pool::impl::dispatcher_main() {
     }
     if (n != 0) dispatch(due, n);
     watchdog(now);
-    bool idle = wheel.size() == 0 && in_flight.load(std::memory_order_acquire) == 0;
+    // A batch pushes its entries back before it leaves in_flight, so this order misses none.
+    bool idle = wheel.size() == 0 && in_flight.load(std::memory_order_acquire) == 0 &&
+                returns.load(std::memory_order_acquire) == nullptr;
     auto wake = time_point(nanoseconds(idle ? now + 50 * detail::slot_ns : wheel.cursor_ns()));
     std::unique_lock lock(mu);
     cv.wait_until(lock, wake, [&] { return stop_requested || !commands.empty(); });
