@@ -1,0 +1,36 @@
+#include "check_command.hpp"
+
+#include "check_summary.hpp"
+#include "exit_codes.hpp"
+
+#include <scenert/config/table_loader.hpp>
+
+#include <fmt/format.h>
+
+#include <cstdio>
+
+namespace scenert::apps {
+
+CLI::App* add_check_command(CLI::App& app, check_options& options) {
+  CLI::App* cmd = app.add_subcommand("check", "Validate a scene table and print a summary of it");
+  cmd->add_option("table", options.table, "Scene table (JSON), e.g. examples/mmo.json")->required();
+  cmd->add_flag("--json", options.json, "Print the summary, or the errors, as JSON on stdout");
+  cmd->footer(
+      "Exit status: 0 valid; 1 invalid table (every error on stderr as TABLE:/json/pointer: reason);\n"
+      "2 usage error or unreadable file.");
+  return cmd;
+}
+
+int run_check(const check_options& options) {
+  const load_result loaded = load_table_file(options.table);
+  if (loaded.ok()) {
+    fmt::print("{}", options.json ? summary_json(loaded) + "\n" : summary_text(loaded));
+    return exit_ok;
+  }
+  // Errors always go to stderr, one per line; --json also puts them on stdout for tools.
+  if (options.json) fmt::print("{}\n", errors_json(loaded));
+  for (const auto& d : loaded.diagnostics) fmt::print(stderr, "{}\n", format_diagnostic(loaded.source, d));
+  return loaded.status == load_status::unreadable ? exit_usage : exit_invalid_table;
+}
+
+}  // namespace scenert::apps

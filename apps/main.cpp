@@ -1,0 +1,27 @@
+// The `scenert` command: one subcommand per file (check_command.cpp, ...), wired up here.
+
+#include "check_command.hpp"
+#include "exit_codes.hpp"
+
+#include <CLI/CLI.hpp>
+
+int main(int argc, char** argv) {
+  using namespace scenert::apps;
+  CLI::App app{"scenert: host MMO game scenes, validate scene tables, load-test line allocation"};
+  app.set_version_flag("--version", SCENERT_VERSION);
+  app.require_subcommand(1);
+  app.footer(
+      "Exit status: 0 success; 1 invalid table; 2 usage error or unreadable file; 3 invariant broken.");
+
+  check_options check;
+  CLI::App* check_cmd = add_check_command(app, check);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help and --version end here with 0; everything else is a usage error.
+    return app.exit(e) == 0 ? exit_ok : exit_usage;
+  }
+  if (check_cmd->parsed()) return run_check(check);
+  return exit_usage;
+}
