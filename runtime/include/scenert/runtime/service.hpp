@@ -55,6 +55,8 @@ class service {
   [[nodiscard]] bool post(message m);
 
   // ---- driving: the pool, or a parent ticking its children -------------------------------
+  /// Runs on_init if it has not run yet (a pooled child created ahead of use); later calls do nothing.
+  void init();
   /// Runs on_init on the first call, then opens the mailbox and runs on_active.
   void activate();
   /// Runs up to `mailbox_batch` queued messages, then on_tick. An exception from either is
