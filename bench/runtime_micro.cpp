@@ -102,17 +102,16 @@ void BM_WheelExpireReinsert(benchmark::State& state) {
     wheel.insert(&entries[i]);
   }
   std::int64_t moved = 0;
+  std::vector<pool_entry*> due;
   for (auto _ : state) {
-    pool_entry* list = nullptr;
-    wheel.take_due(wheel.cursor_ns(), list);
+    wheel.take_due(wheel.cursor_ns(), [&](pool_entry* e) { due.push_back(e); });
     wheel.step();
-    while (list != nullptr) {
-      pool_entry* next = list->next;
-      list->due_ns += period;
-      wheel.insert(list);
-      list = next;
-      ++moved;
+    for (pool_entry* e : due) {
+      e->due_ns += period;
+      wheel.insert(e);
     }
+    moved += static_cast<std::int64_t>(due.size());
+    due.clear();
   }
   state.SetItemsProcessed(moved);
 }
