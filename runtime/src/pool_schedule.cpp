@@ -172,7 +172,7 @@ void processor_pool::impl::dispatcher_main() {
     std::int64_t now = now_ns();
     if (wheel.size() == 0) wheel.jump(now);
     while (wheel.cursor_ns() <= now) {
-      wheel.take_due(wheel.cursor_ns(), [this](pool_entry* e) {
+      wheel.take_due(wheel.cursor_ns(), [this](pool_entry* e, std::int64_t) {
         e->state = detail::entry_state::running;
         due.push_back(e);
       });
@@ -210,7 +210,7 @@ void processor_pool::impl::advance_manual(std::int64_t target) {
     scratch.clear();
     while (scratch.empty()) {
       std::int64_t c = wheel.cursor_ns();
-      wheel.take_due(std::min(c, target), [this](pool_entry* e) { scratch.push_back(e); });
+      wheel.take_due(std::min(c, target), [this](pool_entry* e, std::int64_t) { scratch.push_back(e); });
       if (!scratch.empty() || c > target) break;
       wheel.step();
     }
