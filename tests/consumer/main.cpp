@@ -1,4 +1,5 @@
 // Links against the installed package and uses its public API.
+#include <scenert/config/table_loader.hpp>
 #include <scenert/runtime/result.hpp>
 
 #include <cstdio>
@@ -13,6 +14,8 @@ static scenert::result<int, demo_errc> half(int x) {
 int main() {
   auto r = half(8);
   if (!r || *r != 4) return 1;
+  const auto table = scenert::parse_table(R"({"version": 1, "scenes": []})", "inline.json");
+  if (table.ok() || table.diagnostics.empty()) return 1;
   std::puts("consumer: scenert package found and linked");
   return 0;
 }
