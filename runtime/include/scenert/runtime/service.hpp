@@ -1,6 +1,7 @@
 #pragma once
 /// service: the unit of work the processor pool ticks — a mailbox and a tick (actor style).
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -15,6 +16,7 @@ namespace scenert {
 namespace detail {
 class mailbox;
 struct pool_entry;
+struct pool_access;
 }  // namespace detail
 
 /// What a tick is told.
@@ -67,11 +69,13 @@ class service {
 
   // ---- state and counters --------------------------------------------------------------
   [[nodiscard]] bool initialized() const noexcept { return initialized_; }
-  [[nodiscard]] bool active() const noexcept { return active_; }
-  [[nodiscard]] bool quarantined() const noexcept { return quarantined_; }
+  [[nodiscard]] bool active() const noexcept { return active_.load(std::memory_order_acquire); }
+  [[nodiscard]] bool quarantined() const noexcept { return quarantined_.load(std::memory_order_acquire); }
   [[nodiscard]] std::size_t mailbox_depth() const noexcept;
   [[nodiscard]] std::uint64_t dropped_messages() const noexcept;
-  [[nodiscard]] std::uint64_t failures() const noexcept { return failures_; }
+  [[nodiscard]] std::uint64_t failures() const noexcept { return failures_.load(std::memory_order_relaxed); }
+  /// Consecutive failed ticks so far (reset by a good tick and by activate()).
+  [[nodiscard]] unsigned consecutive_failures() const noexcept { return consecutive_failures_; }
 
  protected:
   /// Once per object, before the first on_active: allocate, load static data, no dynamic content.
@@ -87,15 +91,19 @@ class service {
 
  private:
   friend class processor_pool;
+  friend struct detail::pool_access;
+
+  tick_outcome fail_tick(unsigned quarantine_after) noexcept;
 
   std::string name_;
   std::unique_ptr<detail::mailbox> mailbox_;
-  detail::pool_entry* pool_entry_ = nullptr;  // owned by the pool while added
-  std::uint64_t failures_ = 0;
+  std::atomic<detail::pool_entry*> pool_entry_{nullptr};  // owned by the pool while added
+  std::atomic<const void*> pool_owner_{nullptr};          // that pool, set and cleared under its lock
+  std::atomic<std::uint64_t> failures_{0};
   unsigned consecutive_failures_ = 0;
   bool initialized_ = false;
-  bool active_ = false;
-  bool quarantined_ = false;
+  std::atomic<bool> active_{false};
+  std::atomic<bool> quarantined_{false};
 };
 
 }  // namespace scenert

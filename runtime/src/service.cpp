@@ -1,0 +1,103 @@
+#include <scenert/runtime/service.hpp>
+
+#include <exception>
+#include <utility>
+
+#include "mailbox.hpp"
+
+namespace scenert {
+
+namespace {
+
+// The text of the exception being handled, for the log.
+const char* current_what() noexcept {
+  try {
+    throw;
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+    return "unknown exception";
+  }
+}
+
+void report(std::string* failure, const std::string& name, const char* stage, const char* what) {
+  if (failure == nullptr) return;
+  failure->assign("service '").append(name).append("': ").append(stage).append(" threw: ").append(what);
+}
+
+}  // namespace
+
+service::service(std::string name) : name_(std::move(name)), mailbox_(std::make_unique<detail::mailbox>()) {}
+
+service::~service() = default;
+
+bool service::post(message m) { return mailbox_->post(std::move(m)); }
+
+std::size_t service::mailbox_depth() const noexcept { return mailbox_->depth(); }
+
+std::uint64_t service::dropped_messages() const noexcept { return mailbox_->dropped(); }
+
+void service::activate() {
+  if (!initialized_) {
+    on_init();
+    initialized_ = true;
+  }
+  consecutive_failures_ = 0;
+  quarantined_.store(false, std::memory_order_release);
+  mailbox_->open();
+  on_active();
+  active_.store(true, std::memory_order_release);
+}
+
+tick_outcome service::tick(const tick_context& ctx, unsigned quarantine_after, std::size_t mailbox_batch,
+                           std::string* failure) noexcept {
+  if (quarantined_.load(std::memory_order_relaxed)) return tick_outcome::quarantined;
+  try {
+    message m;
+    for (std::size_t i = 0; i < mailbox_batch && mailbox_->pop(m); ++i) {
+      m();
+      m = nullptr;
+    }
+    on_tick(ctx);
+  } catch (...) {
+    report(failure, name_, "tick", current_what());
+    return fail_tick(quarantine_after);
+  }
+  consecutive_failures_ = 0;
+  return tick_outcome::ok;
+}
+
+tick_outcome service::fail_tick(unsigned quarantine_after) noexcept {
+  failures_.fetch_add(1, std::memory_order_relaxed);
+  ++consecutive_failures_;
+  if (quarantine_after == 0 || consecutive_failures_ < quarantine_after) return tick_outcome::failed;
+  quarantined_.store(true, std::memory_order_release);
+  try {
+    on_quarantine();
+  } catch (...) {  // nothing more to do for a service already quarantined
+  }
+  return tick_outcome::quarantined;
+}
+
+void service::deactivate(std::string* failure) noexcept {
+  mailbox_->close();
+  message m;
+  while (mailbox_->pop(m)) {
+    try {
+      m();
+    } catch (...) {
+      failures_.fetch_add(1, std::memory_order_relaxed);
+      report(failure, name_, "message", current_what());
+    }
+    m = nullptr;
+  }
+  try {
+    on_inactive();
+  } catch (...) {
+    failures_.fetch_add(1, std::memory_order_relaxed);
+    report(failure, name_, "on_inactive", current_what());
+  }
+  active_.store(false, std::memory_order_release);
+}
+
+}  // namespace scenert
