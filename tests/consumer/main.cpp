@@ -1,4 +1,5 @@
 // Links against the installed package and uses its public API.
+#include <scenert/config/table_loader.hpp>
 #include <scenert/runtime/processor_pool.hpp>
 #include <scenert/runtime/result.hpp>
 
@@ -30,6 +31,8 @@ int main() {
   if (!pool.add(t, 10)) return 1;
   pool.advance(std::chrono::seconds(1));
   if (t->ticks != 10) return 1;
-  std::puts("consumer: scenert package found and linked; a pool ticked a service 10 times");
+  const auto table = scenert::parse_table(R"({"version": 1, "scenes": []})", "inline.json");
+  if (table.ok() || table.diagnostics.empty()) return 1;
+  std::puts("consumer: scenert package found and linked; a pool ticked a service 10 times, a bad table was refused");
   return 0;
 }
