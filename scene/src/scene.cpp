@@ -24,13 +24,13 @@ void scene::add_module(std::unique_ptr<scene_module> module) {
   modules_.push_back(std::move(module));
 }
 
-void scene::post_enter(player_id player) { post({roster_event::kind::enter, player, {}}); }
+void scene::post_enter(player_id player) { push_roster({roster_event::kind::enter, player, {}}); }
 void scene::post_leave(player_id player, bool ack) {
-  post({ack ? roster_event::kind::leave_ack : roster_event::kind::leave, player, {}});
+  push_roster({ack ? roster_event::kind::leave_ack : roster_event::kind::leave, player, {}});
 }
-void scene::post_move(player_id player, grid::cell_point to) { post({roster_event::kind::move, player, to}); }
+void scene::post_move(player_id player, grid::cell_point to) { push_roster({roster_event::kind::move, player, to}); }
 
-void scene::post(roster_event e) {
+void scene::push_roster(roster_event e) {
   std::lock_guard lock(inbox_mutex_);
   inbox_.push_back(e);
 }

@@ -185,6 +185,7 @@ void world::impl::handle(world_event& e) {
       begin_shutdown(std::move(e.fn));
       break;
     case world_event::type::query:
+    case world_event::type::run:
       e.fn(*dir);
       break;
   }

@@ -208,6 +208,7 @@ void world::impl::begin_shutdown(unique_function<void(const line_directory&)> do
     return;
   }
   shutting_down = true;
+  answer_phase_requests_at_shutdown();
   shutdown_done = std::move(done);
   grace.clear();
   for (auto* c : ordered) {

@@ -14,28 +14,8 @@ struct space_module::kind {
   std::uint32_t running = 0;
 };
 
-const char* to_string(space_errc code) noexcept {
-  switch (code) {
-    case space_errc::ok:
-      return "ok";
-    case space_errc::space_in_space:
-      return "space_in_space";
-    case space_errc::request_pending:
-      return "request_pending";
-    case space_errc::wrong_town:
-      return "wrong_town";
-    case space_errc::space_full:
-      return "space_full";
-    case space_errc::unknown_space:
-      return "unknown_space";
-    case space_errc::not_in_space:
-      return "not_in_space";
-  }
-  return "unknown";
-}
-
 space_module::space_module(const scene_table& table, const scene_def& town, space_limits limits)
-    : table_(table), town_(town), limits_(limits) {
+    : table_(table), town_def_(town), limits_(std::move(limits)) {
   for (const auto& s : table.scenes) {
     if (s.kind != scene_kind::space || !s.space || s.space->bind_town != town.id) continue;
     auto k = std::make_unique<kind>();
@@ -60,6 +40,7 @@ space_module::kind* space_module::find(scene_id space) {
 
 std::unique_ptr<scene> space_module::make_child(kind& k) {
   auto child = std::make_unique<scene>(*k.def, map_, static_cast<scene_host*>(this));
+  if (limits_.on_new_phase) limits_.on_new_phase(*town_, *child);
   child->init();
   ++created_;
   return child;
@@ -72,22 +53,23 @@ void space_module::fill_caches() {
 }
 
 void space_module::on_init(scene& town) {
+  town_ = &town;
   map_ = town.map();
   fill_caches();
 }
 
 void space_module::on_active(scene&) { fill_caches(); }
 
-result<child_id, space_errc> space_module::create_child(scene_id space) {
+result<child_id, world_errc> space_module::create_child(scene_id space) {
   const scene_def* def = table_.find_scene(space);
   if (def == nullptr || def->kind != scene_kind::space || !def->space)
-    return fail(space_errc::unknown_space, fmt::format("scene {} is not a space", space));
+    return fail(world_errc::unknown_space, fmt::format("scene {} is not a space", space));
   kind* k = find(space);
   if (k == nullptr)
-    return fail(space_errc::wrong_town, fmt::format("space {} ({}) binds to town {}, not to {} ({})", space,
-                                                    def->name, def->space->bind_town, town_.id, town_.name));
+    return fail(world_errc::wrong_town, fmt::format("space {} ({}) binds to town {}, not to {} ({})", space,
+                                                    def->name, def->space->bind_town, town_def_.id, town_def_.name));
   if (def->space->max_spaces != 0 && k->running >= def->space->max_spaces)
-    return fail(space_errc::space_full, fmt::format("space {} ({}): {} of {} running on this town line",
+    return fail(world_errc::space_full, fmt::format("space {} ({}): {} of {} running on this town line",
                                                     space, def->name, k->running, def->space->max_spaces));
   std::unique_ptr<scene> obj;
   if (!k->cache.empty()) {
@@ -104,9 +86,9 @@ result<child_id, space_errc> space_module::create_child(scene_id space) {
   return id;
 }
 
-result<child_id, space_errc> space_module::enter(scene& town, player_id player, scene_id space) {
+result<child_id, world_errc> space_module::enter(scene& town, player_id player, scene_id space) {
   if (visits_.count(player))
-    return fail(space_errc::space_in_space,
+    return fail(world_errc::space_in_space,
                 fmt::format("player {} is in phase {} already", player, visits_[player].child));
   auto made = create_child(space);
   if (!made) return made;
@@ -118,10 +100,10 @@ result<child_id, space_errc> space_module::enter(scene& town, player_id player, 
   return made;
 }
 
-result<child_id, space_errc> space_module::leave(scene& town, player_id player) {
+result<child_id, world_errc> space_module::leave(scene& town, player_id player) {
   auto it = visits_.find(player);
   if (it == visits_.end())
-    return fail(space_errc::not_in_space, fmt::format("player {} is in no phase of {}", player, town.name()));
+    return fail(world_errc::not_in_space, fmt::format("player {} is in no phase of {}", player, town.name()));
   const visit v = it->second;
   visits_.erase(it);
   std::optional<grid::cell_point> at = v.entered_at;
@@ -139,6 +121,23 @@ void space_module::drop(player_id player) {
   if (it == visits_.end()) return;
   if (scene* c = child(it->second.child)) c->post_leave(player, true);
   visits_.erase(it);
+}
+
+result<std::uint32_t, world_errc> space_module::enter_phase(scene& town, player_id player, scene_id space) {
+  auto made = enter(town, player, space);
+  if (!made) return made.error();
+  return *made;
+}
+
+result<std::uint32_t, world_errc> space_module::leave_phase(scene& town, player_id player) {
+  auto left = leave(town, player);
+  if (!left) return left.error();
+  return *left;
+}
+
+void space_module::move_in_phase(player_id player, grid::cell_point to) {
+  if (auto id = child_of(player))
+    if (scene* c = child(*id)) c->post_move(player, to);
 }
 
 std::optional<child_id> space_module::child_of(player_id player) const {
@@ -222,7 +221,7 @@ void space_module::on_inactive(scene&) {
 }
 
 std::function<void(scene&)> attach_space_modules(const scene_table& table, space_limits limits) {
-  return [&table, limits](scene& s) {
+  return [&table, limits = std::move(limits)](scene& s) {
     if (s.def().kind != scene_kind::town) return;
     auto m = std::make_unique<space_module>(table, s.def(), limits);
     if (!m->spaces().empty()) s.add_module(std::move(m));

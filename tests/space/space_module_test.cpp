@@ -103,7 +103,7 @@ TEST_F(SpaceModuleTest, CreateChildTakesParkedPhasesFirstAndStopsAtMaxSpaces) {
   EXPECT_EQ(spaces_->created(), 3u);
   auto d = spaces_->create_child(quest_id);
   ASSERT_FALSE(d);
-  EXPECT_EQ(d.code(), space_errc::space_full);
+  EXPECT_EQ(d.code(), world_errc::space_full);
   EXPECT_NE(d.error().message.find("3 of 3 running"), std::string::npos) << d.error().message;
   EXPECT_EQ(spaces_->running(quest_id), 3u);
   EXPECT_TRUE(spaces_->child(*a)->active());
@@ -115,10 +115,10 @@ TEST_F(SpaceModuleTest, UnlimitedSpacesHaveNoCap) {
 }
 
 TEST_F(SpaceModuleTest, RefusesUnknownSpacesAndSpacesOfAnotherTown) {
-  EXPECT_EQ(spaces_->create_child(999).code(), space_errc::unknown_space);
-  EXPECT_EQ(spaces_->create_child(field_id).code(), space_errc::unknown_space);
+  EXPECT_EQ(spaces_->create_child(999).code(), world_errc::unknown_space);
+  EXPECT_EQ(spaces_->create_child(field_id).code(), world_errc::unknown_space);
   auto wrong = spaces_->create_child(elsewhere_id);
-  EXPECT_EQ(wrong.code(), space_errc::wrong_town);
+  EXPECT_EQ(wrong.code(), world_errc::wrong_town);
   EXPECT_NE(wrong.error().message.find("binds to town 2"), std::string::npos) << wrong.error().message;
 }
 
@@ -147,8 +147,8 @@ TEST_F(SpaceModuleTest, PhasesDoNotNest) {
   arrive(1);
   ASSERT_TRUE(spaces_->enter(*town_, 1, quest_id));
   auto again = spaces_->enter(*town_, 1, dream_id);
-  EXPECT_EQ(again.code(), space_errc::space_in_space);
-  EXPECT_EQ(spaces_->leave(*town_, 2).code(), space_errc::not_in_space);
+  EXPECT_EQ(again.code(), world_errc::space_in_space);
+  EXPECT_EQ(spaces_->leave(*town_, 2).code(), world_errc::not_in_space);
 }
 
 TEST_F(SpaceModuleTest, LeavingReturnsThePlayerWhereItStoodInThePhase) {
@@ -211,7 +211,7 @@ TEST_F(SpaceModuleTest, TheTownLineClosingClosesItsPhasesAndDropsTheCache) {
 
 class SmallCacheTest : public SpaceModuleTest {
  protected:
-  SmallCacheTest() : SpaceModuleTest(space_limits{1, 10, 1024}) {}
+  SmallCacheTest() : SpaceModuleTest(space_limits{1, 10, 1024, {}}) {}
 };
 
 TEST_F(SmallCacheTest, TheCacheKeepsAtLeastMinSpacesAndDestroysTheRest) {

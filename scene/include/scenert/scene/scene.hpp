@@ -128,7 +128,7 @@ class scene : public service {
 
   template <class F>
   void guarded(F&& hooks);
-  void post(roster_event e);
+  void push_roster(roster_event e);
   void apply_roster();
   void add_player(player_id player);
   void remove_player(player_id player, bool ack);

@@ -12,23 +12,10 @@
 
 #include <scenert/config/scene_table.hpp>
 #include <scenert/runtime/result.hpp>
+#include <scenert/scene/phase_host.hpp>
 #include <scenert/scene/scene.hpp>
 
 namespace scenert {
-
-/// Expected failures of phase requests.
-enum class space_errc {
-  ok = 0,
-  space_in_space,   ///< the player is in a phase already; phases do not nest
-  request_pending,  ///< a request for the player is still under way
-  wrong_town,       ///< the town line is not the space's bind_town
-  space_full,       ///< max_spaces of that space are running on the town line
-  unknown_space,    ///< no scene of kind space has that id
-  not_in_space,     ///< leave for a player that is in no phase
-};
-
-/// Name of an error code, for logs and messages.
-[[nodiscard]] const char* to_string(space_errc code) noexcept;
 
 /// A running phase of one town line; never reused while the line is open.
 using child_id = std::uint32_t;
@@ -37,22 +24,25 @@ struct space_limits {
   std::uint32_t cache_limit = 16;  ///< parked phases kept per space (at least its min_spaces)
   unsigned quarantine_after = 10;  ///< consecutive failing ticks of a phase before it is closed
   std::size_t mailbox_batch = 1024;
+  /// Called once per new phase object, before its on_init, with its town line: add modules
+  /// (quest scripts) to the phase.
+  std::function<void(scene& town, scene& phase)> on_new_phase;
 };
 
 /// Thread-safety: none; every call runs on the town line's thread (its tick or its mailbox).
-class space_module final : public scene_module, private scene_host {
+class space_module final : public scene_module, public phase_host, private scene_host {
  public:
   /// The phases of lines of `town`; `table` must outlive the module.
   space_module(const scene_table& table, const scene_def& town, space_limits limits = {});
   ~space_module() override;
 
   /// Takes a parked phase of `space` or creates one (on_init), gives it a child id and activates it.
-  [[nodiscard]] result<child_id, space_errc> create_child(scene_id space);
+  [[nodiscard]] result<child_id, world_errc> create_child(scene_id space);
   /// Moves a player of the town into a new phase of `space`.
-  [[nodiscard]] result<child_id, space_errc> enter(scene& town, player_id player, scene_id space);
+  [[nodiscard]] result<child_id, world_errc> enter(scene& town, player_id player, scene_id space);
   /// Moves a player out of its phase back onto the town, where it stood in the phase (or where it
   /// entered); the phase closes on the town's next tick when it was the last player.
-  [[nodiscard]] result<child_id, space_errc> leave(scene& town, player_id player);
+  [[nodiscard]] result<child_id, world_errc> leave(scene& town, player_id player);
   /// Forgets a player that left the world from inside a phase.
   void drop(player_id player);
 
@@ -68,6 +58,14 @@ class space_module final : public scene_module, private scene_host {
   [[nodiscard]] std::uint64_t created() const noexcept { return created_; }
   /// The spaces bound to this town.
   [[nodiscard]] std::vector<scene_id> spaces() const;
+
+  // phase_host: the world's requests, on the town's thread.
+  [[nodiscard]] result<std::uint32_t, world_errc> enter_phase(scene& town, player_id player,
+                                                              scene_id space) override;
+  [[nodiscard]] result<std::uint32_t, world_errc> leave_phase(scene& town, player_id player) override;
+  void move_in_phase(player_id player, grid::cell_point to) override;
+  void drop_from_phase(player_id player) override { drop(player); }
+  [[nodiscard]] std::uint32_t running_phases() const override { return static_cast<std::uint32_t>(running()); }
 
   void on_init(scene& town) override;
   void on_active(scene& town) override;
@@ -89,6 +87,7 @@ class space_module final : public scene_module, private scene_host {
 
   kind* find(scene_id space);
   std::unique_ptr<scene> make_child(kind& k);
+  scene* town_ = nullptr;  // the line object this module belongs to (set at its on_init)
   void fill_caches();
   void park(running_child& c);
   running_child* running_entry(child_id id);
@@ -98,7 +97,7 @@ class space_module final : public scene_module, private scene_host {
   void scene_quarantined(line_handle line) override;
 
   const scene_table& table_;
-  const scene_def& town_;
+  const scene_def& town_def_;
   space_limits limits_;
   std::shared_ptr<const grid::map_data> map_;  // the town's: phases share its static data
   std::vector<std::unique_ptr<kind>> kinds_;
