@@ -16,7 +16,9 @@ std::string where(line_handle l) {
   return fmt::format("scene {} line {} (generation {})", l.scene, l.line, l.generation);
 }
 
-world_result refuse(world_errc code, std::string message) { return world_result(fail(code, std::move(message))); }
+world_result refuse(world_errc code, std::string message) {
+  return world_result(fail(code, std::move(message)));
+}
 
 }  // namespace
 
@@ -45,8 +47,9 @@ void world::impl::drop_from_phase(player_id p, const location& loc) {
 std::optional<world_result> world::impl::do_enter_phase(const world_request& r, world_reply& reply) {
   const scene_def* def = table.find_scene(r.scene);
   if (def == nullptr || def->kind != scene_kind::space || !def->space)
-    return refuse(world_errc::unknown_space,
-                  fmt::format("player {}: enter phase {}: no scene of kind space has that id", r.player, r.scene));
+    return refuse(
+        world_errc::unknown_space,
+        fmt::format("player {}: enter phase {}: no scene of kind space has that id", r.player, r.scene));
   auto loc = dir->locate(r.player);
   if (loc.where == location::state::none)
     return refuse(world_errc::not_in_scene,
@@ -66,8 +69,8 @@ std::optional<world_result> world::impl::do_enter_phase(const world_request& r, 
   scene& town = object(loc.line);
   phase_host* host = find_phase_host(town);
   if (host == nullptr)
-    return refuse(world_errc::wrong_town,
-                  fmt::format("player {}: enter phase {}: {} hosts no phases", r.player, r.scene, where(loc.line)));
+    return refuse(world_errc::wrong_town, fmt::format("player {}: enter phase {}: {} hosts no phases",
+                                                      r.player, r.scene, where(loc.line)));
   const line_handle line = loc.line;
   const player_id p = r.player;
   const scene_id space = r.scene;
@@ -91,7 +94,8 @@ std::optional<world_result> world::impl::do_enter_phase(const world_request& r, 
 std::optional<world_result> world::impl::do_leave_phase(const world_request& r, world_reply& reply) {
   auto loc = dir->locate(r.player);
   if (loc.where == location::state::none)
-    return refuse(world_errc::not_in_scene, fmt::format("player {}: leave phase: not in any scene", r.player));
+    return refuse(world_errc::not_in_scene,
+                  fmt::format("player {}: leave phase: not in any scene", r.player));
   if (loc.where == location::state::switching)
     return refuse(world_errc::switching,
                   fmt::format("player {}: leave phase: switching to {}", r.player, where(loc.target)));
@@ -113,7 +117,8 @@ std::optional<world_result> world::impl::do_leave_phase(const world_request& r, 
     push(std::move(e));
   });
   if (!posted)
-    return refuse(world_errc::stale_line, fmt::format("player {}: leave phase: {} is closing", p, where(line)));
+    return refuse(world_errc::stale_line,
+                  fmt::format("player {}: leave phase: {} is closing", p, where(line)));
   dir->set_phase(p, loc.space, loc.phase, true);
   phase_pending[p] = std::move(reply);
   return std::nullopt;
@@ -156,7 +161,8 @@ void world::impl::phase_answered(player_id p, line_handle line, result<std::uint
 void world::impl::answer_phase_requests_at_shutdown() {
   for (auto& [p, reply] : phase_pending) {
     ++errors;
-    if (reply) reply(world_result(fail(world_errc::shutting_down, fmt::format("player {}: the world shut down", p))));
+    if (reply)
+      reply(world_result(fail(world_errc::shutting_down, fmt::format("player {}: the world shut down", p))));
   }
   phase_pending.clear();
 }

@@ -66,8 +66,9 @@ result<child_id, world_errc> space_module::create_child(scene_id space) {
     return fail(world_errc::unknown_space, fmt::format("scene {} is not a space", space));
   kind* k = find(space);
   if (k == nullptr)
-    return fail(world_errc::wrong_town, fmt::format("space {} ({}) binds to town {}, not to {} ({})", space,
-                                                    def->name, def->space->bind_town, town_def_.id, town_def_.name));
+    return fail(world_errc::wrong_town,
+                fmt::format("space {} ({}) binds to town {}, not to {} ({})", space, def->name,
+                            def->space->bind_town, town_def_.id, town_def_.name));
   if (def->space->max_spaces != 0 && k->running >= def->space->max_spaces)
     return fail(world_errc::space_full, fmt::format("space {} ({}): {} of {} running on this town line",
                                                     space, def->name, k->running, def->space->max_spaces));

@@ -22,11 +22,11 @@ enum class line_state : std::uint8_t { free, open, quarantined, closing };
 struct location {
   enum class state : std::uint8_t { none, in_line, switching };
   state where = state::none;
-  line_handle line{};    ///< in_line: the line; switching: the line it leaves
-  line_handle target{};  ///< switching: the line it goes to
-  scene_id space = 0;         ///< in_line: the space of the phase it is in on that line (0: none)
-  std::uint32_t phase = 0;    ///< in_line: the phase's child id on that line (0: none)
-  bool phase_pending = false; ///< in_line: entering or leaving a phase right now (switching into it)
+  line_handle line{};          ///< in_line: the line; switching: the line it leaves
+  line_handle target{};        ///< switching: the line it goes to
+  scene_id space = 0;          ///< in_line: the space of the phase it is in on that line (0: none)
+  std::uint32_t phase = 0;     ///< in_line: the phase's child id on that line (0: none)
+  bool phase_pending = false;  ///< in_line: entering or leaving a phase right now (switching into it)
 };
 
 /// One line as the directory sees it.

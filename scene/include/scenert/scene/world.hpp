@@ -74,7 +74,9 @@ struct world_request {
   /// Walk to a cell of the player's scene (an AOI move).
   static world_request move(player_id p, grid::cell_point to) { return {kind::move, p, 0, {}, 0, to}; }
   /// Go into a new phase of a space bound to the player's town (a private copy of that town).
-  static world_request enter_phase(player_id p, scene_id space) { return {kind::enter_phase, p, space, {}, 0, {}}; }
+  static world_request enter_phase(player_id p, scene_id space) {
+    return {kind::enter_phase, p, space, {}, 0, {}};
+  }
   /// Come back from the phase to the town line, where the player stood in the phase.
   static world_request leave_phase(player_id p) { return {kind::leave_phase, p, 0, {}, 0, {}}; }
 };

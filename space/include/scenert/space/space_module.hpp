@@ -65,7 +65,9 @@ class space_module final : public scene_module, public phase_host, private scene
   [[nodiscard]] result<std::uint32_t, world_errc> leave_phase(scene& town, player_id player) override;
   void move_in_phase(player_id player, grid::cell_point to) override;
   void drop_from_phase(player_id player) override { drop(player); }
-  [[nodiscard]] std::uint32_t running_phases() const override { return static_cast<std::uint32_t>(running()); }
+  [[nodiscard]] std::uint32_t running_phases() const override {
+    return static_cast<std::uint32_t>(running());
+  }
 
   void on_init(scene& town) override;
   void on_active(scene& town) override;
