@@ -283,6 +283,7 @@ void world::impl::publish(bool force) {
   s->group_services = groups_in_pool;
   s->requests = requests;
   s->errors = errors;
+  s->busy_ns = busy_ns;
   s->shutting_down = shutting_down;
   s->shut_down = shut_down;
   std::lock_guard lock(snap_mutex);

@@ -94,6 +94,7 @@ struct world_snapshot {
   std::size_t group_services = 0;      ///< scene groups in the pool
   std::uint64_t requests = 0;          ///< requests answered
   std::uint64_t errors = 0;            ///< requests answered with an error
+  std::uint64_t busy_ns = 0;           ///< CPU time the world's thread spent applying its inbox
   bool shutting_down = false;
   bool shut_down = false;  ///< every line closed after shutdown()
 };
