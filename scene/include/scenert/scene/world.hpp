@@ -100,9 +100,8 @@ struct world_snapshot {
 };
 
 struct world_options {
-  double hz = 100;                       ///< the world's own tick rate
-  std::size_t request_batch = 1u << 20;  ///< requests applied per world tick at most
-  std::uint32_t line_pool = 64;          ///< closed line objects kept per scene for reuse
+  double hz = 100;  ///< the world's own tick rate: each tick applies everything queued since the last
+  std::uint32_t line_pool = 64;  ///< closed line objects kept per scene for reuse
   nanoseconds snapshot_period = std::chrono::milliseconds(100);  ///< how often snapshot() is refreshed
   /// Called once per new line object, before its on_init: add modules (e.g. a town's phases).
   std::function<void(scene&)> on_new_line;
