@@ -206,7 +206,7 @@ result<void, pool_errc> processor_pool::add(std::shared_ptr<service> s, double h
     }
     pool_access::owner(*s).store(&p, std::memory_order_relaxed);
     e->svc = s;
-    e->hz = hz;
+    e->set_rate(hz);
     e->seq = p.next_seq++;
     e->reg_next = p.registry;
     if (p.registry != nullptr) p.registry->reg_prev = e;
