@@ -29,6 +29,15 @@ struct pair_counter {
   void set_mover(std::uint32_t id) { mover_bits = static_cast<std::uint64_t>(id) << 32; }
   void enter(std::uint32_t other) { ++enters, enter_sum += mover_bits + other; }
   void leave(std::uint32_t other) { ++leaves, leave_sum += mover_bits + other; }
+  // The same per pair, for grids that hand over one area's ids at once.
+  void enter(const std::uint32_t* ids, std::uint32_t n) { fold(ids, n, enters, enter_sum); }
+  void leave(const std::uint32_t* ids, std::uint32_t n) { fold(ids, n, leaves, leave_sum); }
+  void fold(const std::uint32_t* ids, std::uint32_t n, std::uint64_t& count, std::uint64_t& sum) const {
+    std::uint64_t s = 0;
+    for (std::uint32_t i = 0; i < n; ++i) s += ids[i];
+    count += n;
+    sum += s + mover_bits * n;
+  }
   bool operator==(const pair_counter& o) const {
     return enters == o.enters && leaves == o.leaves && enter_sum == o.enter_sum && leave_sum == o.leave_sum;
   }
