@@ -179,6 +179,7 @@ class grid {
   void visit_strips(const strips& st, V& visitor);
   static strips difference(rect a, rect b) noexcept;
   void prefetch(const strips& st) const noexcept;
+  void prefetch(rect r) const noexcept { prefetch(strips{{r}, 1}); }
   template <class V>
   [[gnu::noinline]] void cross(entity_id id, slot& s, cell_point to, std::uint32_t to_area, V& visitor);
   template <class F>

@@ -106,12 +106,14 @@ grid_result<void> grid::add(entity_id id, entity_type type, cell_point at, V&& v
   s.x = at.x, s.y = at.y;
   ++generations_[id];
   const std::uint32_t a = area_index(at);
+  const rect view = view_of_cell(at.x, at.y);
+  prefetch(view);
   {
     detail::flag_guard guard(busy_);
     if (type == entity_type::player) {
-      visit_rect<true, true>(view_of_cell(at.x, at.y), visitor);
+      visit_rect<true, true>(view, visitor);
     } else {
-      visit_rect<true, false>(view_of_cell(at.x, at.y), visitor);
+      visit_rect<true, false>(view, visitor);
     }
   }
   insert(a, id, type);
@@ -166,6 +168,8 @@ grid_result<void> grid::teleport(entity_id id, cell_point to, V&& visitor) {
   slot& s = slots_[id];
   const rect from = view_of_cell(s.x, s.y);
   const rect into = view_of_cell(to.x, to.y);
+  prefetch(from);
+  prefetch(into);
   const std::uint32_t a = area_index(to);
   const entity_type type = type_at(areas_[s.area], s.index);
   erase(s, type);
