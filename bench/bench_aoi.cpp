@@ -121,7 +121,7 @@ struct cpu_clock {
 };
 double since(double start) { return cpu_clock::now() - start; }
 
-// Replays the adds, then up to max_moves moves; with a time cap the run stops at the first 4096-move
+// Replays the adds, then up to max_moves moves; with a time cap the run stops at the first 256-move
 // boundary past it (a prefix, reported as such).
 template <class Impl>
 run_stats run(const sb::aoi_trace& t, std::size_t max_moves, double cap_seconds) {
@@ -146,7 +146,7 @@ run_stats run(const sb::aoi_trace& t, std::size_t max_moves, double cap_seconds)
     }
   } else {
     while (i < n) {
-      for (const std::size_t end = std::min(n, i + 4096); i < end; ++i) {
+      for (const std::size_t end = std::min(n, i + 256); i < end; ++i) {
         const sb::trace_move& m = t.moves[i];
         c.set_mover(m.id);
         crossings += impl.move(m.id, m.x, m.y, c);
@@ -240,7 +240,7 @@ int usage(int code) {
   std::fprintf(code ? stderr : stdout,
                "usage: bench_aoi --scenario s1|s2|s3|s4|s5|seed001 [--seed K] [--entities N] [--ticks T]\n"
                "                 [--baseline-seconds S] [--repeat R] [--ours-only] [--null-visitor]\n"
-               "Baselines stop at the first 4096-move boundary past S seconds of CPU time (default 2).\n");
+               "Baselines stop at the first 256-move boundary past S seconds of CPU time (default 2).\n");
   return code;
 }
 
