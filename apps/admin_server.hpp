@@ -1,0 +1,59 @@
+#pragma once
+/// The admin endpoint of `scenert run`: a small HTTP server on loopback for probes and scrapes.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include <scenert/runtime/result.hpp>
+
+namespace scenert::apps {
+
+enum class admin_errc { ok = 0, bad_endpoint, bind_failed };
+
+/// What a handler answers.
+struct admin_response {
+  int status = 200;
+  std::string content_type = "text/plain; charset=utf-8";
+  std::string body;
+};
+
+/// One handler per path; each runs on the server's thread and must be thread-safe.
+struct admin_handlers {
+  std::function<admin_response()> livez;
+  std::function<admin_response()> readyz;
+  std::function<admin_response()> healthz;
+  std::function<admin_response()> metrics;
+  std::function<admin_response()> scenes;
+};
+
+/// HOST:PORT, split and checked ("127.0.0.1:0" asks for any free port).
+struct endpoint {
+  std::string host;
+  std::uint16_t port = 0;
+};
+[[nodiscard]] result<endpoint, admin_errc> parse_endpoint(std::string_view text);
+
+/// Serves GET /livez, /readyz, /healthz, /metrics, /scenes on its own thread until destroyed.
+/// Thread-safety: port() from any thread; the destructor stops and joins the server.
+class admin_server {
+ public:
+  [[nodiscard]] static result<std::unique_ptr<admin_server>, admin_errc> start(const endpoint& at,
+                                                                               admin_handlers handlers);
+  ~admin_server();
+  admin_server(const admin_server&) = delete;
+  admin_server& operator=(const admin_server&) = delete;
+
+  /// The bound port (the chosen one when 0 was asked for).
+  [[nodiscard]] std::uint16_t port() const noexcept { return port_; }
+
+ private:
+  struct impl;
+  explicit admin_server(std::unique_ptr<impl> i, std::uint16_t port);
+  std::unique_ptr<impl> impl_;
+  std::uint16_t port_;
+};
+
+}  // namespace scenert::apps
