@@ -29,6 +29,15 @@ struct pair_counter {
   void set_mover(std::uint32_t id) { mover_bits = static_cast<std::uint64_t>(id) << 32; }
   void enter(std::uint32_t other) { ++enters, enter_sum += mover_bits + other; }
   void leave(std::uint32_t other) { ++leaves, leave_sum += mover_bits + other; }
+  // The same per pair, for grids that hand over one area's ids at once.
+  void enter(const std::uint32_t* ids, std::uint32_t n) { fold(ids, n, enters, enter_sum); }
+  void leave(const std::uint32_t* ids, std::uint32_t n) { fold(ids, n, leaves, leave_sum); }
+  void fold(const std::uint32_t* ids, std::uint32_t n, std::uint64_t& count, std::uint64_t& sum) const {
+    std::uint64_t s = 0;
+    for (std::uint32_t i = 0; i < n; ++i) s += ids[i];
+    count += n;
+    sum += s + mover_bits * n;
+  }
   bool operator==(const pair_counter& o) const {
     return enters == o.enters && leaves == o.leaves && enter_sum == o.enter_sum && leave_sum == o.leave_sum;
   }
@@ -112,7 +121,7 @@ struct cpu_clock {
 };
 double since(double start) { return cpu_clock::now() - start; }
 
-// Replays the adds, then up to max_moves moves; with a time cap the run stops at the first 4096-move
+// Replays the adds, then up to max_moves moves; with a time cap the run stops at the first 256-move
 // boundary past it (a prefix, reported as such).
 template <class Impl>
 run_stats run(const sb::aoi_trace& t, std::size_t max_moves, double cap_seconds) {
@@ -137,7 +146,7 @@ run_stats run(const sb::aoi_trace& t, std::size_t max_moves, double cap_seconds)
     }
   } else {
     while (i < n) {
-      for (const std::size_t end = std::min(n, i + 4096); i < end; ++i) {
+      for (const std::size_t end = std::min(n, i + 256); i < end; ++i) {
         const sb::trace_move& m = t.moves[i];
         c.set_mover(m.id);
         crossings += impl.move(m.id, m.x, m.y, c);
@@ -231,7 +240,7 @@ int usage(int code) {
   std::fprintf(code ? stderr : stdout,
                "usage: bench_aoi --scenario s1|s2|s3|s4|s5|seed001 [--seed K] [--entities N] [--ticks T]\n"
                "                 [--baseline-seconds S] [--repeat R] [--ours-only] [--null-visitor]\n"
-               "Baselines stop at the first 4096-move boundary past S seconds of CPU time (default 2).\n");
+               "Baselines stop at the first 256-move boundary past S seconds of CPU time (default 2).\n");
   return code;
 }
 

@@ -23,19 +23,20 @@ enum class entry_state : std::uint8_t { fresh, in_wheel, running, parked, finali
 /// Thread-safety: schedule fields are handed between the scheduling thread and one worker at a
 /// time (release/acquire on the hand-over); counters are read by metrics() from any thread;
 /// the registry links and flags marked (mu) are guarded by the pool's command mutex.
-struct pool_entry {
-  // hot: read or written on every tick, first
+struct alignas(64) pool_entry {
+  // first cache line: all the scheduling thread reads per tick
   std::shared_ptr<service> svc;
   double hz = 0;
   std::int64_t exact_period = 0;  // the period in ns when 1e9 / hz is a whole number, else 0
   std::int64_t base_ns = 0;       // the grid every due time sits on: base + round(k * 1e9 / hz)
   std::int64_t k = 0;
   std::int64_t due_ns = 0;
-  std::int64_t last_start_ns = -1;
-  std::uint64_t index = 0;  // ticks since activation
   entry_state state = entry_state::fresh;
   tick_outcome outcome = tick_outcome::ok;
   bool remove_requested = false;  // scheduling thread
+  // then what the worker writes per tick
+  std::int64_t last_start_ns = -1;
+  std::uint64_t index = 0;  // ticks since activation
   std::atomic<std::uint64_t> ticks{0}, overruns{0}, stalls{0};
   compact_histogram tick_hist, late_hist;
 

@@ -36,7 +36,7 @@ void processor_pool::impl::log(log_level level, const std::string& text) const {
 
 void processor_pool::impl::push_command(pool_entry* e, bool remove) {
   commands.push_back({e, remove});
-  cv.notify_all();
+  if (commands.size() == 1) cv.notify_all();  // the dispatcher takes all queued at once
 }
 
 void processor_pool::impl::apply_commands() {

@@ -27,7 +27,7 @@ void report(std::string* failure, const std::string& name, const char* stage, co
 
 }  // namespace
 
-service::service(std::string name) : name_(std::move(name)), mailbox_(std::make_unique<detail::mailbox>()) {}
+service::service(std::string name) : mailbox_(std::make_unique<detail::mailbox>()), name_(std::move(name)) {}
 
 service::~service() = default;
 

@@ -31,8 +31,11 @@ void scene::post_leave(player_id player, bool ack) {
 void scene::post_move(player_id player, grid::cell_point to) { push_roster({roster_event::kind::move, player, to}); }
 
 void scene::push_roster(roster_event e) {
-  std::lock_guard lock(inbox_mutex_);
-  inbox_.push_back(e);
+  {
+    std::lock_guard lock(inbox_mutex_);
+    inbox_.push_back(e);
+  }
+  inbox_pending_.store(true, std::memory_order_release);
 }
 
 std::optional<grid::entity_id> scene::entity_of(player_id player) const {
@@ -123,6 +126,10 @@ void scene::on_tick(const tick_context& ctx) {
 // ---- roster ----------------------------------------------------------------------------
 
 void scene::apply_roster() {
+  // Most ticks of most lines have no roster change: skip the lock. A post racing with the swap
+  // below at worst sets the flag for an empty inbox, which the next tick clears.
+  if (!inbox_pending_.load(std::memory_order_acquire)) return;
+  inbox_pending_.store(false, std::memory_order_relaxed);
   {
     std::lock_guard lock(inbox_mutex_);
     if (inbox_.empty()) return;

@@ -139,7 +139,7 @@ struct world::impl final : scene_host {
 
   bool shutting_down = false, shut_down = false;
   unique_function<void(const line_directory&)> shutdown_done;
-  std::uint64_t requests = 0, errors = 0;
+  std::uint64_t requests = 0, errors = 0, busy_ns = 0;
 
   mutable std::mutex snap_mutex;
   std::shared_ptr<const world_snapshot> snap;

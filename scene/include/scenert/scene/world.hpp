@@ -112,14 +112,14 @@ struct world_snapshot {
   std::size_t group_services = 0;      ///< scene groups in the pool
   std::uint64_t requests = 0;          ///< requests answered
   std::uint64_t errors = 0;            ///< requests answered with an error
+  std::uint64_t busy_ns = 0;           ///< CPU time the world's thread spent applying its inbox
   bool shutting_down = false;
   bool shut_down = false;  ///< every line closed after shutdown()
 };
 
 struct world_options {
-  double hz = 100;                       ///< the world's own tick rate
-  std::size_t request_batch = 1u << 20;  ///< requests applied per world tick at most
-  std::uint32_t line_pool = 64;          ///< closed line objects kept per scene for reuse
+  double hz = 100;  ///< the world's own tick rate: each tick applies everything queued since the last
+  std::uint32_t line_pool = 64;  ///< closed line objects kept per scene for reuse
   nanoseconds snapshot_period = std::chrono::milliseconds(100);  ///< how often snapshot() is refreshed
   /// Called once per new line object, before its on_init: add modules (e.g. a town's phases).
   std::function<void(scene&)> on_new_line;

@@ -35,8 +35,9 @@ struct ignore_view {
 
 /// Entities on the areas of one map instance. Views are Chebyshev distance in areas: an entity sees
 /// every entity whose area is within (eyesight_x, eyesight_y) of its own, clamped at the map edges.
-/// Operations take a visitor with `enter(entity_id)` and `leave(entity_id)`; it hears leaves first,
-/// then enters, the mover excluded, and must not change the grid while it is called.
+/// Operations take a visitor with `enter(entity_id)` and `leave(entity_id)` (or, to take one area's
+/// entities at once, `enter(const entity_id*, std::uint32_t)` and `leave(...)`); it hears leaves
+/// first, then enters, the mover excluded, and must not change the grid while it is called.
 /// Thread-safety: none; owned by the scene that ticks it.
 class grid {
  public:
@@ -178,6 +179,7 @@ class grid {
   void visit_strips(const strips& st, V& visitor);
   static strips difference(rect a, rect b) noexcept;
   void prefetch(const strips& st) const noexcept;
+  void prefetch(rect r) const noexcept { prefetch(strips{{r}, 1}); }
   template <class V>
   [[gnu::noinline]] void cross(entity_id id, slot& s, cell_point to, std::uint32_t to_area, V& visitor);
   template <class F>

@@ -17,6 +17,14 @@ class flag_guard {
 };
 }  // namespace detail
 
+// A visitor may take a whole area at once (enter(const entity_id*, std::uint32_t)), e.g. to append
+// it to a buffer in one copy; otherwise it hears one entity at a time.
+template <class V>
+concept span_visitor = requires(V& v, const entity_id* ids, std::uint32_t n) {
+  v.enter(ids, n);
+  v.leave(ids, n);
+};
+
 template <bool Enter, bool Player, class V>
 void grid::visit_rect(rect r, V& visitor) {
   for (std::uint32_t y = r.y0; y <= r.y1; ++y) {
@@ -26,11 +34,20 @@ void grid::visit_rect(rect r, V& visitor) {
       if constexpr (Player) Enter ? ++a.cover : --a.cover;
       const entity_id* ids = a.data();
       const std::uint32_t n = a.size;
-      for (std::uint32_t i = 0; i < n; ++i) {
+      if constexpr (span_visitor<V>) {
+        if (n == 0) continue;
         if constexpr (Enter) {
-          visitor.enter(ids[i]);
+          visitor.enter(ids, n);
         } else {
-          visitor.leave(ids[i]);
+          visitor.leave(ids, n);
+        }
+      } else {
+        for (std::uint32_t i = 0; i < n; ++i) {
+          if constexpr (Enter) {
+            visitor.enter(ids[i]);
+          } else {
+            visitor.leave(ids[i]);
+          }
         }
       }
     }
@@ -89,12 +106,14 @@ grid_result<void> grid::add(entity_id id, entity_type type, cell_point at, V&& v
   s.x = at.x, s.y = at.y;
   ++generations_[id];
   const std::uint32_t a = area_index(at);
+  const rect view = view_of_cell(at.x, at.y);
+  prefetch(view);
   {
     detail::flag_guard guard(busy_);
     if (type == entity_type::player) {
-      visit_rect<true, true>(view_of_cell(at.x, at.y), visitor);
+      visit_rect<true, true>(view, visitor);
     } else {
-      visit_rect<true, false>(view_of_cell(at.x, at.y), visitor);
+      visit_rect<true, false>(view, visitor);
     }
   }
   insert(a, id, type);
@@ -149,6 +168,8 @@ grid_result<void> grid::teleport(entity_id id, cell_point to, V&& visitor) {
   slot& s = slots_[id];
   const rect from = view_of_cell(s.x, s.y);
   const rect into = view_of_cell(to.x, to.y);
+  prefetch(from);
+  prefetch(into);
   const std::uint32_t a = area_index(to);
   const entity_type type = type_at(areas_[s.area], s.index);
   erase(s, type);
