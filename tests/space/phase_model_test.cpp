@@ -18,6 +18,8 @@
 
 #include <fmt/format.h>
 
+#include "../scene/model_driver.hpp"
+
 namespace scenert {
 namespace {
 
@@ -222,49 +224,18 @@ struct phase_run {
   }
 
   void run_thread(int t, std::barrier<>& sync) {
-    std::mt19937_64 rng(77 + t);
     auto& model = models[t];
-    const player_id base = 1 + static_cast<player_id>(t) * 1000;
-    for (int i = 0; i < players_per_thread; ++i) model[base + i] = std::nullopt;
-    std::mutex m;
-    std::vector<std::tuple<player_id, R, world_result>> answers;
-    std::vector<bool> busy(players_per_thread, false);
-    int sent = 0, in_flight = 0;
-    auto absorb = [&] {
-      std::vector<std::tuple<player_id, R, world_result>> got;
-      {
-        std::lock_guard g(m);
-        got.swap(answers);
-      }
-      for (auto& [p, req, r] : got) {
-        apply(model[p], p, req, r);
-        busy[p - base] = false;
-        --in_flight;
-      }
-    };
-    while (sent < requests_per_thread) {
-      absorb();
-      int idx = static_cast<int>(rng() % players_per_thread);
-      if (busy[idx]) {
-        std::this_thread::yield();
-        continue;
-      }
-      player_id p = base + idx;
-      R req = random_request(rng, p, model[p]);
-      busy[idx] = true;
-      ++in_flight, ++sent;
-      w->submit(req, [&m, &answers, p, req](world_result r) {
-        std::lock_guard g(m);
-        answers.emplace_back(p, req, std::move(r));
-      });
-      if (sent % checkpoint_every == 0) {
-        while (in_flight > 0) absorb(), std::this_thread::yield();
-        sync.arrive_and_wait();
-        if (t == 0) checkpoint();
-        sync.arrive_and_wait();
-      }
-    }
-    while (in_flight > 0) absorb(), std::this_thread::yield();
+    test::model_thread mt;
+    mt.thread = t;
+    mt.base = 1 + static_cast<player_id>(t) * 1000;
+    mt.players = players_per_thread;
+    mt.requests = requests_per_thread;
+    mt.checkpoint_every = checkpoint_every;
+    for (int i = 0; i < players_per_thread; ++i) model[mt.base + i] = std::nullopt;
+    mt.next = [&](std::mt19937_64& rng, player_id p) { return random_request(rng, p, model[p]); };
+    mt.apply = [&](player_id p, const R& req, const world_result& r) { apply(model[p], p, req, r); };
+    mt.checkpoint = [this] { checkpoint(); };
+    test::drive_players(*w, mt, sync);
   }
 };
 
