@@ -3,15 +3,43 @@
 
 #include <barrier>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <random>
+#include <string>
 #include <thread>
 #include <tuple>
 #include <vector>
 
+#include <scenert/runtime/processor_pool.hpp>
 #include <scenert/scene/world.hpp>
 
 namespace scenert::test {
+
+/// The first violations a model test found, from any thread.
+class violation_list {
+ public:
+  void add(std::string v) {
+    std::lock_guard g(m_);
+    if (list_.size() < 20) list_.push_back(std::move(v));
+  }
+  [[nodiscard]] std::vector<std::string> list() const {
+    std::lock_guard g(m_);
+    return list_;
+  }
+
+ private:
+  mutable std::mutex m_;
+  std::vector<std::string> list_;
+};
+
+/// A steady-clock pool of two workers that logs nothing.
+inline std::unique_ptr<processor_pool> quiet_pool() {
+  pool_options po;
+  po.workers = 2;
+  po.log = [](log_level, std::string_view) {};
+  return std::make_unique<processor_pool>(std::move(po));
+}
 
 /// What a model test tells the driver of one thread.
 struct model_thread {

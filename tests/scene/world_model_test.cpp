@@ -77,21 +77,15 @@ struct model_run {
   std::deque<watch_counts> watches;
   std::vector<std::map<player_id, std::optional<line_handle>>> models{threads};
   std::atomic<int> checks{0};
-  std::vector<std::string> violations;
-  std::mutex violations_mutex;
+  test::violation_list violations;
+  std::mutex counts_mutex;  // error_counts, ok_counts
   std::map<std::string, int> error_counts;
   std::map<int, int> ok_counts;  // by request kind
 
-  void violation(std::string v) {
-    std::lock_guard g(violations_mutex);
-    if (violations.size() < 20) violations.push_back(std::move(v));
-  }
+  void violation(std::string v) { violations.add(std::move(v)); }
 
   model_run() {
-    pool_options po;
-    po.workers = 2;
-    po.log = [](log_level, std::string_view) {};
-    pool = std::make_unique<processor_pool>(std::move(po));
+    pool = test::quiet_pool();
     world_options o;
     o.hz = 500;
     o.line_pool = 4;
@@ -201,7 +195,7 @@ struct model_run {
     if (!r) {
       auto c = r.code();
       {
-        std::lock_guard g(violations_mutex);
+        std::lock_guard g(counts_mutex);
         ++error_counts[to_string(c)];
       }
       bool ok =
@@ -212,7 +206,7 @@ struct model_run {
       return;
     }
     {
-      std::lock_guard g(violations_mutex);
+      std::lock_guard g(counts_mutex);
       ++ok_counts[static_cast<int>(req.what)];
     }
     if (req.what == R::kind::leave) {
@@ -235,7 +229,7 @@ TEST(WorldModel, RandomRequestsFromSeveralThreadsKeepEveryInvariant) {
   EXPECT_EQ(run.checks.load(), 1 + model_run::requests_per_thread / model_run::checkpoint_every);
   run.w->shutdown().wait();
   (void)run.pool->stop();
-  for (const auto& v : run.violations) ADD_FAILURE() << v;
+  for (const auto& v : run.violations.list()) ADD_FAILURE() << v;
   auto s = run.w->snapshot();
   EXPECT_TRUE(s->shut_down);
   EXPECT_EQ(s->requests, static_cast<std::uint64_t>(model_run::threads * model_run::requests_per_thread));

@@ -97,20 +97,13 @@ struct phase_run {
   std::map<const scene*, town_watch> towns;
   std::deque<phase_watch> phases;
   std::vector<std::map<player_id, std::optional<placed>>> models{threads};
-  std::mutex violations_mutex;
-  std::vector<std::string> violations;
+  test::violation_list violations;
   std::atomic<int> phase_entries{0}, phase_leaves{0}, space_full{0}, checks{0};
 
-  void violation(std::string v) {
-    std::lock_guard g(violations_mutex);
-    if (violations.size() < 20) violations.push_back(std::move(v));
-  }
+  void violation(std::string v) { violations.add(std::move(v)); }
 
   phase_run() {
-    pool_options po;
-    po.workers = 2;
-    po.log = [](log_level, std::string_view) {};
-    pool = std::make_unique<processor_pool>(std::move(po));
+    pool = test::quiet_pool();
     space_limits limits;
     limits.cache_limit = 2;
     limits.on_new_phase = [this](scene& t, scene& phase) {
@@ -248,7 +241,7 @@ TEST(PhaseModel, RandomPhaseTrafficKeepsEveryPlayerInOnePlace) {
   run.checkpoint();
   run.w->shutdown().wait();
   (void)run.pool->stop();
-  for (const auto& v : run.violations) ADD_FAILURE() << v;
+  for (const auto& v : run.violations.list()) ADD_FAILURE() << v;
   EXPECT_EQ(run.checks.load(), 1 + phase_run::requests_per_thread / phase_run::checkpoint_every);
   EXPECT_GT(run.phase_entries.load(), 60);
   EXPECT_GT(run.phase_leaves.load(), 30);
