@@ -24,8 +24,7 @@ namespace detail {
 struct pool_access {
   static std::atomic<pool_entry*>& entry(service& s) noexcept { return s.pool_entry_; }
   static std::atomic<const void*>& owner(service& s) noexcept { return s.pool_owner_; }
-  static void prefetch_service(const service& s) noexcept { __builtin_prefetch(&s.mailbox_); }
-  static void prefetch_mailbox(const service& s) noexcept { s.mailbox_->prefetch(); }
+  static void prefetch_service(const service& s) noexcept { __builtin_prefetch(&s); }
 };
 
 /// What one worker records: written by that worker only, read by metrics() and the watchdog.
@@ -37,6 +36,20 @@ struct alignas(64) worker_slot {
   std::atomic<std::uint64_t> ticks{0}, overruns{0}, exceptions{0};
   std::atomic<std::int64_t> busy_ns{0};
   fine_histogram tick_hist, late_hist;
+};
+
+/// A worker's counts over one batch, added to its slot once at the end (no per-tick atomics).
+struct tick_counts {
+  std::uint64_t ticks = 0, overruns = 0, exceptions = 0;
+  void flush(worker_slot& w) noexcept {
+    auto add = [](std::atomic<std::uint64_t>& a, std::uint64_t v) {
+      if (v != 0) a.store(a.load(std::memory_order_relaxed) + v, std::memory_order_relaxed);
+    };
+    add(w.ticks, ticks);
+    add(w.overruns, overruns);
+    add(w.exceptions, exceptions);
+    *this = {};
+  }
 };
 
 }  // namespace detail
@@ -57,6 +70,7 @@ struct processor_pool::impl {
   void apply_commands();
   void apply(detail::pool_entry* e, bool remove);
   void on_returned(detail::pool_entry* e);
+  std::uint32_t new_id();
   void begin_finalize(detail::pool_entry* e);
   void finalize(detail::pool_entry* e) noexcept;
   void shutdown_entries();  // stop: finalize every entry left, inline
@@ -68,7 +82,8 @@ struct processor_pool::impl {
   void advance_manual(std::int64_t target);
 
   // ---- workers ----------------------------------------------------------------------------
-  std::int64_t run_one(detail::pool_entry* e, std::int64_t t_start, detail::worker_slot& w) noexcept;
+  std::int64_t run_one(detail::pool_entry* e, std::int64_t t_start, detail::worker_slot& w,
+                       detail::tick_counts& counts) noexcept;
   void run_batch(detail::batch* b, unsigned worker) noexcept;
   void schedule_next(detail::pool_entry* e, std::int64_t t_end) noexcept;
   void count_stall(detail::pool_entry* e, std::int64_t running_ns) noexcept;
@@ -96,7 +111,12 @@ struct processor_pool::impl {
   std::atomic<detail::batch*> returns{nullptr};         // batches back from the workers
   std::vector<std::unique_ptr<detail::batch>> batches;  // every batch ever made
   detail::batch* free_batches = nullptr;
-  std::vector<detail::pool_entry*> due;    // scheduling thread: entries taken from the wheel
+  std::vector<detail::ticket> due;  // scheduling thread: entries taken from the wheel
+  // Scheduling thread: each entry's state by id (dense, so expiry and re-insertion read no
+  // entry), the ids free for reuse, and the removals waiting for a running entry to return.
+  std::vector<detail::entry_state> states;
+  std::vector<std::uint32_t> free_ids;
+  std::size_t removals_waiting = 0;
   std::atomic<std::int64_t> in_flight{0};  // submitted batches and finalizations not yet done
   std::atomic<std::uint64_t> stalls{0};
   std::atomic<std::int64_t> start_ns{0}, last_progress_ns{0};

@@ -12,7 +12,9 @@ namespace scenert {
 using detail::pool_entry;
 using detail::worker_slot;
 
-std::int64_t processor_pool::impl::run_one(pool_entry* e, std::int64_t t_start, worker_slot& w) noexcept {
+// The caller sets tls_ticking around its ticks (once per batch).
+std::int64_t processor_pool::impl::run_one(pool_entry* e, std::int64_t t_start, worker_slot& w,
+                                           detail::tick_counts& counts) noexcept {
   tick_context ctx;
   ctx.interval = nanoseconds(e->last_start_ns < 0 ? e->period_ns() : t_start - e->last_start_ns);
   ctx.now = time_point(nanoseconds(t_start));
@@ -21,10 +23,8 @@ std::int64_t processor_pool::impl::run_one(pool_entry* e, std::int64_t t_start, 
   w.started_ns.store(t_start, std::memory_order_relaxed);
   w.tick_seq.store(seq, std::memory_order_relaxed);
   w.current.store(e, std::memory_order_release);
-  detail::tls_ticking = this;
   std::string failure;
   e->outcome = e->svc->tick(ctx, opt.quarantine_after, opt.mailbox_batch, &failure);
-  detail::tls_ticking = nullptr;
   std::int64_t t_end = now_ns();
   w.current.store(nullptr, std::memory_order_release);
 
@@ -34,13 +34,13 @@ std::int64_t processor_pool::impl::run_one(pool_entry* e, std::int64_t t_start, 
   w.tick_hist.record(took);
   w.late_hist.record(late);
   e->ticks.store(e->ticks.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-  w.ticks.store(w.ticks.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-  if (took > opt.stall_threshold.count()) {
+  ++counts.ticks;
+  if (took > opt.stall_threshold.count()) [[unlikely]] {
     std::uint64_t seen = w.reported_seq.load(std::memory_order_relaxed);
     if (seen != seq && w.reported_seq.compare_exchange_strong(seen, seq)) count_stall(e, took);
   }
-  if (e->outcome != tick_outcome::ok) {
-    w.exceptions.store(w.exceptions.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  if (e->outcome != tick_outcome::ok) [[unlikely]] {
+    ++counts.exceptions;
     log(log_level::error, failure);
     if (e->outcome == tick_outcome::quarantined)
       log(log_level::error, fmt::format("service '{}': quarantined after {} consecutive failed ticks",
@@ -49,8 +49,7 @@ std::int64_t processor_pool::impl::run_one(pool_entry* e, std::int64_t t_start, 
   e->last_start_ns = t_start;
   ++e->index;
   schedule_next(e, t_end);
-  if (e->k > 0 && e->due_ns <= t_end)
-    w.overruns.store(w.overruns.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  if (e->k > 0 && e->due_ns <= t_end) ++counts.overruns;
   return t_end;
 }
 
@@ -79,22 +78,29 @@ void processor_pool::impl::count_stall(pool_entry* e, std::int64_t running_ns) n
 }
 
 // Ticks a batch. The entries are scattered in memory, so the loop prefetches in a pipeline:
-// the entry eight ahead, the service of the one five ahead, the mailbox of the one two ahead.
+// the entry eight ahead, the service of the one four ahead. A quiet service's mailbox is not
+// read at all (the service keeps a mail flag on its first line).
 void processor_pool::impl::run_batch(detail::batch* b, unsigned worker) noexcept {
   SCENERT_ASSERT(worker < slots.size(), "executor worker index out of range");
   worker_slot& w = *slots[worker];
   auto& items = b->items;
   std::size_t n = items.size();
+  detail::tick_counts counts;
+  detail::tls_ticking = this;
   std::int64_t t0 = now_ns(), t = t0;
   for (std::size_t i = 0; i < n; ++i) {
     if (i + 8 < n) {
-      auto* ahead = reinterpret_cast<const char*>(items[i + 8]);
+      auto* ahead = reinterpret_cast<const char*>(items[i + 8].e);
       for (int line = 0; line < 3; ++line) __builtin_prefetch(ahead + 64 * line);
     }
-    if (i + 5 < n) detail::pool_access::prefetch_service(*items[i + 5]->svc);
-    if (i + 2 < n) detail::pool_access::prefetch_mailbox(*items[i + 2]->svc);
-    t = run_one(items[i], t, w);
+    if (i + 4 < n) detail::pool_access::prefetch_service(*items[i + 4].e->svc);
+    pool_entry* e = items[i].e;
+    t = run_one(e, t, w, counts);
+    items[i].due = e->due_ns;
+    items[i].parked = e->outcome == tick_outcome::quarantined;
   }
+  detail::tls_ticking = nullptr;
+  counts.flush(w);
   w.busy_ns.store(w.busy_ns.load(std::memory_order_relaxed) + (t - t0), std::memory_order_relaxed);
   detail::batch* old = returns.load(std::memory_order_relaxed);
   do {
@@ -133,11 +139,16 @@ void processor_pool::impl::reap_returns() {
   detail::batch* b = returns.exchange(nullptr, std::memory_order_acquire);
   while (b != nullptr) {
     detail::batch* next = b->next;
-    auto& items = b->items;
-    for (std::size_t i = 0; i < items.size(); ++i) {
-      if (i + 32 < items.size()) __builtin_prefetch(items[i + 32]);
-      on_returned(items[i]);
+    // The common case reads no entry: the ticket carries the next due time and the id.
+    for (const detail::ticket& t : b->items) {
+      if (t.parked || (removals_waiting != 0 && t.e->remove_requested)) [[unlikely]] {
+        on_returned(t.e);
+      } else {
+        states[t.id] = detail::entry_state::in_wheel;
+        wheel.insert(t.e, t.due, t.id);
+      }
     }
+    auto& items = b->items;
     items.clear();
     b->next = free_batches;
     free_batches = b;
@@ -172,9 +183,9 @@ void processor_pool::impl::dispatcher_main() {
     std::int64_t now = now_ns();
     if (wheel.size() == 0) wheel.jump(now);
     while (wheel.cursor_ns() <= now) {
-      wheel.take_due(wheel.cursor_ns(), [this](pool_entry* e, std::int64_t) {
-        e->state = detail::entry_state::running;
-        due.push_back(e);
+      wheel.take_due<false>(wheel.cursor_ns(), [this](pool_entry* e, std::int64_t d, std::uint32_t id) {
+        states[id] = detail::entry_state::running;
+        due.push_back({e, d, id, false});
       });
       wheel.step();
     }
@@ -220,8 +231,12 @@ void processor_pool::impl::advance_manual(std::int64_t target) {
     });
     for (pool_entry* e : scratch) {
       if (now_ns() < e->due_ns) manual->advance(nanoseconds(e->due_ns - now_ns()));
-      e->state = detail::entry_state::running;
-      (void)run_one(e, now_ns(), *slots[0]);
+      states[e->id] = detail::entry_state::running;
+      detail::tick_counts counts;
+      detail::tls_ticking = this;
+      (void)run_one(e, now_ns(), *slots[0], counts);
+      detail::tls_ticking = nullptr;
+      counts.flush(*slots[0]);
       last_progress_ns.store(now_ns(), std::memory_order_relaxed);
       on_returned(e);
     }

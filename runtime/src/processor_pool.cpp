@@ -48,36 +48,53 @@ void processor_pool::impl::apply_commands() {
   for (auto c : taken) apply(c.e, c.remove);
 }
 
+std::uint32_t processor_pool::impl::new_id() {
+  if (!free_ids.empty()) {
+    std::uint32_t id = free_ids.back();
+    free_ids.pop_back();
+    return id;
+  }
+  SCENERT_ASSERT(states.size() < UINT32_MAX, "too many services in one pool");
+  states.push_back(detail::entry_state::fresh);
+  return static_cast<std::uint32_t>(states.size() - 1);
+}
+
 void processor_pool::impl::apply(pool_entry* e, bool remove) {
   using detail::entry_state;
   if (!remove) {  // add: commands run in order, so a remove of this entry comes later
-    e->state = entry_state::in_wheel;
+    e->id = new_id();
+    states[e->id] = entry_state::in_wheel;
     wheel.insert(e);
     return;
   }
   e->remove_requested = true;
-  if (e->state == entry_state::in_wheel) {
+  entry_state st = states[e->id];
+  if (st == entry_state::in_wheel) {
     wheel.unlink(e);
     begin_finalize(e);
-  } else if (e->state == entry_state::parked) {
+  } else if (st == entry_state::parked) {
     begin_finalize(e);
-  }  // running: finalized when it returns
+  } else if (st == entry_state::running) {
+    ++removals_waiting;  // finalized when it returns
+  }
 }
 
 void processor_pool::impl::on_returned(pool_entry* e) {
   using detail::entry_state;
   if (e->remove_requested) {
+    if (removals_waiting > 0) --removals_waiting;
     begin_finalize(e);
   } else if (e->outcome == tick_outcome::quarantined) {
-    e->state = entry_state::parked;  // no more ticks; stays until removed or stopped
+    states[e->id] = entry_state::parked;  // no more ticks; stays until removed or stopped
   } else {
-    e->state = entry_state::in_wheel;
+    states[e->id] = entry_state::in_wheel;
     wheel.insert(e);
   }
 }
 
 void processor_pool::impl::begin_finalize(pool_entry* e) {
-  e->state = detail::entry_state::finalizing;
+  states[e->id] = detail::entry_state::finalizing;
+  free_ids.push_back(e->id);  // the entry is out of the wheel and no batch holds it
   if (!exec) {
     finalize(e);
     return;
