@@ -7,6 +7,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <ctime>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -24,7 +25,11 @@ namespace detail {
 struct pool_access {
   static std::atomic<pool_entry*>& entry(service& s) noexcept { return s.pool_entry_; }
   static std::atomic<const void*>& owner(service& s) noexcept { return s.pool_owner_; }
-  static void prefetch_service(const service& s) noexcept { __builtin_prefetch(&s); }
+  /// The service's first line and the next, where a derived service's own fields begin.
+  static void prefetch_service(const service& s) noexcept {
+    __builtin_prefetch(&s);
+    __builtin_prefetch(reinterpret_cast<const char*>(&s) + 64);
+  }
 };
 
 /// What one worker records: written by that worker only, read by metrics() and the watchdog.
@@ -62,9 +67,20 @@ struct processor_pool::impl {
   explicit impl(pool_options o);
 
   // ---- any thread -----------------------------------------------------------------------
-  [[nodiscard]] std::int64_t now_ns() const noexcept { return clk->now().time_since_epoch().count(); }
+  /// The steady clock is read straight from CLOCK_MONOTONIC (what std::chrono::steady_clock
+  /// reads), without the virtual call and the chrono layers: workers read it once per tick.
+  [[nodiscard]] std::int64_t now_ns() const noexcept {
+#if defined(__linux__)
+    if (opt.manual == nullptr) {
+      timespec ts{};
+      clock_gettime(CLOCK_MONOTONIC, &ts);
+      return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+    }
+#endif
+    return clk->now().time_since_epoch().count();
+  }
   void log(log_level level, const std::string& text) const;
-  void push_command(detail::pool_entry* e, bool remove);  // caller holds mu
+  void push_command(detail::pool_entry* e, bool remove);  // caller holds mu; takes cmd_mu
 
   // ---- scheduling thread (the dispatcher, or the caller of advance / stop) -----------------
   void apply_commands();
@@ -97,10 +113,14 @@ struct processor_pool::impl {
     detail::pool_entry* e;
     bool remove;
   };
-  mutable std::mutex mu;  // commands, registry, lifecycle flags
-  std::condition_variable cv;
-  std::vector<command> commands;
-  std::vector<command> taken;  // scheduling thread's swap buffer
+  mutable std::mutex mu;  // registry, lifecycle flags
+  // The commands have their own lock (taken inside mu, never the other way round), so that the
+  // dispatcher never waits for metrics() walking the registry under mu.
+  std::mutex cmd_mu;
+  std::condition_variable cv;     // on cmd_mu
+  std::vector<command> commands;  // (cmd_mu)
+  bool stop_cmd = false;          // (cmd_mu) stop_requested, as the dispatcher sees it
+  std::vector<command> taken;     // scheduling thread's swap buffer
   detail::pool_entry* registry = nullptr;
   std::size_t registered = 0;
   unsigned adding = 0;  // add() calls between registering and queueing their command

@@ -5,6 +5,10 @@
 #include <algorithm>
 #include <cmath>
 
+#if defined(__linux__)
+#include <sys/prctl.h>
+#endif
+
 #include "pool_impl.hpp"
 
 namespace scenert {
@@ -173,12 +177,15 @@ void processor_pool::impl::watchdog(std::int64_t now) {
 }
 
 void processor_pool::impl::dispatcher_main() {
+#if defined(__linux__)
+  prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);  // wake at the slot, not up to 50 us after it
+#endif
   for (;;) {
     apply_commands();
     reap_returns();
     {
-      std::lock_guard lock(mu);
-      if (stop_requested) break;
+      std::lock_guard lock(cmd_mu);
+      if (stop_cmd) break;
     }
     std::int64_t now = now_ns();
     if (wheel.size() == 0) wheel.jump(now);
@@ -195,8 +202,8 @@ void processor_pool::impl::dispatcher_main() {
     bool idle = wheel.size() == 0 && in_flight.load(std::memory_order_acquire) == 0 &&
                 returns.load(std::memory_order_acquire) == nullptr;
     auto wake = time_point(nanoseconds(idle ? now + 50 * detail::slot_ns : wheel.cursor_ns()));
-    std::unique_lock lock(mu);
-    cv.wait_until(lock, wake, [&] { return stop_requested || !commands.empty(); });
+    std::unique_lock lock(cmd_mu);
+    cv.wait_until(lock, wake, [&] { return stop_cmd || !commands.empty(); });
   }
   // Graceful stop: let every batch and finalization finish, then finalize what is left.
   while (in_flight.load(std::memory_order_acquire) != 0) {

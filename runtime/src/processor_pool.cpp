@@ -35,6 +35,7 @@ void processor_pool::impl::log(log_level level, const std::string& text) const {
 }
 
 void processor_pool::impl::push_command(pool_entry* e, bool remove) {
+  std::lock_guard lock(cmd_mu);
   commands.push_back({e, remove});
   if (commands.size() == 1) cv.notify_all();  // the dispatcher takes all queued at once
 }
@@ -42,7 +43,7 @@ void processor_pool::impl::push_command(pool_entry* e, bool remove) {
 void processor_pool::impl::apply_commands() {
   taken.clear();
   {
-    std::lock_guard lock(mu);
+    std::lock_guard lock(cmd_mu);
     taken.swap(commands);
   }
   for (auto c : taken) apply(c.e, c.remove);
@@ -140,6 +141,7 @@ void processor_pool::impl::shutdown_entries() {
       std::lock_guard lock(mu);
       if (adding == 0) {  // no add() is still activating a service
         taken.clear();
+        std::lock_guard cmd(cmd_mu);
         taken.swap(commands);
         for (pool_entry* e = registry; e != nullptr; e = e->reg_next) left.push_back(e);
         shut_down = true;
@@ -185,6 +187,8 @@ result<void, pool_errc> processor_pool::stop() {
   {
     std::lock_guard lock(p.mu);
     p.stop_requested = true;
+    std::lock_guard cmd(p.cmd_mu);
+    p.stop_cmd = true;
     p.cv.notify_all();
   }
   if (detail::tls_ticking == &p) return {};  // completes when the current tick returns
