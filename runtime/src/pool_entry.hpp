@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <type_traits>
@@ -25,22 +26,22 @@ enum class entry_state : std::uint8_t { fresh, in_wheel, running, parked, finali
 /// time (release/acquire on the hand-over); counters are read by metrics() from any thread;
 /// the registry links and flags marked (mu) are guarded by the pool's command mutex.
 struct alignas(64) pool_entry {
-  // first cache line: all the scheduling thread reads per tick
-  std::shared_ptr<service> svc;
-  double hz = 0;
+  // The first two cache lines are all a worker touches per tick (at an integral period in ns):
+  // the scheduling thread reads none of it per tick (the ticket carries due time and id).
+  service* run = nullptr;         // svc.get()
+  std::int64_t due_ns = 0;        // base + round(k * 1e9 / hz)
+  std::int64_t k = 0;             // the grid index of due_ns
   std::int64_t exact_period = 0;  // the period in ns when 1e9 / hz is a whole number, else 0
-  std::int64_t base_ns = 0;       // the grid every due time sits on: base + round(k * 1e9 / hz)
-  std::int64_t k = 0;
-  std::int64_t due_ns = 0;
-  tick_outcome outcome = tick_outcome::ok;
-  bool remove_requested = false;  // scheduling thread
-  // then what the worker writes per tick
   std::int64_t last_start_ns = -1;
-  std::uint64_t index = 0;  // ticks since activation
-  std::atomic<std::uint64_t> ticks{0}, overruns{0}, stalls{0};
+  std::atomic<std::uint64_t> ticks{0};  // ticks since activation (each add is a new entry)
   compact_histogram tick_hist, late_hist;
 
-  // cold
+  // cold: rates that are not a whole number of ns, overruns, the registry
+  std::shared_ptr<service> svc;
+  double hz = 0;
+  std::int64_t base_ns = 0;       // the grid every due time sits on
+  bool remove_requested = false;  // scheduling thread
+  std::atomic<std::uint64_t> overruns{0}, stalls{0};
   std::uint64_t seq = 0;               // order of adding, breaks ties between equal due times
   std::uint32_t id = 0;                // scheduling thread: index into the pool's dense state array
   pool_entry* reg_next = nullptr;      // (mu) every live entry
@@ -60,6 +61,7 @@ struct alignas(64) pool_entry {
   }
   [[nodiscard]] std::int64_t period_ns() const noexcept { return std::llround(1e9 / hz); }
 };
+static_assert(offsetof(pool_entry, svc) == 128, "a worker's per-tick fields fill two cache lines");
 
 /// A single-level timing wheel of 1 ms slots; slot s holds due times in (s - 1 ms, s]. Entries
 /// further out than one revolution stay in their slot until their revolution comes. A slot is a

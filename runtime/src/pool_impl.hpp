@@ -85,7 +85,7 @@ struct processor_pool::impl {
   // ---- scheduling thread (the dispatcher, or the caller of advance / stop) -----------------
   void apply_commands();
   void apply(detail::pool_entry* e, bool remove);
-  void on_returned(detail::pool_entry* e);
+  void on_returned(detail::pool_entry* e, bool parked);
   std::uint32_t new_id();
   void begin_finalize(detail::pool_entry* e);
   void finalize(detail::pool_entry* e) noexcept;
@@ -99,7 +99,7 @@ struct processor_pool::impl {
 
   // ---- workers ----------------------------------------------------------------------------
   std::int64_t run_one(detail::pool_entry* e, std::int64_t t_start, detail::worker_slot& w,
-                       detail::tick_counts& counts) noexcept;
+                       detail::tick_counts& counts, bool& parked) noexcept;
   void run_batch(detail::batch* b, unsigned worker) noexcept;
   void schedule_next(detail::pool_entry* e, std::int64_t t_end) noexcept;
   void count_stall(detail::pool_entry* e, std::int64_t running_ns) noexcept;

@@ -18,17 +18,19 @@ using detail::worker_slot;
 
 // The caller sets tls_ticking around its ticks (once per batch).
 std::int64_t processor_pool::impl::run_one(pool_entry* e, std::int64_t t_start, worker_slot& w,
-                                           detail::tick_counts& counts) noexcept {
+                                           detail::tick_counts& counts, bool& parked) noexcept {
   tick_context ctx;
   ctx.interval = nanoseconds(e->last_start_ns < 0 ? e->period_ns() : t_start - e->last_start_ns);
   ctx.now = time_point(nanoseconds(t_start));
-  ctx.index = e->index;
+  std::uint64_t ticks = e->ticks.load(std::memory_order_relaxed);
+  ctx.index = ticks;
   std::uint64_t seq = w.tick_seq.load(std::memory_order_relaxed) + 1;
   w.started_ns.store(t_start, std::memory_order_relaxed);
   w.tick_seq.store(seq, std::memory_order_relaxed);
   w.current.store(e, std::memory_order_release);
   std::string failure;
-  e->outcome = e->svc->tick(ctx, opt.quarantine_after, opt.mailbox_batch, &failure);
+  tick_outcome outcome = e->run->tick(ctx, opt.quarantine_after, opt.mailbox_batch, &failure);
+  parked = outcome == tick_outcome::quarantined;
   std::int64_t t_end = now_ns();
   w.current.store(nullptr, std::memory_order_release);
 
@@ -37,21 +39,20 @@ std::int64_t processor_pool::impl::run_one(pool_entry* e, std::int64_t t_start, 
   e->late_hist.record(late);
   w.tick_hist.record(took);
   w.late_hist.record(late);
-  e->ticks.store(e->ticks.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  e->ticks.store(ticks + 1, std::memory_order_relaxed);
   ++counts.ticks;
   if (took > opt.stall_threshold.count()) [[unlikely]] {
     std::uint64_t seen = w.reported_seq.load(std::memory_order_relaxed);
     if (seen != seq && w.reported_seq.compare_exchange_strong(seen, seq)) count_stall(e, took);
   }
-  if (e->outcome != tick_outcome::ok) [[unlikely]] {
+  if (outcome != tick_outcome::ok) [[unlikely]] {
     ++counts.exceptions;
     log(log_level::error, failure);
-    if (e->outcome == tick_outcome::quarantined)
+    if (outcome == tick_outcome::quarantined)
       log(log_level::error, fmt::format("service '{}': quarantined after {} consecutive failed ticks",
                                         e->svc->name(), opt.quarantine_after));
   }
   e->last_start_ns = t_start;
-  ++e->index;
   schedule_next(e, t_end);
   if (e->k > 0 && e->due_ns <= t_end) ++counts.overruns;
   return t_end;
@@ -62,15 +63,17 @@ std::int64_t processor_pool::impl::run_one(pool_entry* e, std::int64_t t_start, 
 // late tick runs and no burst follows.
 void processor_pool::impl::schedule_next(pool_entry* e, std::int64_t t_end) noexcept {
   std::int64_t k = e->k + 1;
-  if (e->due_of(k) <= t_end) {
+  std::int64_t next = e->exact_period != 0 ? e->due_ns + e->exact_period : e->due_of(k);
+  if (next <= t_end) [[unlikely]] {
     e->overruns.store(e->overruns.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     auto guess = static_cast<std::int64_t>(std::floor(static_cast<double>(t_end - e->base_ns) * e->hz / 1e9));
     k = std::max(k, guess);
     while (e->due_of(k + 1) <= t_end) ++k;
     while (k > e->k + 1 && e->due_of(k) > t_end) --k;
+    next = e->due_of(k);
   }
   e->k = k;
-  e->due_ns = e->due_of(k);
+  e->due_ns = next;
 }
 
 void processor_pool::impl::count_stall(pool_entry* e, std::int64_t running_ns) noexcept {
@@ -95,13 +98,13 @@ void processor_pool::impl::run_batch(detail::batch* b, unsigned worker) noexcept
   for (std::size_t i = 0; i < n; ++i) {
     if (i + 8 < n) {
       auto* ahead = reinterpret_cast<const char*>(items[i + 8].e);
-      for (int line = 0; line < 3; ++line) __builtin_prefetch(ahead + 64 * line);
+      __builtin_prefetch(ahead);
+      __builtin_prefetch(ahead + 64);
     }
-    if (i + 4 < n) detail::pool_access::prefetch_service(*items[i + 4].e->svc);
+    if (i + 4 < n) detail::pool_access::prefetch_service(*items[i + 4].e->run);
     pool_entry* e = items[i].e;
-    t = run_one(e, t, w, counts);
+    t = run_one(e, t, w, counts, items[i].parked);
     items[i].due = e->due_ns;
-    items[i].parked = e->outcome == tick_outcome::quarantined;
   }
   detail::tls_ticking = nullptr;
   counts.flush(w);
@@ -146,7 +149,7 @@ void processor_pool::impl::reap_returns() {
     // The common case reads no entry: the ticket carries the next due time and the id.
     for (const detail::ticket& t : b->items) {
       if (t.parked || (removals_waiting != 0 && t.e->remove_requested)) [[unlikely]] {
-        on_returned(t.e);
+        on_returned(t.e, t.parked);
       } else {
         states[t.id] = detail::entry_state::in_wheel;
         wheel.insert(t.e, t.due, t.id);
@@ -241,11 +244,12 @@ void processor_pool::impl::advance_manual(std::int64_t target) {
       states[e->id] = detail::entry_state::running;
       detail::tick_counts counts;
       detail::tls_ticking = this;
-      (void)run_one(e, now_ns(), *slots[0], counts);
+      bool parked = false;
+      (void)run_one(e, now_ns(), *slots[0], counts, parked);
       detail::tls_ticking = nullptr;
       counts.flush(*slots[0]);
       last_progress_ns.store(now_ns(), std::memory_order_relaxed);
-      on_returned(e);
+      on_returned(e, parked);
     }
   }
   if (now_ns() < target) manual->advance(nanoseconds(target - now_ns()));

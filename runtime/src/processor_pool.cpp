@@ -80,12 +80,12 @@ void processor_pool::impl::apply(pool_entry* e, bool remove) {
   }
 }
 
-void processor_pool::impl::on_returned(pool_entry* e) {
+void processor_pool::impl::on_returned(pool_entry* e, bool parked) {
   using detail::entry_state;
   if (e->remove_requested) {
     if (removals_waiting > 0) --removals_waiting;
     begin_finalize(e);
-  } else if (e->outcome == tick_outcome::quarantined) {
+  } else if (parked) {
     states[e->id] = entry_state::parked;  // no more ticks; stays until removed or stopped
   } else {
     states[e->id] = entry_state::in_wheel;
@@ -227,6 +227,7 @@ result<void, pool_errc> processor_pool::add(std::shared_ptr<service> s, double h
     }
     pool_access::owner(*s).store(&p, std::memory_order_relaxed);
     e->svc = s;
+    e->run = s.get();
     e->set_rate(hz);
     e->seq = p.next_seq++;
     e->reg_next = p.registry;
