@@ -103,12 +103,14 @@ void BM_WheelExpireReinsert(benchmark::State& state) {
     wheel.insert(&entries[i]);
   }
   std::int64_t moved = 0;
-  std::vector<std::pair<pool_entry*, std::int64_t>> due;
+  std::vector<scenert::detail::ticket> due;  // as the dispatcher hands them out and back
   due.reserve(n);
   for (auto _ : state) {
-    wheel.take_due<false>(wheel.cursor_ns(), [&](pool_entry* e, std::int64_t d) { due.emplace_back(e, d); });
+    wheel.take_due<false>(wheel.cursor_ns(), [&](pool_entry* e, std::int64_t d, std::uint32_t id) {
+      due.push_back({e, d, id, false});
+    });
     wheel.step();
-    for (auto [e, d] : due) wheel.insert(e, d + period);
+    for (auto& t : due) wheel.insert(t.e, t.due + period, t.id);
     moved += static_cast<std::int64_t>(due.size());
     due.clear();
   }

@@ -3,6 +3,7 @@
 #include <tbb/global_control.h>
 #include <tbb/task_arena.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -23,62 +24,23 @@ executor_kind default_executor() noexcept {
 namespace detail {
 namespace {
 
-// oneTBB calls a const functor; the task inside runs once.
-struct runner {
-  mutable executor::task t;
-  void operator()() const {
-    int idx = tbb::this_task_arena::current_thread_index();
-    t(static_cast<unsigned>(idx < 0 ? 0 : idx));
-  }
-};
-
-// oneTBB caps an arena at the machine's concurrency unless a global_control allows more. Every
-// pool asks for the same generous limit, since TBB applies the smallest live value.
-class tbb_executor final : public executor {
+// The batches waiting for a worker: a mutex, a condition variable and a deque. An idle worker
+// sleeps on the condition variable at once, where an idle oneTBB worker would spin and yield
+// for a while after each batch (at one batch per millisecond that spinning costs more CPU
+// than the ticks themselves).
+class task_queue {
  public:
-  explicit tbb_executor(unsigned workers)
-      : limit_(tbb::global_control::max_allowed_parallelism, max_workers + 1),
-        arena_(static_cast<int>(workers), 0),
-        workers_(workers) {}
-  ~tbb_executor() override { arena_.terminate(); }
-
-  void submit(task t) override { arena_.enqueue(runner{std::move(t)}); }
-  [[nodiscard]] unsigned workers() const noexcept override { return workers_; }
-
- private:
-  tbb::global_control limit_;
-  tbb::task_arena arena_;
-  unsigned workers_;
-};
-
-class thread_executor final : public executor {
- public:
-  explicit thread_executor(unsigned workers) {
-    threads_.reserve(workers);
-    for (unsigned i = 0; i < workers; ++i) threads_.emplace_back([this, i] { run(i); });
-  }
-  ~thread_executor() override {
-    {
-      std::lock_guard lock(mu_);
-      done_ = true;
-    }
-    cv_.notify_all();
-    for (auto& t : threads_) t.join();
-  }
-
-  void submit(task t) override {
+  void push(executor::task t) {
     {
       std::lock_guard lock(mu_);
       queue_.push_back(std::move(t));
     }
     cv_.notify_one();
   }
-  [[nodiscard]] unsigned workers() const noexcept override { return static_cast<unsigned>(threads_.size()); }
-
- private:
-  void run(unsigned index) {
+  /// Runs tasks as worker `index` until close(); returns once the queue is drained.
+  void serve(unsigned index) {
     for (;;) {
-      task t;
+      executor::task t;
       {
         std::unique_lock lock(mu_);
         cv_.wait(lock, [&] { return done_ || !queue_.empty(); });
@@ -89,11 +51,79 @@ class thread_executor final : public executor {
       t(index);
     }
   }
+  void close() {
+    {
+      std::lock_guard lock(mu_);
+      done_ = true;
+    }
+    cv_.notify_all();
+  }
 
+ private:
   std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<task> queue_;
+  std::deque<executor::task> queue_;
   bool done_ = false;
+};
+
+// W long-running tasks in a task_arena of W slots, each serving the queue: the ticks run on
+// oneTBB's threads, with one enqueue per worker for the pool's life instead of one per batch.
+// oneTBB caps an arena at the machine's concurrency unless a global_control allows more. Every
+// pool asks for the same generous limit, since TBB applies the smallest live value.
+class tbb_executor final : public executor {
+ public:
+  explicit tbb_executor(unsigned workers)
+      : limit_(tbb::global_control::max_allowed_parallelism, max_workers + 1),
+        arena_(static_cast<int>(workers), 0),
+        workers_(workers),
+        running_(workers) {
+    for (unsigned i = 0; i < workers; ++i) arena_.enqueue(server{this, i});
+  }
+  ~tbb_executor() override {
+    queue_.close();
+    // Every server task runs (a late one finds the queue closed and returns at once) before
+    // the arena goes.
+    for (unsigned n; (n = running_.load(std::memory_order_acquire)) != 0;) running_.wait(n);
+    arena_.terminate();
+  }
+
+  void submit(task t) override { queue_.push(std::move(t)); }
+  [[nodiscard]] unsigned workers() const noexcept override { return workers_; }
+
+ private:
+  struct server {  // oneTBB calls a const functor
+    tbb_executor* self;
+    unsigned index;
+    void operator()() const {
+      self->queue_.serve(index);
+      self->running_.fetch_sub(1, std::memory_order_release);
+      self->running_.notify_all();
+    }
+  };
+
+  tbb::global_control limit_;
+  tbb::task_arena arena_;
+  unsigned workers_;
+  task_queue queue_;
+  std::atomic<unsigned> running_;
+};
+
+class thread_executor final : public executor {
+ public:
+  explicit thread_executor(unsigned workers) {
+    threads_.reserve(workers);
+    for (unsigned i = 0; i < workers; ++i) threads_.emplace_back([this, i] { queue_.serve(i); });
+  }
+  ~thread_executor() override {
+    queue_.close();
+    for (auto& t : threads_) t.join();
+  }
+
+  void submit(task t) override { queue_.push(std::move(t)); }
+  [[nodiscard]] unsigned workers() const noexcept override { return static_cast<unsigned>(threads_.size()); }
+
+ private:
+  task_queue queue_;
   std::vector<std::thread> threads_;
 };
 

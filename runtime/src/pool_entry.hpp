@@ -3,8 +3,10 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include <scenert/runtime/assert.hpp>
@@ -24,24 +26,24 @@ enum class entry_state : std::uint8_t { fresh, in_wheel, running, parked, finali
 /// time (release/acquire on the hand-over); counters are read by metrics() from any thread;
 /// the registry links and flags marked (mu) are guarded by the pool's command mutex.
 struct alignas(64) pool_entry {
-  // first cache line: all the scheduling thread reads per tick
-  std::shared_ptr<service> svc;
-  double hz = 0;
+  // The first two cache lines are all a worker touches per tick (at an integral period in ns):
+  // the scheduling thread reads none of it per tick (the ticket carries due time and id).
+  service* run = nullptr;         // svc.get()
+  std::int64_t due_ns = 0;        // base + round(k * 1e9 / hz)
+  std::int64_t k = 0;             // the grid index of due_ns
   std::int64_t exact_period = 0;  // the period in ns when 1e9 / hz is a whole number, else 0
-  std::int64_t base_ns = 0;       // the grid every due time sits on: base + round(k * 1e9 / hz)
-  std::int64_t k = 0;
-  std::int64_t due_ns = 0;
-  entry_state state = entry_state::fresh;
-  tick_outcome outcome = tick_outcome::ok;
-  bool remove_requested = false;  // scheduling thread
-  // then what the worker writes per tick
   std::int64_t last_start_ns = -1;
-  std::uint64_t index = 0;  // ticks since activation
-  std::atomic<std::uint64_t> ticks{0}, overruns{0}, stalls{0};
+  std::atomic<std::uint64_t> ticks{0};  // ticks since activation (each add is a new entry)
   compact_histogram tick_hist, late_hist;
 
-  // cold
+  // cold: rates that are not a whole number of ns, overruns, the registry
+  std::shared_ptr<service> svc;
+  double hz = 0;
+  std::int64_t base_ns = 0;       // the grid every due time sits on
+  bool remove_requested = false;  // scheduling thread
+  std::atomic<std::uint64_t> overruns{0}, stalls{0};
   std::uint64_t seq = 0;               // order of adding, breaks ties between equal due times
+  std::uint32_t id = 0;                // scheduling thread: index into the pool's dense state array
   pool_entry* reg_next = nullptr;      // (mu) every live entry
   pool_entry* reg_prev = nullptr;      // (mu)
   unique_function<void()> on_removed;  // (mu) until the removal is applied
@@ -59,6 +61,7 @@ struct alignas(64) pool_entry {
   }
   [[nodiscard]] std::int64_t period_ns() const noexcept { return std::llround(1e9 / hz); }
 };
+static_assert(offsetof(pool_entry, svc) == 128, "a worker's per-tick fields fill two cache lines");
 
 /// A single-level timing wheel of 1 ms slots; slot s holds due times in (s - 1 ms, s]. Entries
 /// further out than one revolution stay in their slot until their revolution comes. A slot is a
@@ -80,10 +83,12 @@ class timing_wheel {
   [[nodiscard]] std::size_t cursor_slot_size() const noexcept { return at(cursor_).size(); }
 
   /// An entry due before the cursor goes into the cursor's slot, to run at its next expiry.
-  void insert(pool_entry* e) { insert(e, e->due_ns); }
-  /// The same, with the due time given (the caller knows it; the entry is not read).
-  void insert(pool_entry* e, std::int64_t due) {
-    at(slot_of(due)).push_back({due, e});
+  void insert(pool_entry* e) { insert(e, e->due_ns, e->id); }
+  /// The same, with the due time given.
+  void insert(pool_entry* e, std::int64_t due) { insert(e, due, e->id); }
+  /// The same, with due time and id given: the entry is not read.
+  void insert(pool_entry* e, std::int64_t due, std::uint32_t id) {
+    at(slot_of(due)).push_back({due, e, id});
     ++size_;
   }
   /// Takes `e` out; its due time must not have changed since insert().
@@ -98,18 +103,21 @@ class timing_wheel {
     }
     SCENERT_ASSERT(false, "timing_wheel::unlink of an entry not in the wheel");
   }
-  /// Calls `on_due(entry, due)` for each entry of the cursor's slot due at or before `limit_ns`
-  /// and takes it out, returning how many; does not move the cursor. With `Prefetch`, hints the
-  /// entries ahead, for a caller that reads them (each one is a cache miss at 100k services).
+  /// Calls `on_due(entry, due)` (or `on_due(entry, due, id)`) for each entry of the cursor's slot due at or
+  /// before `limit_ns` and takes it out, returning how many; does not move the cursor. With `Prefetch`, hints
+  /// the entries ahead, for a caller that reads them (each one is a cache miss at 100k services).
   template <bool Prefetch = true, class F>
   std::size_t take_due(std::int64_t limit_ns, F&& on_due) {
     auto& v = at(cursor_);
     std::size_t keep = 0, n = v.size();
     for (std::size_t i = 0; i < n; ++i) {
       if (Prefetch && i + 32 < n) __builtin_prefetch(v[i + 32].e);
-      if (v[i].due <= limit_ns)
-        on_due(v[i].e, v[i].due);
-      else
+      if (v[i].due <= limit_ns) {
+        if constexpr (std::is_invocable_v<F&, pool_entry*, std::int64_t, std::uint32_t>)
+          on_due(v[i].e, v[i].due, v[i].id);
+        else
+          on_due(v[i].e, v[i].due);
+      } else
         v[keep++] = v[i];
     }
     v.resize(keep);
@@ -126,6 +134,7 @@ class timing_wheel {
   struct item {
     std::int64_t due;
     pool_entry* e;
+    std::uint32_t id;
   };
   [[nodiscard]] std::int64_t slot_of(std::int64_t due) const noexcept {
     auto s = ceil_slot(due);
@@ -141,9 +150,19 @@ class timing_wheel {
   std::vector<std::vector<item>> slots_;
 };
 
+/// One due entry on its way to a worker and back. The worker fills in the next due time and
+/// whether the entry needs the slow path, so that the scheduling thread re-inserts it without
+/// reading the entry (a cache miss, on a line the worker just wrote).
+struct ticket {
+  pool_entry* e;
+  std::int64_t due;  // out: the next due time
+  std::uint32_t id;
+  bool parked;  // out: quarantined, to be parked rather than re-inserted
+};
+
 /// Entries handed to one worker at once; recycled, so steady running allocates nothing.
 struct batch {
-  std::vector<pool_entry*> items;
+  std::vector<ticket> items;
   batch* next = nullptr;  // the return stack, or the free list
 };
 

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <ctime>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -24,8 +25,11 @@ namespace detail {
 struct pool_access {
   static std::atomic<pool_entry*>& entry(service& s) noexcept { return s.pool_entry_; }
   static std::atomic<const void*>& owner(service& s) noexcept { return s.pool_owner_; }
-  static void prefetch_service(const service& s) noexcept { __builtin_prefetch(&s.mailbox_); }
-  static void prefetch_mailbox(const service& s) noexcept { s.mailbox_->prefetch(); }
+  /// The service's first line and the next, where a derived service's own fields begin.
+  static void prefetch_service(const service& s) noexcept {
+    __builtin_prefetch(&s);
+    __builtin_prefetch(reinterpret_cast<const char*>(&s) + 64);
+  }
 };
 
 /// What one worker records: written by that worker only, read by metrics() and the watchdog.
@@ -39,6 +43,20 @@ struct alignas(64) worker_slot {
   fine_histogram tick_hist, late_hist;
 };
 
+/// A worker's counts over one batch, added to its slot once at the end (no per-tick atomics).
+struct tick_counts {
+  std::uint64_t ticks = 0, overruns = 0, exceptions = 0;
+  void flush(worker_slot& w) noexcept {
+    auto add = [](std::atomic<std::uint64_t>& a, std::uint64_t v) {
+      if (v != 0) a.store(a.load(std::memory_order_relaxed) + v, std::memory_order_relaxed);
+    };
+    add(w.ticks, ticks);
+    add(w.overruns, overruns);
+    add(w.exceptions, exceptions);
+    *this = {};
+  }
+};
+
 }  // namespace detail
 
 namespace detail {
@@ -49,14 +67,26 @@ struct processor_pool::impl {
   explicit impl(pool_options o);
 
   // ---- any thread -----------------------------------------------------------------------
-  [[nodiscard]] std::int64_t now_ns() const noexcept { return clk->now().time_since_epoch().count(); }
+  /// The steady clock is read straight from CLOCK_MONOTONIC (what std::chrono::steady_clock
+  /// reads), without the virtual call and the chrono layers: workers read it once per tick.
+  [[nodiscard]] std::int64_t now_ns() const noexcept {
+#if defined(__linux__)
+    if (opt.manual == nullptr) {
+      timespec ts{};
+      clock_gettime(CLOCK_MONOTONIC, &ts);
+      return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+    }
+#endif
+    return clk->now().time_since_epoch().count();
+  }
   void log(log_level level, const std::string& text) const;
-  void push_command(detail::pool_entry* e, bool remove);  // caller holds mu
+  void push_command(detail::pool_entry* e, bool remove);  // caller holds mu; takes cmd_mu
 
   // ---- scheduling thread (the dispatcher, or the caller of advance / stop) -----------------
   void apply_commands();
   void apply(detail::pool_entry* e, bool remove);
-  void on_returned(detail::pool_entry* e);
+  void on_returned(detail::pool_entry* e, bool parked);
+  std::uint32_t new_id();
   void begin_finalize(detail::pool_entry* e);
   void finalize(detail::pool_entry* e) noexcept;
   void shutdown_entries();  // stop: finalize every entry left, inline
@@ -68,7 +98,8 @@ struct processor_pool::impl {
   void advance_manual(std::int64_t target);
 
   // ---- workers ----------------------------------------------------------------------------
-  std::int64_t run_one(detail::pool_entry* e, std::int64_t t_start, detail::worker_slot& w) noexcept;
+  std::int64_t run_one(detail::pool_entry* e, std::int64_t t_start, detail::worker_slot& w,
+                       detail::tick_counts& counts, bool& parked) noexcept;
   void run_batch(detail::batch* b, unsigned worker) noexcept;
   void schedule_next(detail::pool_entry* e, std::int64_t t_end) noexcept;
   void count_stall(detail::pool_entry* e, std::int64_t running_ns) noexcept;
@@ -82,10 +113,14 @@ struct processor_pool::impl {
     detail::pool_entry* e;
     bool remove;
   };
-  mutable std::mutex mu;  // commands, registry, lifecycle flags
-  std::condition_variable cv;
-  std::vector<command> commands;
-  std::vector<command> taken;  // scheduling thread's swap buffer
+  mutable std::mutex mu;  // registry, lifecycle flags
+  // The commands have their own lock (taken inside mu, never the other way round), so that the
+  // dispatcher never waits for metrics() walking the registry under mu.
+  std::mutex cmd_mu;
+  std::condition_variable cv;     // on cmd_mu
+  std::vector<command> commands;  // (cmd_mu)
+  bool stop_cmd = false;          // (cmd_mu) stop_requested, as the dispatcher sees it
+  std::vector<command> taken;     // scheduling thread's swap buffer
   detail::pool_entry* registry = nullptr;
   std::size_t registered = 0;
   unsigned adding = 0;  // add() calls between registering and queueing their command
@@ -96,7 +131,12 @@ struct processor_pool::impl {
   std::atomic<detail::batch*> returns{nullptr};         // batches back from the workers
   std::vector<std::unique_ptr<detail::batch>> batches;  // every batch ever made
   detail::batch* free_batches = nullptr;
-  std::vector<detail::pool_entry*> due;    // scheduling thread: entries taken from the wheel
+  std::vector<detail::ticket> due;  // scheduling thread: entries taken from the wheel
+  // Scheduling thread: each entry's state by id (dense, so expiry and re-insertion read no
+  // entry), the ids free for reuse, and the removals waiting for a running entry to return.
+  std::vector<detail::entry_state> states;
+  std::vector<std::uint32_t> free_ids;
+  std::size_t removals_waiting = 0;
   std::atomic<std::int64_t> in_flight{0};  // submitted batches and finalizations not yet done
   std::atomic<std::uint64_t> stalls{0};
   std::atomic<std::int64_t> start_ns{0}, last_progress_ns{0};

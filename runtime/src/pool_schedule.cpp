@@ -5,6 +5,10 @@
 #include <algorithm>
 #include <cmath>
 
+#if defined(__linux__)
+#include <sys/prctl.h>
+#endif
+
 #include "pool_impl.hpp"
 
 namespace scenert {
@@ -12,19 +16,21 @@ namespace scenert {
 using detail::pool_entry;
 using detail::worker_slot;
 
-std::int64_t processor_pool::impl::run_one(pool_entry* e, std::int64_t t_start, worker_slot& w) noexcept {
+// The caller sets tls_ticking around its ticks (once per batch).
+std::int64_t processor_pool::impl::run_one(pool_entry* e, std::int64_t t_start, worker_slot& w,
+                                           detail::tick_counts& counts, bool& parked) noexcept {
   tick_context ctx;
   ctx.interval = nanoseconds(e->last_start_ns < 0 ? e->period_ns() : t_start - e->last_start_ns);
   ctx.now = time_point(nanoseconds(t_start));
-  ctx.index = e->index;
+  std::uint64_t ticks = e->ticks.load(std::memory_order_relaxed);
+  ctx.index = ticks;
   std::uint64_t seq = w.tick_seq.load(std::memory_order_relaxed) + 1;
   w.started_ns.store(t_start, std::memory_order_relaxed);
   w.tick_seq.store(seq, std::memory_order_relaxed);
   w.current.store(e, std::memory_order_release);
-  detail::tls_ticking = this;
   std::string failure;
-  e->outcome = e->svc->tick(ctx, opt.quarantine_after, opt.mailbox_batch, &failure);
-  detail::tls_ticking = nullptr;
+  tick_outcome outcome = e->run->tick(ctx, opt.quarantine_after, opt.mailbox_batch, &failure);
+  parked = outcome == tick_outcome::quarantined;
   std::int64_t t_end = now_ns();
   w.current.store(nullptr, std::memory_order_release);
 
@@ -33,24 +39,22 @@ std::int64_t processor_pool::impl::run_one(pool_entry* e, std::int64_t t_start, 
   e->late_hist.record(late);
   w.tick_hist.record(took);
   w.late_hist.record(late);
-  e->ticks.store(e->ticks.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-  w.ticks.store(w.ticks.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-  if (took > opt.stall_threshold.count()) {
+  e->ticks.store(ticks + 1, std::memory_order_relaxed);
+  ++counts.ticks;
+  if (took > opt.stall_threshold.count()) [[unlikely]] {
     std::uint64_t seen = w.reported_seq.load(std::memory_order_relaxed);
     if (seen != seq && w.reported_seq.compare_exchange_strong(seen, seq)) count_stall(e, took);
   }
-  if (e->outcome != tick_outcome::ok) {
-    w.exceptions.store(w.exceptions.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  if (outcome != tick_outcome::ok) [[unlikely]] {
+    ++counts.exceptions;
     log(log_level::error, failure);
-    if (e->outcome == tick_outcome::quarantined)
+    if (outcome == tick_outcome::quarantined)
       log(log_level::error, fmt::format("service '{}': quarantined after {} consecutive failed ticks",
                                         e->svc->name(), opt.quarantine_after));
   }
   e->last_start_ns = t_start;
-  ++e->index;
   schedule_next(e, t_end);
-  if (e->k > 0 && e->due_ns <= t_end)
-    w.overruns.store(w.overruns.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  if (e->k > 0 && e->due_ns <= t_end) ++counts.overruns;
   return t_end;
 }
 
@@ -59,15 +63,17 @@ std::int64_t processor_pool::impl::run_one(pool_entry* e, std::int64_t t_start, 
 // late tick runs and no burst follows.
 void processor_pool::impl::schedule_next(pool_entry* e, std::int64_t t_end) noexcept {
   std::int64_t k = e->k + 1;
-  if (e->due_of(k) <= t_end) {
+  std::int64_t next = e->exact_period != 0 ? e->due_ns + e->exact_period : e->due_of(k);
+  if (next <= t_end) [[unlikely]] {
     e->overruns.store(e->overruns.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     auto guess = static_cast<std::int64_t>(std::floor(static_cast<double>(t_end - e->base_ns) * e->hz / 1e9));
     k = std::max(k, guess);
     while (e->due_of(k + 1) <= t_end) ++k;
     while (k > e->k + 1 && e->due_of(k) > t_end) --k;
+    next = e->due_of(k);
   }
   e->k = k;
-  e->due_ns = e->due_of(k);
+  e->due_ns = next;
 }
 
 void processor_pool::impl::count_stall(pool_entry* e, std::int64_t running_ns) noexcept {
@@ -79,22 +85,29 @@ void processor_pool::impl::count_stall(pool_entry* e, std::int64_t running_ns) n
 }
 
 // Ticks a batch. The entries are scattered in memory, so the loop prefetches in a pipeline:
-// the entry eight ahead, the service of the one five ahead, the mailbox of the one two ahead.
+// the entry eight ahead, the service of the one four ahead. A quiet service's mailbox is not
+// read at all (the service keeps a mail flag on its first line).
 void processor_pool::impl::run_batch(detail::batch* b, unsigned worker) noexcept {
   SCENERT_ASSERT(worker < slots.size(), "executor worker index out of range");
   worker_slot& w = *slots[worker];
   auto& items = b->items;
   std::size_t n = items.size();
+  detail::tick_counts counts;
+  detail::tls_ticking = this;
   std::int64_t t0 = now_ns(), t = t0;
   for (std::size_t i = 0; i < n; ++i) {
     if (i + 8 < n) {
-      auto* ahead = reinterpret_cast<const char*>(items[i + 8]);
-      for (int line = 0; line < 3; ++line) __builtin_prefetch(ahead + 64 * line);
+      auto* ahead = reinterpret_cast<const char*>(items[i + 8].e);
+      __builtin_prefetch(ahead);
+      __builtin_prefetch(ahead + 64);
     }
-    if (i + 5 < n) detail::pool_access::prefetch_service(*items[i + 5]->svc);
-    if (i + 2 < n) detail::pool_access::prefetch_mailbox(*items[i + 2]->svc);
-    t = run_one(items[i], t, w);
+    if (i + 4 < n) detail::pool_access::prefetch_service(*items[i + 4].e->run);
+    pool_entry* e = items[i].e;
+    t = run_one(e, t, w, counts, items[i].parked);
+    items[i].due = e->due_ns;
   }
+  detail::tls_ticking = nullptr;
+  counts.flush(w);
   w.busy_ns.store(w.busy_ns.load(std::memory_order_relaxed) + (t - t0), std::memory_order_relaxed);
   detail::batch* old = returns.load(std::memory_order_relaxed);
   do {
@@ -133,11 +146,16 @@ void processor_pool::impl::reap_returns() {
   detail::batch* b = returns.exchange(nullptr, std::memory_order_acquire);
   while (b != nullptr) {
     detail::batch* next = b->next;
-    auto& items = b->items;
-    for (std::size_t i = 0; i < items.size(); ++i) {
-      if (i + 32 < items.size()) __builtin_prefetch(items[i + 32]);
-      on_returned(items[i]);
+    // The common case reads no entry: the ticket carries the next due time and the id.
+    for (const detail::ticket& t : b->items) {
+      if (t.parked || (removals_waiting != 0 && t.e->remove_requested)) [[unlikely]] {
+        on_returned(t.e, t.parked);
+      } else {
+        states[t.id] = detail::entry_state::in_wheel;
+        wheel.insert(t.e, t.due, t.id);
+      }
     }
+    auto& items = b->items;
     items.clear();
     b->next = free_batches;
     free_batches = b;
@@ -162,19 +180,22 @@ void processor_pool::impl::watchdog(std::int64_t now) {
 }
 
 void processor_pool::impl::dispatcher_main() {
+#if defined(__linux__)
+  prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);  // wake at the slot, not up to 50 us after it
+#endif
   for (;;) {
     apply_commands();
     reap_returns();
     {
-      std::lock_guard lock(mu);
-      if (stop_requested) break;
+      std::lock_guard lock(cmd_mu);
+      if (stop_cmd) break;
     }
     std::int64_t now = now_ns();
     if (wheel.size() == 0) wheel.jump(now);
     while (wheel.cursor_ns() <= now) {
-      wheel.take_due(wheel.cursor_ns(), [this](pool_entry* e, std::int64_t) {
-        e->state = detail::entry_state::running;
-        due.push_back(e);
+      wheel.take_due<false>(wheel.cursor_ns(), [this](pool_entry* e, std::int64_t d, std::uint32_t id) {
+        states[id] = detail::entry_state::running;
+        due.push_back({e, d, id, false});
       });
       wheel.step();
     }
@@ -184,8 +205,8 @@ void processor_pool::impl::dispatcher_main() {
     bool idle = wheel.size() == 0 && in_flight.load(std::memory_order_acquire) == 0 &&
                 returns.load(std::memory_order_acquire) == nullptr;
     auto wake = time_point(nanoseconds(idle ? now + 50 * detail::slot_ns : wheel.cursor_ns()));
-    std::unique_lock lock(mu);
-    cv.wait_until(lock, wake, [&] { return stop_requested || !commands.empty(); });
+    std::unique_lock lock(cmd_mu);
+    cv.wait_until(lock, wake, [&] { return stop_cmd || !commands.empty(); });
   }
   // Graceful stop: let every batch and finalization finish, then finalize what is left.
   while (in_flight.load(std::memory_order_acquire) != 0) {
@@ -220,10 +241,15 @@ void processor_pool::impl::advance_manual(std::int64_t target) {
     });
     for (pool_entry* e : scratch) {
       if (now_ns() < e->due_ns) manual->advance(nanoseconds(e->due_ns - now_ns()));
-      e->state = detail::entry_state::running;
-      (void)run_one(e, now_ns(), *slots[0]);
+      states[e->id] = detail::entry_state::running;
+      detail::tick_counts counts;
+      detail::tls_ticking = this;
+      bool parked = false;
+      (void)run_one(e, now_ns(), *slots[0], counts, parked);
+      detail::tls_ticking = nullptr;
+      counts.flush(*slots[0]);
       last_progress_ns.store(now_ns(), std::memory_order_relaxed);
-      on_returned(e);
+      on_returned(e, parked);
     }
   }
   if (now_ns() < target) manual->advance(nanoseconds(target - now_ns()));

@@ -35,6 +35,7 @@ void processor_pool::impl::log(log_level level, const std::string& text) const {
 }
 
 void processor_pool::impl::push_command(pool_entry* e, bool remove) {
+  std::lock_guard lock(cmd_mu);
   commands.push_back({e, remove});
   if (commands.size() == 1) cv.notify_all();  // the dispatcher takes all queued at once
 }
@@ -42,42 +43,59 @@ void processor_pool::impl::push_command(pool_entry* e, bool remove) {
 void processor_pool::impl::apply_commands() {
   taken.clear();
   {
-    std::lock_guard lock(mu);
+    std::lock_guard lock(cmd_mu);
     taken.swap(commands);
   }
   for (auto c : taken) apply(c.e, c.remove);
 }
 
+std::uint32_t processor_pool::impl::new_id() {
+  if (!free_ids.empty()) {
+    std::uint32_t id = free_ids.back();
+    free_ids.pop_back();
+    return id;
+  }
+  SCENERT_ASSERT(states.size() < UINT32_MAX, "too many services in one pool");
+  states.push_back(detail::entry_state::fresh);
+  return static_cast<std::uint32_t>(states.size() - 1);
+}
+
 void processor_pool::impl::apply(pool_entry* e, bool remove) {
   using detail::entry_state;
   if (!remove) {  // add: commands run in order, so a remove of this entry comes later
-    e->state = entry_state::in_wheel;
+    e->id = new_id();
+    states[e->id] = entry_state::in_wheel;
     wheel.insert(e);
     return;
   }
   e->remove_requested = true;
-  if (e->state == entry_state::in_wheel) {
+  entry_state st = states[e->id];
+  if (st == entry_state::in_wheel) {
     wheel.unlink(e);
     begin_finalize(e);
-  } else if (e->state == entry_state::parked) {
+  } else if (st == entry_state::parked) {
     begin_finalize(e);
-  }  // running: finalized when it returns
+  } else if (st == entry_state::running) {
+    ++removals_waiting;  // finalized when it returns
+  }
 }
 
-void processor_pool::impl::on_returned(pool_entry* e) {
+void processor_pool::impl::on_returned(pool_entry* e, bool parked) {
   using detail::entry_state;
   if (e->remove_requested) {
+    if (removals_waiting > 0) --removals_waiting;
     begin_finalize(e);
-  } else if (e->outcome == tick_outcome::quarantined) {
-    e->state = entry_state::parked;  // no more ticks; stays until removed or stopped
+  } else if (parked) {
+    states[e->id] = entry_state::parked;  // no more ticks; stays until removed or stopped
   } else {
-    e->state = entry_state::in_wheel;
+    states[e->id] = entry_state::in_wheel;
     wheel.insert(e);
   }
 }
 
 void processor_pool::impl::begin_finalize(pool_entry* e) {
-  e->state = detail::entry_state::finalizing;
+  states[e->id] = detail::entry_state::finalizing;
+  free_ids.push_back(e->id);  // the entry is out of the wheel and no batch holds it
   if (!exec) {
     finalize(e);
     return;
@@ -123,6 +141,7 @@ void processor_pool::impl::shutdown_entries() {
       std::lock_guard lock(mu);
       if (adding == 0) {  // no add() is still activating a service
         taken.clear();
+        std::lock_guard cmd(cmd_mu);
         taken.swap(commands);
         for (pool_entry* e = registry; e != nullptr; e = e->reg_next) left.push_back(e);
         shut_down = true;
@@ -168,6 +187,8 @@ result<void, pool_errc> processor_pool::stop() {
   {
     std::lock_guard lock(p.mu);
     p.stop_requested = true;
+    std::lock_guard cmd(p.cmd_mu);
+    p.stop_cmd = true;
     p.cv.notify_all();
   }
   if (detail::tls_ticking == &p) return {};  // completes when the current tick returns
@@ -206,6 +227,7 @@ result<void, pool_errc> processor_pool::add(std::shared_ptr<service> s, double h
     }
     pool_access::owner(*s).store(&p, std::memory_order_relaxed);
     e->svc = s;
+    e->run = s.get();
     e->set_rate(hz);
     e->seq = p.next_seq++;
     e->reg_next = p.registry;

@@ -31,7 +31,11 @@ service::service(std::string name) : mailbox_(std::make_unique<detail::mailbox>(
 
 service::~service() = default;
 
-bool service::post(message m) { return mailbox_->post(std::move(m)); }
+bool service::post(message m) {
+  if (!mailbox_->post(std::move(m))) return false;
+  mail_.store(true, std::memory_order_release);
+  return true;
+}
 
 std::size_t service::mailbox_depth() const noexcept { return mailbox_->depth(); }
 
@@ -56,13 +60,20 @@ tick_outcome service::tick(const tick_context& ctx, unsigned quarantine_after, s
                            std::string* failure) noexcept {
   if (quarantined_.load(std::memory_order_relaxed)) return tick_outcome::quarantined;
   try {
-    message m;
-    for (std::size_t i = 0; i < mailbox_batch && mailbox_->pop(m); ++i) {
-      m();
-      m = nullptr;
+    // The exchange reads the latest flag, so a post whose flag it clears is visible to the drain;
+    // a post flagging later is drained next tick.
+    if (mail_.load(std::memory_order_relaxed) && mail_.exchange(false, std::memory_order_acquire)) {
+      message m;
+      std::size_t i = 0;
+      for (; i < mailbox_batch && mailbox_->pop(m); ++i) {
+        m();
+        m = nullptr;
+      }
+      if (i == mailbox_batch) mail_.store(true, std::memory_order_relaxed);  // more may wait
     }
     on_tick(ctx);
   } catch (...) {
+    mail_.store(true, std::memory_order_relaxed);  // a throwing message may leave others queued
     report(failure, name_, "tick", current_what());
     return fail_tick(quarantine_after);
   }

@@ -103,6 +103,7 @@ class service {
   std::atomic<bool> quarantined_{false};
   std::atomic<bool> active_{false};
   bool initialized_ = false;
+  std::atomic<bool> mail_{false};  // set by post() after queueing: a quiet tick reads no mailbox
   std::atomic<std::uint64_t> failures_{0};
   std::string name_;
   std::atomic<detail::pool_entry*> pool_entry_{nullptr};  // owned by the pool while added
