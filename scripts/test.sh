@@ -15,7 +15,9 @@ passed=0
 # Runs a tree's tests; a failure stops the script (set -e, pipefail). Counts what passed.
 run_ctest() {
   ctest --test-dir "$1" --output-on-failure -j "$jobs" --timeout 300 "${@:2}" | tee "$1/ctest.out"
-  passed=$((passed + $(sed -n 's/.* 0 tests failed out of \([0-9]*\)$/\1/p' "$1/ctest.out" | tail -n 1)))
+  local n
+  n=$(sed -n 's/.* 0 tests failed out of \([0-9]*\)$/\1/p' "$1/ctest.out" | tail -n 1)
+  passed=$((passed + ${n:-0}))
 }
 
 for stage in "${stages[@]}"; do
