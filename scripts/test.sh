@@ -11,7 +11,14 @@ bash "$here/setup.sh"
 stages=("$@")
 ((${#stages[@]})) || stages=(normal asan tsan consumer fuzz)
 
-run_ctest() { ctest --test-dir "$1" --output-on-failure -j "$jobs" --timeout 300 "${@:2}"; }
+passed=0
+# Runs a tree's tests; a failure stops the script (set -e, pipefail). Counts what passed.
+run_ctest() {
+  ctest --test-dir "$1" --output-on-failure -j "$jobs" --timeout 300 "${@:2}" | tee "$1/ctest.out"
+  local n
+  n=$(sed -n 's/.* 0 tests failed out of \([0-9]*\)$/\1/p' "$1/ctest.out" | tail -n 1)
+  passed=$((passed + ${n:-0}))
+}
 
 for stage in "${stages[@]}"; do
   echo "=== $stage ===" >&2
@@ -46,3 +53,4 @@ for stage in "${stages[@]}"; do
   esac
 done
 echo "test.sh: all stages passed (${stages[*]})" >&2
+echo "scenert tests: $passed passed, 0 failed"
