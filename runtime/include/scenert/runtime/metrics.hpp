@@ -23,7 +23,9 @@ struct service_metrics {
   std::string name;
   double hz = 0;
   std::uint64_t ticks = 0;
-  std::uint64_t overruns = 0;    ///< ticks that started a full period or more after they were due
+  /// Ticks that ended after the next one was due: that next tick runs late, once, and the
+  /// slots it missed are skipped (never caught up in a burst).
+  std::uint64_t overruns = 0;
   std::uint64_t exceptions = 0;  ///< failed ticks (caught)
   std::uint64_t stalls = 0;      ///< ticks that ran longer than the stall threshold
   std::uint64_t dropped_messages = 0;

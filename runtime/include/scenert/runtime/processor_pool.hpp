@@ -21,8 +21,9 @@ enum class pool_errc {
   not_found,      ///< the service is not in this pool (or its removal is under way)
   already_started,
   not_started,
-  stopped,          ///< the pool was stopped; it does not restart
-  invalid_options,  ///< e.g. 0 workers
+  stopped,            ///< the pool was stopped; it does not restart
+  invalid_options,    ///< e.g. 0 workers
+  activation_failed,  ///< the service's on_init or on_active threw; it was not added
 };
 
 /// Which threads run the ticks. oneTBB is the default; the std::thread backend exists for
@@ -62,18 +63,21 @@ class processor_pool {
   /// Starts the workers (and, with the steady clock, the dispatcher). Once only.
   result<void, pool_errc> start();
   /// Graceful: no tick after it returns; every active service's on_inactive ran exactly once;
-  /// pending removal callbacks have run. Idempotent.
+  /// pending removal callbacks have run. Idempotent. Called from inside a tick it only requests
+  /// the stop, which completes once that tick returns.
   result<void, pool_errc> stop();
 
-  /// Activates `s` (on_init the first time, then on_active) and ticks it at `hz`, first tick due
-  /// one period from now. Allowed before start().
+  /// Activates `s` (on_init the first time, then on_active, both on the calling thread) and ticks
+  /// it at `hz` on a grid of due times base + k / hz (no drift), base being now rounded up to the
+  /// pool's 1 ms slot; the first tick is due one period after base. Allowed before start().
   result<void, pool_errc> add(std::shared_ptr<service> s, double hz);
   /// Asynchronous: after the service's last tick, runs its on_inactive (which drains its mailbox)
   /// and then `on_removed` (on a pool thread). Safe from inside the service's own tick.
   result<void, pool_errc> remove(service& s, unique_function<void()> on_removed = {});
 
   /// Manual clock only: moves time forward by `dt`, running every tick that falls due on the way
-  /// in due-time order, on the calling thread.
+  /// in due-time order, on the calling thread. add() and remove() take effect here (advance(0)
+  /// applies them without moving time). Ticks run even before start().
   void advance(std::chrono::nanoseconds dt);
 
   /// The pool's measurements; per-service rows only when asked (they cost O(services)).

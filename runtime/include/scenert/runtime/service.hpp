@@ -98,6 +98,7 @@ class service {
   std::string name_;
   std::unique_ptr<detail::mailbox> mailbox_;
   std::atomic<detail::pool_entry*> pool_entry_{nullptr};  // owned by the pool while added
+  std::atomic<const void*> pool_owner_{nullptr};          // that pool, set and cleared under its lock
   std::atomic<std::uint64_t> failures_{0};
   unsigned consecutive_failures_ = 0;
   bool initialized_ = false;

@@ -1,0 +1,227 @@
+// bench_pool: N no-op services at R Hz on W workers for S seconds; prints one JSON object.
+//   bench_pool --services N --hz R --workers W --seconds S [--executor tbb|threads]
+//              [--check-count] [--overrun]
+// --check-count: every service must tick seconds*hz +- 1 times inside the measured window.
+// --overrun: one service whose third tick runs 3.5 periods; proves one late tick, no burst.
+// Progress goes to stderr.
+#include <scenert/runtime/processor_pool.hpp>
+
+#include <fmt/format.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using namespace std::chrono_literals;
+using scenert::nanoseconds;
+
+struct args {
+  std::size_t services = 1000;
+  double hz = 10;
+  unsigned workers = 2;
+  double seconds = 2;
+  scenert::executor_kind executor = scenert::default_executor();
+  bool check_count = false, overrun = false;
+};
+
+[[noreturn]] void usage(const std::string& why) {
+  std::fprintf(stderr,
+               "bench_pool: %s\nusage: bench_pool --services N --hz R --workers W --seconds S "
+               "[--executor tbb|threads] [--check-count] [--overrun]\n",
+               why.c_str());
+  std::exit(2);
+}
+
+args parse(int argc, char** argv) {
+  args a;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view k = argv[i];
+    auto val = [&]() -> std::string {
+      if (i + 1 >= argc) usage(fmt::format("{} needs a value", k));
+      return argv[++i];
+    };
+    if (k == "--services")
+      a.services = std::stoull(val());
+    else if (k == "--hz")
+      a.hz = std::stod(val());
+    else if (k == "--workers")
+      a.workers = static_cast<unsigned>(std::stoul(val()));
+    else if (k == "--seconds")
+      a.seconds = std::stod(val());
+    else if (k == "--executor") {
+      auto v = val();
+      if (v != "tbb" && v != "threads") usage("--executor is tbb or threads");
+      a.executor = v == "tbb" ? scenert::executor_kind::tbb : scenert::executor_kind::threads;
+    } else if (k == "--check-count")
+      a.check_count = true;
+    else if (k == "--overrun")
+      a.overrun = true;
+    else
+      usage(fmt::format("unknown flag {}", k));
+  }
+  return a;
+}
+
+std::int64_t cpu_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+std::int64_t ns(scenert::time_point t) { return t.time_since_epoch().count(); }
+
+// Counts its ticks that begin inside the measured window.
+std::atomic<std::int64_t> window_begin{INT64_MAX}, window_end{INT64_MAX};
+
+class noop final : public scenert::service {
+ public:
+  noop() : service("noop") {}
+  std::uint32_t in_window = 0;
+
+ private:
+  void on_tick(const scenert::tick_context& c) override {
+    auto t = ns(c.now);
+    if (t >= window_begin.load(std::memory_order_relaxed) && t < window_end.load(std::memory_order_relaxed))
+      ++in_window;
+  }
+};
+
+// Quantile of the difference of two cumulative histograms.
+std::int64_t quantile(const scenert::histogram_snapshot& a, const scenert::histogram_snapshot& b, double q) {
+  std::uint64_t total = b.count - a.count, seen = 0;
+  if (total == 0) return 0;
+  auto rank = static_cast<std::uint64_t>(q * static_cast<double>(total));
+  for (std::size_t i = 0; i < b.counts.size(); ++i) {
+    seen += b.counts[i] - (a.counts.empty() ? 0 : a.counts[i]);
+    if (seen > rank)
+      return i < b.upper_bounds.size() ? std::min(b.upper_bounds[i], b.max).count() : b.max.count();
+  }
+  return b.max.count();
+}
+
+int run_overrun(const args& a);
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  args a = parse(argc, argv);
+  if (a.overrun) return run_overrun(a);
+  scenert::pool_options o;
+  o.workers = a.workers;
+  o.executor = a.executor;
+  scenert::processor_pool pool(o);
+  if (auto r = pool.start(); !r) usage(r.error().message);
+  // Spread the services over one period, as they would join over time, so that every 1 ms
+  // slot holds the same share.
+  std::vector<std::shared_ptr<noop>> all(a.services);
+  auto period = std::chrono::duration<double>(1.0 / a.hz);
+  auto t0 = std::chrono::steady_clock::now();
+  for (std::size_t i = 0; i < a.services; ++i) {
+    all[i] = std::make_shared<noop>();
+    if (auto r = pool.add(all[i], a.hz); !r) usage(r.error().message);
+    auto due = t0 + std::chrono::duration_cast<nanoseconds>(
+                        period * (static_cast<double>(i) / static_cast<double>(a.services)));
+    if (i % 256 == 0) std::this_thread::sleep_until(due);
+  }
+  std::fprintf(stderr, "bench_pool: %zu services added in %.0f ms; warming up one period\n", a.services,
+               std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  std::this_thread::sleep_for(period * 1.5);
+  auto before = pool.metrics();
+  auto wall0 = std::chrono::steady_clock::now();
+  window_begin.store(ns(wall0) + std::chrono::duration_cast<nanoseconds>(period).count() / 2);
+  window_end.store(window_begin.load() + static_cast<std::int64_t>(a.seconds * 1e9));
+  auto cpu0 = cpu_ns();
+  std::this_thread::sleep_until(
+      wall0 + std::chrono::duration_cast<nanoseconds>(std::chrono::duration<double>(a.seconds)));
+  auto cpu1 = cpu_ns();
+  auto wall1 = std::chrono::steady_clock::now();
+  auto after = pool.metrics();
+  std::this_thread::sleep_for(period * 1.5);  // the window's last ticks finish
+  (void)pool.stop();
+
+  std::uint64_t ticks = after.ticks - before.ticks;
+  double wall = std::chrono::duration<double>(wall1 - wall0).count();
+  auto expected = static_cast<std::int64_t>(std::llround(a.seconds * a.hz));
+  std::size_t off = 0;
+  std::int64_t lo = INT64_MAX, hi = 0;
+  for (auto& s : all) {
+    std::int64_t c = s->in_window;
+    lo = std::min(lo, c);
+    hi = std::max(hi, c);
+    if (c < expected - 1 || c > expected + 1) ++off;
+  }
+  fmt::print(
+      "{{\"services\": {}, \"hz\": {}, \"workers\": {}, \"seconds\": {}, \"executor\": \"{}\", "
+      "\"ticks\": {}, \"ticks_per_second\": {:.0f}, \"cpu_ns_per_tick\": {:.1f}, "
+      "\"lateness_p50_us\": {:.1f}, \"lateness_p99_us\": {:.1f}, \"lateness_max_us\": {:.1f}, "
+      "\"overruns\": {}, \"utilisation\": {:.4f}, \"ticks_in_window_min\": {}, \"ticks_in_window_max\": {}, "
+      "\"expected_per_service\": {}, \"services_off_count\": {}}}\n",
+      a.services, a.hz, a.workers, a.seconds, a.executor == scenert::executor_kind::tbb ? "tbb" : "threads",
+      ticks, static_cast<double>(ticks) / wall,
+      static_cast<double>(cpu1 - cpu0) / static_cast<double>(std::max<std::uint64_t>(ticks, 1)),
+      static_cast<double>(quantile(before.lateness, after.lateness, 0.5)) / 1e3,
+      static_cast<double>(quantile(before.lateness, after.lateness, 0.99)) / 1e3,
+      static_cast<double>(after.lateness.max.count()) / 1e3, after.overruns - before.overruns,
+      after.utilisation, lo, hi, expected, off);
+  if (a.check_count && off != 0) {
+    std::fprintf(stderr, "bench_pool: %zu services ticked outside %lld +- 1 times\n", off,
+                 static_cast<long long>(expected));
+    return 1;
+  }
+  return 0;
+}
+
+namespace {
+
+class sleeper final : public scenert::service {
+ public:
+  explicit sleeper(nanoseconds stall) : service("overrunner"), stall_(stall) {}
+  std::vector<std::int64_t> starts;
+
+ private:
+  void on_tick(const scenert::tick_context& c) override {
+    starts.push_back(ns(c.now));
+    if (c.index == 2) std::this_thread::sleep_for(stall_);
+  }
+  nanoseconds stall_;
+};
+
+// One service whose third tick runs 3.5 periods: the fourth tick starts late, once, right after
+// it; the rest keep the grid, with no burst of catch-up ticks.
+int run_overrun(const args& a) {
+  scenert::pool_options o;
+  o.workers = a.workers;
+  o.executor = a.executor;
+  scenert::processor_pool pool(o);
+  auto period = static_cast<std::int64_t>(1e9 / a.hz);
+  auto s = std::make_shared<sleeper>(nanoseconds(period * 7 / 2));
+  if (auto r = pool.add(s, a.hz); !r) usage(r.error().message);
+  (void)pool.start();
+  std::this_thread::sleep_for(nanoseconds(period * 10));
+  auto m = pool.metrics();
+  (void)pool.stop();
+  std::int64_t late = 0, min_gap_after = INT64_MAX;
+  for (std::size_t i = 1; i < s->starts.size(); ++i) {
+    auto gap = s->starts[i] - s->starts[i - 1];
+    if (gap > period * 3 / 2) ++late;
+    if (i >= 4) min_gap_after = std::min(min_gap_after, gap);
+  }
+  // A burst would show as gaps far below the period after the late tick.
+  bool burst = min_gap_after < period / 4;
+  fmt::print(
+      "{{\"mode\": \"overrun\", \"hz\": {}, \"ticks\": {}, \"late_ticks\": {}, \"overruns\": {}, "
+      "\"min_gap_after_late_ms\": {:.2f}, \"burst\": {}}}\n",
+      a.hz, s->starts.size(), late, m.overruns, static_cast<double>(min_gap_after) / 1e6, burst);
+  return late == 1 && m.overruns == 1 && !burst ? 0 : 1;
+}
+
+}  // namespace

@@ -1,0 +1,107 @@
+#pragma once
+/// processor_pool::impl: the state shared by the pool's API (processor_pool.cpp) and its
+/// scheduling (pool_schedule.cpp).
+
+#include <scenert/runtime/processor_pool.hpp>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "executor.hpp"
+#include "histogram.hpp"
+#include "pool_entry.hpp"
+
+namespace scenert {
+namespace detail {
+
+struct pool_access {
+  static std::atomic<pool_entry*>& entry(service& s) noexcept { return s.pool_entry_; }
+  static std::atomic<const void*>& owner(service& s) noexcept { return s.pool_owner_; }
+};
+
+/// What one worker records: written by that worker only, read by metrics() and the watchdog.
+struct alignas(64) worker_slot {
+  std::atomic<pool_entry*> current{nullptr};  // the entry ticking now
+  std::atomic<std::int64_t> started_ns{0};
+  std::atomic<std::uint64_t> tick_seq{0};
+  std::atomic<std::uint64_t> reported_seq{0};  // the last tick counted as a stall
+  std::atomic<std::uint64_t> ticks{0}, overruns{0}, exceptions{0};
+  std::atomic<std::int64_t> busy_ns{0};
+  fine_histogram tick_hist, late_hist;
+};
+
+}  // namespace detail
+
+namespace detail {
+extern thread_local const void* tls_ticking;  // the pool whose tick runs on this thread
+}  // namespace detail
+
+struct processor_pool::impl {
+  explicit impl(pool_options o);
+
+  // ---- any thread -----------------------------------------------------------------------
+  [[nodiscard]] std::int64_t now_ns() const noexcept { return clk->now().time_since_epoch().count(); }
+  void log(log_level level, const std::string& text) const;
+  void push_command(detail::pool_entry* e, bool remove);  // caller holds mu
+
+  // ---- scheduling thread (the dispatcher, or the caller of advance / stop) -----------------
+  void apply_commands();
+  void apply(detail::pool_entry* e, bool remove);
+  void on_returned(detail::pool_entry* e);
+  void begin_finalize(detail::pool_entry* e);
+  void finalize(detail::pool_entry* e) noexcept;
+  void shutdown_entries();  // stop: finalize every entry left, inline
+  void dispatcher_main();
+  void dispatch(detail::pool_entry* list, std::size_t n);
+  void reap_returns();
+  void watchdog(std::int64_t now);
+  void advance_manual(std::int64_t target);
+
+  // ---- workers ----------------------------------------------------------------------------
+  std::int64_t run_one(detail::pool_entry* e, std::int64_t t_start, detail::worker_slot& w) noexcept;
+  void run_batch(detail::pool_entry* head, unsigned worker) noexcept;
+  void schedule_next(detail::pool_entry* e, std::int64_t t_end) noexcept;
+  void count_stall(detail::pool_entry* e, std::int64_t running_ns) noexcept;
+
+  pool_options opt;
+  steady_clock_source steady;
+  const clock* clk;
+  std::vector<std::unique_ptr<detail::worker_slot>> slots;
+
+  struct command {
+    detail::pool_entry* e;
+    bool remove;
+  };
+  mutable std::mutex mu;  // commands, registry, lifecycle flags
+  std::condition_variable cv;
+  std::vector<command> commands;
+  std::vector<command> taken;  // scheduling thread's swap buffer
+  detail::pool_entry* registry = nullptr;
+  std::size_t registered = 0;
+  unsigned adding = 0;  // add() calls between registering and queueing their command
+  std::uint64_t next_seq = 0;
+  bool started = false, stop_requested = false, shut_down = false;
+
+  detail::timing_wheel wheel;
+  std::atomic<detail::pool_entry*> returns{nullptr};
+  std::atomic<std::int64_t> in_flight{0};  // submitted batches and finalizations not yet done
+  std::atomic<std::uint64_t> stalls{0};
+  std::atomic<std::int64_t> start_ns{0}, last_progress_ns{0};
+  std::vector<detail::pool_entry*> scratch;
+
+  std::mutex stall_mu;
+  std::vector<std::string> stalled_now;
+
+  std::mutex advance_mu;  // manual mode: one advance / stop at a time
+  std::mutex join_mu;
+  std::unique_ptr<detail::executor> exec;
+  std::thread dispatcher;
+};
+
+}  // namespace scenert

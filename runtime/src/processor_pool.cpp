@@ -1,0 +1,275 @@
+#include <scenert/runtime/processor_pool.hpp>
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdio>
+#include <utility>
+
+#include "pool_impl.hpp"
+
+namespace scenert {
+
+using detail::pool_access;
+using detail::pool_entry;
+
+namespace detail {
+thread_local const void* tls_ticking = nullptr;
+}  // namespace detail
+
+processor_pool::impl::impl(pool_options o)
+    : opt(std::move(o)),
+      clk(opt.manual != nullptr ? static_cast<const clock*>(opt.manual) : &steady),
+      wheel(now_ns()) {
+  unsigned n = opt.manual != nullptr ? 1 : std::max(1u, std::min(opt.workers, detail::max_workers));
+  for (unsigned i = 0; i < n; ++i) slots.push_back(std::make_unique<detail::worker_slot>());
+}
+
+void processor_pool::impl::log(log_level level, const std::string& text) const {
+  if (opt.log) {
+    opt.log(level, text);
+    return;
+  }
+  static constexpr const char* names[] = {"info", "warn", "error"};
+  std::fprintf(stderr, "scenert: %s: %s\n", names[static_cast<int>(level)], text.c_str());
+}
+
+void processor_pool::impl::push_command(pool_entry* e, bool remove) {
+  commands.push_back({e, remove});
+  cv.notify_all();
+}
+
+void processor_pool::impl::apply_commands() {
+  taken.clear();
+  {
+    std::lock_guard lock(mu);
+    taken.swap(commands);
+  }
+  for (auto c : taken) apply(c.e, c.remove);
+}
+
+void processor_pool::impl::apply(pool_entry* e, bool remove) {
+  using detail::entry_state;
+  if (!remove) {  // add: commands run in order, so a remove of this entry comes later
+    e->state = entry_state::in_wheel;
+    wheel.insert(e);
+    return;
+  }
+  e->remove_requested = true;
+  if (e->state == entry_state::in_wheel) {
+    wheel.unlink(e);
+    begin_finalize(e);
+  } else if (e->state == entry_state::parked) {
+    begin_finalize(e);
+  }  // running: finalized when it returns
+}
+
+void processor_pool::impl::on_returned(pool_entry* e) {
+  using detail::entry_state;
+  if (e->remove_requested) {
+    begin_finalize(e);
+  } else if (e->outcome == tick_outcome::quarantined) {
+    e->state = entry_state::parked;  // no more ticks; stays until removed or stopped
+  } else {
+    e->state = entry_state::in_wheel;
+    wheel.insert(e);
+  }
+}
+
+void processor_pool::impl::begin_finalize(pool_entry* e) {
+  e->state = detail::entry_state::finalizing;
+  if (!exec) {
+    finalize(e);
+    return;
+  }
+  in_flight.fetch_add(1, std::memory_order_relaxed);
+  exec->submit([this, e](unsigned) {
+    finalize(e);
+    in_flight.fetch_sub(1, std::memory_order_release);
+  });
+}
+
+void processor_pool::impl::finalize(pool_entry* e) noexcept {
+  std::string failure;
+  e->svc->deactivate(&failure);
+  if (!failure.empty()) log(log_level::error, failure);
+  unique_function<void()> done;
+  {
+    std::lock_guard lock(mu);
+    if (e->reg_prev != nullptr)
+      e->reg_prev->reg_next = e->reg_next;
+    else
+      registry = e->reg_next;
+    if (e->reg_next != nullptr) e->reg_next->reg_prev = e->reg_prev;
+    --registered;
+    pool_access::owner(*e->svc).store(nullptr, std::memory_order_relaxed);
+    pool_access::entry(*e->svc).store(nullptr, std::memory_order_release);
+    done = std::move(e->on_removed);
+  }
+  if (done) {
+    try {
+      done();
+    } catch (...) {
+      log(log_level::error, fmt::format("service '{}': removal callback threw", e->svc->name()));
+    }
+  }
+  delete e;
+}
+
+void processor_pool::impl::shutdown_entries() {
+  std::vector<pool_entry*> left;
+  for (;;) {
+    {
+      std::lock_guard lock(mu);
+      if (adding == 0) {  // no add() is still activating a service
+        taken.clear();
+        taken.swap(commands);
+        for (pool_entry* e = registry; e != nullptr; e = e->reg_next) left.push_back(e);
+        shut_down = true;
+        break;
+      }
+    }
+    std::this_thread::yield();
+  }
+  exec.reset();  // every batch has returned; no task is left
+  for (auto c : taken) {
+    if (c.remove) c.e->remove_requested = true;
+  }
+  for (auto* e : left) finalize(e);
+}
+
+// ---- the public face ------------------------------------------------------------------------
+
+processor_pool::processor_pool(pool_options options) : impl_(std::make_unique<impl>(std::move(options))) {}
+
+processor_pool::~processor_pool() { (void)stop(); }
+
+result<void, pool_errc> processor_pool::start() {
+  auto& p = *impl_;
+  std::lock_guard lock(p.mu);
+  if (p.stop_requested) return fail(pool_errc::stopped, "start(): the pool was stopped; it does not restart");
+  if (p.started) return fail(pool_errc::already_started, "start(): the pool is running already");
+  if (p.opt.manual == nullptr) {
+    if (p.opt.workers == 0 || p.opt.workers > detail::max_workers)
+      return fail(pool_errc::invalid_options,
+                  fmt::format("start(): workers must be 1..{}, got {}", detail::max_workers, p.opt.workers));
+    p.exec = p.opt.executor == executor_kind::tbb ? detail::make_tbb_executor(p.opt.workers)
+                                                  : detail::make_thread_executor(p.opt.workers);
+    p.dispatcher = std::thread([&p] { p.dispatcher_main(); });
+  }
+  p.started = true;
+  p.start_ns.store(p.now_ns(), std::memory_order_relaxed);
+  p.last_progress_ns.store(p.now_ns(), std::memory_order_relaxed);
+  return {};
+}
+
+result<void, pool_errc> processor_pool::stop() {
+  auto& p = *impl_;
+  {
+    std::lock_guard lock(p.mu);
+    p.stop_requested = true;
+    p.cv.notify_all();
+  }
+  if (detail::tls_ticking == &p) return {};  // completes when the current tick returns
+  {
+    std::lock_guard join(p.join_mu);
+    if (p.dispatcher.joinable()) p.dispatcher.join();
+  }
+  std::lock_guard lock(p.advance_mu);
+  bool done;
+  {
+    std::lock_guard l(p.mu);
+    done = p.shut_down;
+  }
+  if (!done) p.shutdown_entries();
+  return {};
+}
+
+result<void, pool_errc> processor_pool::add(std::shared_ptr<service> s, double hz) {
+  auto& p = *impl_;
+  if (!s) return fail(pool_errc::not_found, "add(): null service");
+  if (!(hz > 0.0 && hz <= 1000.0) || !std::isfinite(hz))
+    return fail(pool_errc::invalid_rate,
+                fmt::format("add('{}'): frame rate must be > 0 and <= 1000 Hz, got {}", s->name(), hz));
+  auto* e = new pool_entry;
+  {
+    std::lock_guard lock(p.mu);
+    if (p.stop_requested) {
+      delete e;
+      return fail(pool_errc::stopped, fmt::format("add('{}'): the pool was stopped", s->name()));
+    }
+    pool_entry* none = nullptr;
+    if (!pool_access::entry(*s).compare_exchange_strong(none, e, std::memory_order_acq_rel)) {
+      delete e;
+      return fail(pool_errc::already_added,
+                  fmt::format("add('{}'): the service is in a pool already", s->name()));
+    }
+    pool_access::owner(*s).store(&p, std::memory_order_relaxed);
+    e->svc = s;
+    e->hz = hz;
+    e->seq = p.next_seq++;
+    e->reg_next = p.registry;
+    if (p.registry != nullptr) p.registry->reg_prev = e;
+    p.registry = e;
+    ++p.registered;
+    ++p.adding;
+  }
+  try {
+    s->activate();
+  } catch (...) {
+    std::lock_guard lock(p.mu);
+    if (e->reg_prev != nullptr)
+      e->reg_prev->reg_next = e->reg_next;
+    else
+      p.registry = e->reg_next;
+    if (e->reg_next != nullptr) e->reg_next->reg_prev = e->reg_prev;
+    --p.registered;
+    --p.adding;
+    pool_access::owner(*s).store(nullptr, std::memory_order_relaxed);
+    pool_access::entry(*s).store(nullptr, std::memory_order_release);
+    delete e;
+    return fail(pool_errc::activation_failed,
+                fmt::format("add('{}'): on_init or on_active threw", s->name()));
+  }
+  std::lock_guard lock(p.mu);
+  e->base_ns = detail::timing_wheel::ceil_slot(p.now_ns()) * detail::slot_ns;
+  e->k = 1;
+  e->due_ns = e->due_of(1);
+  e->ready = true;
+  --p.adding;
+  p.push_command(e, false);
+  return {};
+}
+
+result<void, pool_errc> processor_pool::remove(service& s, unique_function<void()> on_removed) {
+  auto& p = *impl_;
+  std::lock_guard lock(p.mu);
+  // The owner is set and cleared under this pool's lock, so a match means the entry is ours.
+  if (pool_access::owner(s).load(std::memory_order_relaxed) != &p)
+    return fail(pool_errc::not_found, fmt::format("remove('{}'): the service is not in this pool", s.name()));
+  pool_entry* e = pool_access::entry(s).load(std::memory_order_acquire);
+  if (p.shut_down)
+    return fail(pool_errc::stopped, fmt::format("remove('{}'): the pool was stopped", s.name()));
+  if (!e->ready)
+    return fail(pool_errc::not_found, fmt::format("remove('{}'): its add() is still under way", s.name()));
+  if (e->removal_queued)
+    return fail(pool_errc::not_found,
+                fmt::format("remove('{}'): its removal is under way already", s.name()));
+  e->removal_queued = true;
+  e->on_removed = std::move(on_removed);
+  p.push_command(e, true);
+  return {};
+}
+
+void processor_pool::advance(std::chrono::nanoseconds dt) {
+  auto& p = *impl_;
+  SCENERT_ASSERT(p.opt.manual != nullptr, "advance() needs a pool built on a manual clock");
+  std::lock_guard lock(p.advance_mu);
+  p.advance_manual(p.now_ns() + dt.count());
+}
+
+time_point processor_pool::now() const noexcept { return impl_->clk->now(); }
+
+const pool_options& processor_pool::options() const noexcept { return impl_->opt; }
+
+}  // namespace scenert

@@ -1,0 +1,141 @@
+#include <scenert/scene/grid/grid.hpp>
+
+#include <string>
+#include <utility>
+
+namespace scenert::grid {
+namespace {
+
+std::string where(cell_point c) { return "(" + std::to_string(c.x) + ", " + std::to_string(c.y) + ")"; }
+
+}  // namespace
+
+const char* to_string(grid_errc code) noexcept {
+  switch (code) {
+    case grid_errc::ok:
+      return "ok";
+    case grid_errc::out_of_map:
+      return "out_of_map";
+    case grid_errc::unknown_entity:
+      return "unknown_entity";
+    case grid_errc::duplicate_entity:
+      return "duplicate_entity";
+    case grid_errc::id_too_large:
+      return "id_too_large";
+    case grid_errc::invalid_geometry:
+      return "invalid_geometry";
+    case grid_errc::map_too_large:
+      return "map_too_large";
+    case grid_errc::bad_batch:
+      return "bad_batch";
+    case grid_errc::cell_blocked:
+      return "cell_blocked";
+    case grid_errc::cell_full:
+      return "cell_full";
+    case grid_errc::not_occupied:
+      return "not_occupied";
+  }
+  return "unknown";
+}
+
+grid::grid(std::shared_ptr<const map_data> map, grid_options options)
+    : map_(std::move(map)), options_(options) {
+  SCENERT_ASSERT(map_ != nullptr, "grid: null map");
+  areas_x_ = map_->areas_x();
+  areas_y_ = map_->areas_y();
+  eye_x_ = map_->eyesight_x() < areas_x_ ? map_->eyesight_x() : areas_x_;
+  eye_y_ = map_->eyesight_y() < areas_y_ ? map_->eyesight_y() : areas_y_;
+  width_ = map_->width();
+  height_ = map_->height();
+  col_area_ = map_->area_x_table();
+  row_area_ = map_->area_y_table();
+  areas_.resize(map_->area_count());
+  slots_.reserve(options_.reserve);
+}
+
+// Appends to the item segment, then rotates the first entity of each later segment to that
+// segment's end, so the new entity lands at the end of its own segment (at most 3 writes).
+void grid::insert(std::uint32_t area_index, entity_id id, entity_type type) {
+  area_data& a = areas_[area_index];
+  auto hole = static_cast<std::uint32_t>(a.ids.size());
+  a.ids.push_back(id);
+  const auto t = static_cast<std::uint32_t>(type);
+  for (std::uint32_t q = entity_type_count - 1; q > t; --q) {
+    const std::uint32_t first = a.end[q - 1];
+    if (first != hole) {
+      a.ids[hole] = a.ids[first];
+      slots_[a.ids[hole]].index = hole;
+    }
+    hole = first;
+    ++a.end[q - 1];
+  }
+  a.ids[hole] = id;
+  slot& s = slots_[id];
+  s.area = area_index;
+  s.index = hole;
+}
+
+// Swap-removes within the entity's segment, then pulls the last entity of each later segment into
+// the hole left at that segment's start, and drops the final slot.
+void grid::erase(const slot& s) {
+  area_data& a = areas_[s.area];
+  std::uint32_t hole = s.index;
+  for (auto q = static_cast<std::uint32_t>(s.type); q < entity_type_count; ++q) {
+    const std::uint32_t last = seg_end(a, q) - 1;
+    if (last != hole) {
+      a.ids[hole] = a.ids[last];
+      slots_[a.ids[hole]].index = hole;
+    }
+    hole = last;
+    if (q + 1 < entity_type_count) --a.end[q];
+  }
+  a.ids.pop_back();
+}
+
+std::uint32_t grid::count_in_area(std::uint32_t area_index, entity_type type) const {
+  const area_data& a = areas_.at(area_index);
+  const auto t = static_cast<std::uint32_t>(type);
+  return seg_end(a, t) - seg_begin(a, t);
+}
+
+void grid::clear() noexcept {
+  SCENERT_ASSERT(!busy_ && !in_pass_, "grid: cleared from inside a visitor");
+  for (area_data& a : areas_) {
+    a.ids.clear();
+    a.end[0] = a.end[1] = 0;
+    a.cover = 0;
+  }
+  for (slot& s : slots_) s.area = no_area;
+  size_ = 0;
+}
+
+std::size_t grid::memory_bytes() const noexcept {
+  std::size_t bytes = slots_.capacity() * sizeof(slot) + areas_.capacity() * sizeof(area_data);
+  for (const area_data& a : areas_) bytes += a.ids.capacity() * sizeof(entity_id);
+  return bytes + pass_.capacity() * sizeof(pass_entry);
+}
+
+scenert::error<grid_errc> grid::entity_error(entity_id id, const char* op) const {
+  if (id >= options_.max_entities)
+    return {grid_errc::id_too_large, std::string(op) + ": entity " + std::to_string(id) +
+                                         " is at or above max_entities " +
+                                         std::to_string(options_.max_entities)};
+  return {grid_errc::unknown_entity,
+          std::string(op) + ": entity " + std::to_string(id) + " is not on the grid"};
+}
+
+scenert::error<grid_errc> grid::cell_error(entity_id id, cell_point at, const char* op) const {
+  std::string who = id == 0xFFFFFFFFu ? std::string() : " entity " + std::to_string(id) + " to";
+  return {grid_errc::out_of_map, std::string(op) + ":" + who + " cell " + where(at) + " is outside the " +
+                                     std::to_string(width_) + "x" + std::to_string(height_) + " map"};
+}
+
+scenert::error<grid_errc> grid::add_error(entity_id id, cell_point at) const {
+  if (id >= options_.max_entities) return entity_error(id, "add");
+  if (known(id))
+    return {grid_errc::duplicate_entity,
+            "add: entity " + std::to_string(id) + " is already on the grid at " + where(position_of(id))};
+  return cell_error(id, at, "add");
+}
+
+}  // namespace scenert::grid
