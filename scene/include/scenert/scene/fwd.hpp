@@ -1,0 +1,47 @@
+#pragma once
+/// Forward declarations and the small value types of the scene library.
+
+#include <cstdint>
+
+#include <scenert/config/scene_table.hpp>
+
+namespace scenert {
+
+/// A player, as the gateway names it.
+using player_id = std::uint64_t;
+
+/// A line of a scene definition: which definition, which line (1-based) and which opening of it.
+/// A handle whose generation is not the line's current one is stale: the line closed since.
+struct line_handle {
+  scene_id scene = 0;            ///< the scene definition
+  std::uint32_t line = 0;        ///< 1 .. max_lines
+  std::uint32_t generation = 0;  ///< bumped each time the line opens
+  friend constexpr bool operator==(line_handle, line_handle) = default;
+};
+
+/// Expected failures of the world and its lines.
+enum class world_errc {
+  ok = 0,
+  line_full,           ///< every line is full and max_lines are open (or the named line is full)
+  unknown_scene,       ///< no scene definition with that id (or a space, which has no lines)
+  unknown_line,        ///< no such line id for that scene
+  stale_line,          ///< the named line closed (and maybe reopened) since the handle was made
+  already_in_scene,    ///< enter for a player that is already placed
+  not_in_scene,        ///< leave / transfer for a player that is nowhere
+  switching,           ///< the player is moving between two lines; retry when it lands
+  same_line,           ///< a transfer to the line the player is on
+  line_quarantined,    ///< the line's scene failed too often and takes no players
+  teammate_not_found,  ///< join-team: the team-mate is not on a line
+  shutting_down,       ///< the world stopped taking requests
+};
+
+/// Name of an error code, for logs and messages.
+const char* to_string(world_errc code) noexcept;
+
+class scene;
+class scene_group;
+class scene_module;
+class line_directory;
+class world;
+
+}  // namespace scenert

@@ -1,0 +1,169 @@
+#pragma once
+/// scene: one line of a scene definition — a service with its players, its grid on the map's
+/// shared static data, its monsters, its treasure chest and its modules.
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <unordered_map>
+#include <vector>
+
+#include <scenert/config/scene_table.hpp>
+#include <scenert/runtime/service.hpp>
+#include <scenert/scene/fwd.hpp>
+#include <scenert/scene/grid/grid.hpp>
+#include <scenert/scene/grid/map_data.hpp>
+
+namespace scenert {
+
+/// What a scene tells whoever hosts it (the world). Calls come from the scene's thread.
+/// Thread-safety: implementations must accept calls from any thread.
+class scene_host {
+ public:
+  virtual ~scene_host() = default;
+  /// The scene's last player left (never sent by guild scenes and spaces).
+  virtual void scene_empty(line_handle line) = 0;
+  /// A leave that asked for an acknowledgement is done: the player's state left the scene.
+  virtual void player_left(line_handle line, player_id player) = 0;
+  /// The scene failed too many ticks in a row: it takes no players and its players must move.
+  virtual void scene_quarantined(line_handle line) = 0;
+};
+
+/// A piece of scene behaviour (e.g. a town's phases). Hooks run on the scene's thread, in the
+/// scene's own lifecycle order; modules are added before the scene's first activation.
+class scene_module {
+ public:
+  virtual ~scene_module() = default;
+  /// Once per line object, after the scene's own on_init.
+  virtual void on_init(scene&) {}
+  /// Each time the line opens, after the scene spawned its content.
+  virtual void on_active(scene&) {}
+  /// Each time the line closes, before the scene clears its content.
+  virtual void on_inactive(scene&) {}
+  /// Each tick, after the scene's own work.
+  virtual void on_tick(scene&, const tick_context&) {}
+  /// A player entered (its grid entity exists).
+  virtual void on_player_enter(scene&, player_id) {}
+  /// A player is leaving (its grid entity still exists).
+  virtual void on_player_leave(scene&, player_id) {}
+};
+
+/// The treasure chest of seed 004: closed when placed, opened for good by a player.
+struct treasure_chest {
+  bool present = false;
+  bool opened = false;
+  grid::entity_id entity = 0;
+  grid::cell_point at{};
+};
+
+/// One line of a scene definition.
+/// Thread-safety: post_* from any thread; everything else from the thread that drives the scene
+/// (its tick), or from the world's thread while the scene is not active (assign_line).
+class scene : public service {
+ public:
+  /// `def` and `host` must outlive the scene; `map` is the map's shared static data.
+  scene(const scene_def& def, std::shared_ptr<const grid::map_data> map, scene_host* host);
+  ~scene() override;
+
+  [[nodiscard]] const scene_def& def() const noexcept { return def_; }  ///< the definition
+  [[nodiscard]] line_handle line() const noexcept { return line_; }     ///< the line it runs as
+  /// Gives the object the line it opens as next; only while it is not active.
+  void assign_line(line_handle line);
+  /// Adds a module; only before the first activation.
+  void add_module(std::unique_ptr<scene_module> module);
+  /// The modules, in the order they were added.
+  [[nodiscard]] const std::vector<std::unique_ptr<scene_module>>& modules() const noexcept {
+    return modules_;
+  }
+
+  // ---- roster, from the world: applied at the start of the scene's next tick ----------
+  /// A player arrives (it appears at the map's entry point).
+  void post_enter(player_id player);
+  /// A player goes; with `ack`, the host hears player_left once its state is gone.
+  void post_leave(player_id player, bool ack);
+  /// A player walks to a cell (ignored when the player or the cell is not valid).
+  void post_move(player_id player, grid::cell_point to);
+
+  // ---- state, on the scene's thread ------------------------------------------------------
+  [[nodiscard]] std::size_t player_count() const noexcept { return players_.size(); }
+  [[nodiscard]] bool has_player(player_id player) const { return players_.count(player) != 0; }
+  /// The grid entity of a player in the scene.
+  [[nodiscard]] std::optional<grid::entity_id> entity_of(player_id player) const;
+  [[nodiscard]] grid::grid& grid() noexcept { return *grid_; }
+  [[nodiscard]] const grid::grid& grid() const noexcept { return *grid_; }
+  [[nodiscard]] const std::shared_ptr<const grid::map_data>& map() const noexcept { return map_; }
+  [[nodiscard]] const std::vector<grid::entity_id>& monsters() const noexcept { return monsters_; }
+  [[nodiscard]] const treasure_chest& chest() const noexcept { return chest_; }
+  /// A player opens the chest: true the first time, false when it is absent or open already.
+  bool open_chest();
+  /// Ticks whose AI ran at least one NPC, and NPC AI steps run (for tests and load figures).
+  [[nodiscard]] std::uint64_t ai_steps() const noexcept { return ai_steps_; }
+  /// Times the line opened (on_active runs).
+  [[nodiscard]] std::uint64_t activations() const noexcept { return activations_; }
+  /// Times the line closed (on_inactive runs).
+  [[nodiscard]] std::uint64_t deactivations() const noexcept { return deactivations_; }
+  /// Times on_init ran (1 once the object was activated).
+  [[nodiscard]] std::uint64_t inits() const noexcept { return inits_; }
+  /// Member ticks that ran over their budget in a scene group (counted by the group).
+  [[nodiscard]] std::uint64_t overruns() const noexcept { return overruns_.load(std::memory_order_relaxed); }
+  /// The line failed: a module threw while it opened, or its ticks were quarantined.
+  [[nodiscard]] bool broken() const noexcept { return broken_ || quarantined(); }
+  /// Counts an overrun (the scene group calls this).
+  void count_overrun() noexcept { overruns_.fetch_add(1, std::memory_order_relaxed); }
+
+ protected:
+  void on_init() override;
+  void on_active() override;
+  void on_inactive() override;
+  void on_tick(const tick_context& ctx) override;
+  void on_quarantine() override;
+
+ private:
+  struct roster_event {
+    enum class kind : std::uint8_t { enter, leave, leave_ack, move } what;
+    player_id player;
+    grid::cell_point to;
+  };
+
+  template <class F>
+  void guarded(F&& hooks);
+  void post(roster_event e);
+  void apply_roster();
+  void add_player(player_id player);
+  void remove_player(player_id player, bool ack);
+  void move_player(player_id player, grid::cell_point to);
+  void run_ai(std::uint32_t batch);
+  void step_npc(grid::entity_id npc);
+  grid::entity_id new_entity();
+  std::optional<grid::cell_point> free_cell_near(grid::cell_point at) const;
+  grid::cell_point random_cell();
+
+  const scene_def& def_;
+  std::shared_ptr<const grid::map_data> map_;
+  scene_host* host_;
+  line_handle line_{};
+  std::unique_ptr<grid::grid> grid_;
+  std::vector<std::unique_ptr<scene_module>> modules_;
+
+  std::mutex inbox_mutex_;
+  std::vector<roster_event> inbox_;
+  std::vector<roster_event> draining_;
+
+  std::unordered_map<player_id, grid::entity_id> players_;
+  std::vector<grid::entity_id> monsters_;
+  std::vector<grid::entity_id> free_ids_;
+  grid::entity_id next_id_ = 0;
+  treasure_chest chest_;
+  grid::cell_point entry_{};
+  std::minstd_rand rng_;
+
+  std::uint64_t ai_steps_ = 0, activations_ = 0, deactivations_ = 0, inits_ = 0;
+  std::atomic<std::uint64_t> overruns_{0};
+  bool broken_ = false;
+};
+
+/// Static map data for a map definition (blocks become block cells).
+[[nodiscard]] std::shared_ptr<const grid::map_data> make_map_data(const map_def& map);
+
+}  // namespace scenert

@@ -1,0 +1,159 @@
+#pragma once
+/// world: owns every scene definition's lines; places players on them. Requests come from any
+/// thread, are applied on the world's own thread in large batches, and are answered through a
+/// callback or a future with a result value.
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <future>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <scenert/config/scene_table.hpp>
+#include <scenert/runtime/processor_pool.hpp>
+#include <scenert/runtime/result.hpp>
+#include <scenert/runtime/service.hpp>
+#include <scenert/runtime/unique_function.hpp>
+#include <scenert/scene/fwd.hpp>
+#include <scenert/scene/grid/types.hpp>
+#include <scenert/scene/line_directory.hpp>
+
+namespace scenert {
+
+/// Where a request put the player.
+struct placement {
+  line_handle line{};
+};
+
+/// The answer to a request: Ok{line} or an error with a message naming the player and the line.
+using world_result = result<placement, world_errc>;
+/// Called once with the answer, on the world's thread: keep it short, post elsewhere for work.
+using world_reply = unique_function<void(world_result)>;
+
+/// One request to the world. Build it with the named constructors.
+struct world_request {
+  enum class kind : std::uint8_t { enter, enter_line, leave, transfer, transfer_line, join_team, move };
+  kind what = kind::enter;
+  player_id player = 0;
+  scene_id scene = 0;     ///< enter, transfer
+  line_handle line{};     ///< enter_line, transfer_line
+  player_id mate = 0;     ///< join_team
+  grid::cell_point to{};  ///< move
+
+  /// Enter a scene on a line chosen by its policy (soft capacity).
+  static world_request enter(player_id p, scene_id s) { return {kind::enter, p, s, {}, 0, {}}; }
+  /// Enter a given line (soft capacity).
+  static world_request enter_line(player_id p, line_handle l) { return {kind::enter_line, p, 0, l, 0, {}}; }
+  /// Leave the world.
+  static world_request leave(player_id p) { return {kind::leave, p, 0, {}, 0, {}}; }
+  /// Move to another scene (soft capacity), switching on the way.
+  static world_request transfer(player_id p, scene_id s) { return {kind::transfer, p, s, {}, 0, {}}; }
+  /// Move to a given line (another line of the same scene, or of another scene).
+  static world_request transfer_line(player_id p, line_handle l) {
+    return {kind::transfer_line, p, 0, l, 0, {}};
+  }
+  /// Go to a team-mate's line, up to its hard capacity (enters when the player is nowhere).
+  static world_request join_team(player_id p, player_id mate) {
+    return {kind::join_team, p, 0, {}, mate, {}};
+  }
+  /// Walk to a cell of the player's scene (an AOI move).
+  static world_request move(player_id p, grid::cell_point to) { return {kind::move, p, 0, {}, 0, to}; }
+};
+
+/// One live line at the last snapshot.
+struct line_snapshot {
+  std::uint32_t line = 0;
+  std::uint32_t generation = 0;
+  line_state state = line_state::open;
+  std::uint32_t players = 0;
+};
+
+/// One scene definition at the last snapshot.
+struct scene_snapshot {
+  const scene_def* def = nullptr;
+  std::vector<line_snapshot> lines;  ///< live lines (open, quarantined, closing), by line id
+  std::uint32_t open_lines = 0;
+  std::uint32_t players = 0;
+  std::uint64_t lines_opened = 0, lines_closed = 0;
+  std::uint64_t line_full = 0;            ///< line_full answers
+  std::uint64_t quarantined = 0;          ///< lines quarantined
+  std::uint64_t evicted = 0;              ///< players moved out of a failed line that found no other line
+  std::uint64_t overruns = 0;             ///< member ticks over budget (grouped scenes)
+  std::vector<std::string> overrunning;   ///< names of lines with overruns ("name#id line 3: 5")
+  std::uint32_t max_players_on_line = 0;  ///< highest player count seen on one line
+};
+
+/// The whole world at one instant of its thread.
+struct world_snapshot {
+  time_point at{};
+  std::vector<scene_snapshot> scenes;  ///< one per non-space scene definition, table order
+  std::size_t players = 0;             ///< players placed or switching
+  std::size_t group_services = 0;      ///< scene groups in the pool
+  std::uint64_t requests = 0;          ///< requests answered
+  std::uint64_t errors = 0;            ///< requests answered with an error
+  bool shutting_down = false;
+  bool shut_down = false;  ///< every line closed after shutdown()
+};
+
+struct world_options {
+  double hz = 100;                       ///< the world's own tick rate
+  std::size_t request_batch = 1u << 20;  ///< requests applied per world tick at most
+  std::uint32_t line_pool = 64;          ///< closed line objects kept per scene for reuse
+  nanoseconds snapshot_period = std::chrono::milliseconds(100);  ///< how often snapshot() is refreshed
+  /// Called once per new line object, before its on_init: add modules (e.g. a town's phases).
+  std::function<void(scene&)> on_new_line;
+  /// A player whose failed line could not be replaced by another line (sent to the gateway).
+  std::function<void(player_id, line_handle from, std::string_view reason)> on_evicted;
+  /// Null: the in-process directory.
+  std::shared_ptr<line_directory> directory;
+};
+
+/// Thread-safety: submit, the request helpers, shutdown, snapshot and query from any thread.
+/// Lifetime: keep the world alive until its pool stopped (scenes and callbacks point back to it).
+class world final : public service {
+ public:
+  /// A world over `table` (which must outlive it) hosting its lines on `pool`.
+  static std::shared_ptr<world> create(const scene_table& table, processor_pool& pool,
+                                       world_options options = {});
+  ~world() override;
+
+  /// Adds the world to its pool; min_lines of every scene open on its first activation.
+  void start();
+
+  /// Queues a request; `reply` (may be empty) is called once with the answer.
+  void submit(const world_request& request, world_reply reply);
+  /// Queues a request; the future gets the answer.
+  [[nodiscard]] std::future<world_result> submit(const world_request& request);
+
+  /// Stops taking requests, takes every player off (their pending requests answer shutting_down),
+  /// closes every line (each on_inactive once) and the groups, then calls `done` (world thread).
+  void shutdown(unique_function<void()> done);
+  /// shutdown() with a future.
+  [[nodiscard]] std::future<void> shutdown();
+
+  /// The last published snapshot (refreshed every snapshot_period and on shutdown). Never null.
+  [[nodiscard]] std::shared_ptr<const world_snapshot> snapshot() const;
+  /// Runs `fn` on the world's thread between two batches, with its directory (consistent view).
+  void query(unique_function<void(const line_directory&)> fn);
+  /// Where a player is, read on the world's thread.
+  [[nodiscard]] std::future<location> locate(player_id player);
+
+  /// The scene object running a live line (world thread only; for queries and tests).
+  [[nodiscard]] std::shared_ptr<scene> line_object(line_handle line) const;
+
+  struct impl;
+
+ protected:
+  void on_active() override;
+  void on_tick(const tick_context& ctx) override;
+
+ private:
+  world(const scene_table& table, processor_pool& pool, world_options options);
+  std::unique_ptr<impl> impl_;
+  std::weak_ptr<world> self_;
+};
+
+}  // namespace scenert

@@ -1,0 +1,335 @@
+#include <scenert/scene/line_directory.hpp>
+
+#include <algorithm>
+#include <bit>
+#include <functional>
+#include <queue>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+namespace scenert {
+namespace {
+
+constexpr std::uint32_t no_pos = 0xFFFFFFFFu;
+
+struct line_rec {
+  std::uint32_t generation = 0;
+  line_state state = line_state::free;
+  std::uint32_t bucket_pos = no_pos;  // position in buckets[players.size()] while open
+  std::vector<player_id> players;
+};
+
+struct player_rec {
+  location loc;
+  std::uint32_t pos_line = 0;    // index in the source line's players
+  std::uint32_t pos_target = 0;  // index in the target line's players (switching)
+};
+
+// The lines of one scene definition. Open lines sit in buckets by player count, with a bitmap of
+// the non-empty buckets, so both policies pick a line in O(1) for any number of lines.
+struct scene_lines {
+  const scene_def* def = nullptr;
+  std::vector<line_rec> lines;  // index = line id - 1; grows to the peak of live lines only
+  std::priority_queue<std::uint32_t, std::vector<std::uint32_t>, std::greater<>> free_ids;
+  std::vector<std::vector<std::uint32_t>> buckets;  // line indexes by player count
+  std::vector<std::uint64_t> bits;                  // bit b set: buckets[b] is not empty
+  line_counts counts;
+
+  void bucket_insert(std::uint32_t index) {
+    auto& rec = lines[index];
+    auto b = static_cast<std::uint32_t>(rec.players.size());
+    rec.bucket_pos = static_cast<std::uint32_t>(buckets[b].size());
+    buckets[b].push_back(index);
+    bits[b / 64] |= std::uint64_t{1} << (b % 64);
+  }
+  void bucket_erase(std::uint32_t index) {
+    auto& rec = lines[index];
+    auto b = static_cast<std::uint32_t>(rec.players.size());
+    auto& bucket = buckets[b];
+    std::uint32_t moved = bucket.back();
+    bucket[rec.bucket_pos] = moved;
+    lines[moved].bucket_pos = rec.bucket_pos;
+    bucket.pop_back();
+    rec.bucket_pos = no_pos;
+    if (bucket.empty()) bits[b / 64] &= ~(std::uint64_t{1} << (b % 64));
+  }
+  // Lowest (or highest) non-empty bucket below `below`.
+  std::optional<std::uint32_t> find_bucket(std::uint32_t below, bool highest) const {
+    below = std::min<std::uint32_t>(below, static_cast<std::uint32_t>(buckets.size()));
+    if (below == 0) return std::nullopt;
+    std::uint32_t words = (below + 63) / 64;
+    auto masked = [&](std::uint32_t w) {
+      std::uint64_t v = bits[w];
+      std::uint32_t last = below - w * 64;  // bits [0, last) of word w are in range
+      if (last < 64) v &= (std::uint64_t{1} << last) - 1;
+      return v;
+    };
+    if (highest) {
+      for (std::uint32_t w = words; w-- > 0;)
+        if (auto v = masked(w)) return w * 64 + 63 - static_cast<std::uint32_t>(std::countl_zero(v));
+    } else {
+      for (std::uint32_t w = 0; w < words; ++w)
+        if (auto v = masked(w)) return w * 64 + static_cast<std::uint32_t>(std::countr_zero(v));
+    }
+    return std::nullopt;
+  }
+};
+
+class local_line_directory final : public line_directory {
+ public:
+  explicit local_line_directory(const scene_table& table) {
+    for (const auto& def : table.scenes) {
+      if (def.kind == scene_kind::space) continue;  // phases live inside their town's lines
+      auto& s = scenes_[def.id];
+      s.def = &def;
+      std::uint32_t hard = std::max(def.hard_capacity, def.capacity);
+      s.buckets.resize(hard + 1);
+      s.bits.resize((hard + 1 + 63) / 64);
+    }
+  }
+
+  std::optional<line_handle> open_line(scene_id scene) override {
+    auto& s = get(scene);
+    if (s.counts.live >= s.def->max_lines) return std::nullopt;
+    std::uint32_t index;
+    if (!s.free_ids.empty()) {
+      index = s.free_ids.top();
+      s.free_ids.pop();
+    } else {
+      index = static_cast<std::uint32_t>(s.lines.size());
+      s.lines.emplace_back();
+    }
+    auto& rec = s.lines[index];
+    SCENERT_ASSERT(rec.state == line_state::free && rec.players.empty(), "open_line: line not free");
+    ++rec.generation;
+    rec.state = line_state::open;
+    s.bucket_insert(index);
+    ++s.counts.live, ++s.counts.open, ++s.counts.opened;
+    return line_handle{scene, index + 1, rec.generation};
+  }
+
+  void quarantine_line(line_handle line) override {
+    auto& s = get(line.scene);
+    auto& rec = live_rec(s, line);
+    if (rec.state != line_state::open) return;
+    s.bucket_erase(line.line - 1);
+    rec.state = line_state::quarantined;
+    --s.counts.open;
+  }
+
+  void close_line(line_handle line) override {
+    auto& s = get(line.scene);
+    auto& rec = live_rec(s, line);
+    SCENERT_ASSERT(rec.players.empty(), "close_line: the line still holds players");
+    if (rec.state == line_state::open) s.bucket_erase(line.line - 1), --s.counts.open;
+    rec.state = line_state::closing;
+    ++rec.generation;  // every handle to this opening is stale from now on
+  }
+
+  void free_line(scene_id scene, std::uint32_t line) override {
+    auto& s = get(scene);
+    SCENERT_ASSERT(line >= 1 && line <= s.lines.size(), "free_line: no such line");
+    auto& rec = s.lines[line - 1];
+    SCENERT_ASSERT(rec.state == line_state::closing, "free_line: line is not closing");
+    rec.state = line_state::free;
+    s.free_ids.push(line - 1);
+    --s.counts.live, ++s.counts.closed;
+  }
+
+  result<line_info, world_errc> check(line_handle line) const override {
+    auto it = scenes_.find(line.scene);
+    if (it == scenes_.end())
+      return fail(world_errc::unknown_scene,
+                  fmt::format("scene {} is not defined (or is a space)", line.scene));
+    const auto& s = it->second;
+    if (line.line == 0 || line.line > s.def->max_lines)
+      return fail(world_errc::unknown_line, fmt::format("scene {} has no line {} (lines 1..{})", line.scene,
+                                                        line.line, s.def->max_lines));
+    if (line.line > s.lines.size() || s.lines[line.line - 1].generation == 0)
+      return fail(world_errc::unknown_line,
+                  fmt::format("line {} of scene {} was never opened", line.line, line.scene));
+    const auto& rec = s.lines[line.line - 1];
+    if (rec.generation != line.generation || rec.state == line_state::free ||
+        rec.state == line_state::closing)
+      return fail(world_errc::stale_line,
+                  fmt::format("line {} of scene {} generation {} closed since (now generation {}, {})",
+                              line.line, line.scene, line.generation, rec.generation, state_name(rec.state)));
+    return line_info{line, rec.state, static_cast<std::uint32_t>(rec.players.size())};
+  }
+
+  std::optional<line_handle> pick(scene_id scene, std::uint32_t below) const override {
+    const auto& s = get(scene);
+    auto b = s.find_bucket(below, s.def->policy == allocation_policy::fill_first);
+    if (!b) return std::nullopt;
+    std::uint32_t index = s.buckets[*b].back();
+    return line_handle{scene, index + 1, s.lines[index].generation};
+  }
+
+  line_counts counts(scene_id scene) const override {
+    auto it = scenes_.find(scene);
+    return it == scenes_.end() ? line_counts{} : it->second.counts;
+  }
+
+  void for_each_line(scene_id scene, const std::function<void(const line_info&)>& fn) const override {
+    auto it = scenes_.find(scene);
+    if (it == scenes_.end()) return;
+    const auto& lines = it->second.lines;
+    for (std::uint32_t i = 0; i < lines.size(); ++i)
+      if (lines[i].state != line_state::free)
+        fn(line_info{{scene, i + 1, lines[i].generation},
+                     lines[i].state,
+                     static_cast<std::uint32_t>(lines[i].players.size())});
+  }
+
+  location locate(player_id player) const override {
+    auto it = players_.find(player);
+    return it == players_.end() ? location{} : it->second.loc;
+  }
+
+  void place(player_id player, line_handle line) override {
+    auto [it, fresh] = players_.try_emplace(player);
+    SCENERT_ASSERT(fresh, "place: the player is placed already");
+    it->second.loc = {location::state::in_line, line, {}};
+    it->second.pos_line = attach(line, player);
+  }
+
+  void begin_switch(player_id player, line_handle target) override {
+    auto& p = known(player);
+    SCENERT_ASSERT(p.loc.where == location::state::in_line, "begin_switch: player not on a line");
+    p.loc.where = location::state::switching;
+    p.loc.target = target;
+    p.pos_target = attach(target, player);
+  }
+
+  void finish_switch(player_id player) override {
+    auto& p = known(player);
+    SCENERT_ASSERT(p.loc.where == location::state::switching, "finish_switch: player not switching");
+    detach(p.loc.line, p.pos_line);
+    p.loc = {location::state::in_line, p.loc.target, {}};
+    p.pos_line = p.pos_target;
+  }
+
+  void cancel_switch(player_id player) override {
+    auto& p = known(player);
+    SCENERT_ASSERT(p.loc.where == location::state::switching, "cancel_switch: player not switching");
+    detach(p.loc.target, p.pos_target);
+    p.loc = {location::state::in_line, p.loc.line, {}};
+  }
+
+  void remove(player_id player) override {
+    auto it = players_.find(player);
+    SCENERT_ASSERT(it != players_.end() && it->second.loc.where == location::state::in_line,
+                   "remove: player not on a line");
+    detach(it->second.loc.line, it->second.pos_line);
+    players_.erase(it);
+  }
+
+  std::vector<player_id> players(line_handle line) const override {
+    const auto& s = get(line.scene);
+    if (line.line == 0 || line.line > s.lines.size()) return {};
+    return s.lines[line.line - 1].players;
+  }
+
+  std::size_t player_count() const override { return players_.size(); }
+
+ private:
+  static const char* state_name(line_state st) {
+    switch (st) {
+      case line_state::free:
+        return "free";
+      case line_state::open:
+        return "open";
+      case line_state::quarantined:
+        return "quarantined";
+      case line_state::closing:
+        return "closing";
+    }
+    return "?";
+  }
+  scene_lines& get(scene_id scene) {
+    auto it = scenes_.find(scene);
+    SCENERT_ASSERT(it != scenes_.end(), "line_directory: unknown scene");
+    return it->second;
+  }
+  const scene_lines& get(scene_id scene) const { return const_cast<local_line_directory*>(this)->get(scene); }
+  line_rec& live_rec(scene_lines& s, line_handle line) {
+    SCENERT_ASSERT(line.line >= 1 && line.line <= s.lines.size(), "line_directory: no such line");
+    auto& rec = s.lines[line.line - 1];
+    SCENERT_ASSERT(rec.generation == line.generation && rec.state != line_state::free,
+                   "line_directory: stale line");
+    return rec;
+  }
+  player_rec& known(player_id player) {
+    auto it = players_.find(player);
+    SCENERT_ASSERT(it != players_.end(), "line_directory: unknown player");
+    return it->second;
+  }
+  // Appends a player to a line (moving the line to its next bucket); returns its position.
+  std::uint32_t attach(line_handle line, player_id player) {
+    auto& s = get(line.scene);
+    auto& rec = live_rec(s, line);
+    bool open = rec.state == line_state::open;
+    if (open) s.bucket_erase(line.line - 1);
+    rec.players.push_back(player);
+    SCENERT_ASSERT(rec.players.size() < s.buckets.size(), "attach: line above its hard capacity");
+    if (open) s.bucket_insert(line.line - 1);
+    return static_cast<std::uint32_t>(rec.players.size() - 1);
+  }
+  void detach(line_handle line, std::uint32_t pos) {
+    auto& s = get(line.scene);
+    auto& rec = live_rec(s, line);
+    bool open = rec.state == line_state::open;
+    if (open) s.bucket_erase(line.line - 1);
+    player_id moved = rec.players.back();
+    rec.players[pos] = moved;
+    rec.players.pop_back();
+    if (pos < rec.players.size()) {
+      auto& m = players_.at(moved).loc;
+      auto& mp = players_.at(moved);
+      (m.line == line ? mp.pos_line : mp.pos_target) = pos;
+    }
+    if (open) s.bucket_insert(line.line - 1);
+  }
+
+  std::unordered_map<scene_id, scene_lines> scenes_;
+  std::unordered_map<player_id, player_rec> players_;
+};
+
+}  // namespace
+
+std::unique_ptr<line_directory> make_local_line_directory(const scene_table& table) {
+  return std::make_unique<local_line_directory>(table);
+}
+
+const char* to_string(world_errc code) noexcept {
+  switch (code) {
+    case world_errc::ok:
+      return "ok";
+    case world_errc::line_full:
+      return "line_full";
+    case world_errc::unknown_scene:
+      return "unknown_scene";
+    case world_errc::unknown_line:
+      return "unknown_line";
+    case world_errc::stale_line:
+      return "stale_line";
+    case world_errc::already_in_scene:
+      return "already_in_scene";
+    case world_errc::not_in_scene:
+      return "not_in_scene";
+    case world_errc::switching:
+      return "switching";
+    case world_errc::same_line:
+      return "same_line";
+    case world_errc::line_quarantined:
+      return "line_quarantined";
+    case world_errc::teammate_not_found:
+      return "teammate_not_found";
+    case world_errc::shutting_down:
+      return "shutting_down";
+  }
+  return "?";
+}
+
+}  // namespace scenert

@@ -1,0 +1,261 @@
+#include <scenert/scene/scene.hpp>
+
+#include <algorithm>
+#include <limits>
+
+#include <fmt/format.h>
+
+namespace scenert {
+
+scene::scene(const scene_def& def, std::shared_ptr<const grid::map_data> map, scene_host* host)
+    : service(fmt::format("{}#{}", def.name, def.id)), def_(def), map_(std::move(map)), host_(host) {
+  SCENERT_ASSERT(map_ != nullptr, "scene: map data is null");
+}
+
+scene::~scene() = default;
+
+void scene::assign_line(line_handle line) {
+  SCENERT_ASSERT(!active(), "assign_line: the scene is active");
+  line_ = line;
+}
+
+void scene::add_module(std::unique_ptr<scene_module> module) {
+  SCENERT_ASSERT(!initialized(), "add_module: the scene was activated already");
+  modules_.push_back(std::move(module));
+}
+
+void scene::post_enter(player_id player) { post({roster_event::kind::enter, player, {}}); }
+void scene::post_leave(player_id player, bool ack) {
+  post({ack ? roster_event::kind::leave_ack : roster_event::kind::leave, player, {}});
+}
+void scene::post_move(player_id player, grid::cell_point to) { post({roster_event::kind::move, player, to}); }
+
+void scene::post(roster_event e) {
+  std::lock_guard lock(inbox_mutex_);
+  inbox_.push_back(e);
+}
+
+std::optional<grid::entity_id> scene::entity_of(player_id player) const {
+  auto it = players_.find(player);
+  if (it == players_.end()) return std::nullopt;
+  return it->second;
+}
+
+bool scene::open_chest() {
+  if (!chest_.present || chest_.opened) return false;
+  chest_.opened = true;
+  return true;
+}
+
+// ---- lifecycle -------------------------------------------------------------------------
+
+void scene::on_init() {
+  ++inits_;
+  grid_ = std::make_unique<grid::grid>(map_);
+  auto centre = grid::cell_point{map_->width() / 2, map_->height() / 2};
+  entry_ = free_cell_near(centre).value_or(centre);
+  guarded([&] {
+    for (auto& m : modules_) m->on_init(*this);
+  });
+}
+
+void scene::on_active() {
+  ++activations_;
+  // Seeded by the line, not by history: a reopened line spawns exactly what a fresh one would.
+  rng_.seed(static_cast<std::uint_fast32_t>(def_.id * 7919u + line_.line * 104729u + 1u));
+  for (std::uint32_t i = 0; i < def_.monsters; ++i) {
+    auto at = free_cell_near(random_cell());
+    if (!at) break;
+    auto id = new_entity();
+    if (grid_->add(id, grid::entity_type::npc, *at, grid::ignore_view{})) monsters_.push_back(id);
+  }
+  chest_ = {};
+  if (auto at = free_cell_near(grid::cell_point{map_->width() / 4, map_->height() / 4})) {
+    auto id = new_entity();
+    if (grid_->add(id, grid::entity_type::item, *at, grid::ignore_view{})) chest_ = {true, false, id, *at};
+  }
+  guarded([&] {
+    for (auto& m : modules_) m->on_active(*this);
+  });
+}
+
+void scene::on_inactive() {
+  ++deactivations_;
+  for (auto& m : modules_) m->on_inactive(*this);
+  {
+    // The line is closing: the world sends it nothing more, and what is left nets to nobody.
+    std::lock_guard lock(inbox_mutex_);
+    inbox_.clear();
+  }
+  draining_.clear();
+  players_.clear();
+  monsters_.clear();
+  free_ids_.clear();
+  next_id_ = 0;
+  chest_ = {};
+  grid_->clear();
+  broken_ = false;
+}
+
+// A module that throws while the line opens leaves it unusable: it is reported like a quarantine
+// (the world moves nobody in and closes it) instead of letting the exception leave the library.
+template <class F>
+void scene::guarded(F&& hooks) {
+  try {
+    hooks();
+  } catch (...) {
+    broken_ = true;
+    if (host_) host_->scene_quarantined(line_);
+  }
+}
+
+void scene::on_quarantine() {
+  if (host_) host_->scene_quarantined(line_);
+}
+
+void scene::on_tick(const tick_context& ctx) {
+  if (broken_) return;
+  apply_roster();
+  run_ai(static_cast<std::uint32_t>(ctx.index % grid::grid::ai_batch_count));
+  for (auto& m : modules_) m->on_tick(*this, ctx);
+}
+
+// ---- roster ----------------------------------------------------------------------------
+
+void scene::apply_roster() {
+  {
+    std::lock_guard lock(inbox_mutex_);
+    if (inbox_.empty()) return;
+    draining_.swap(inbox_);
+  }
+  for (const auto& e : draining_) {
+    switch (e.what) {
+      case roster_event::kind::enter:
+        add_player(e.player);
+        break;
+      case roster_event::kind::leave:
+        remove_player(e.player, false);
+        break;
+      case roster_event::kind::leave_ack:
+        remove_player(e.player, true);
+        break;
+      case roster_event::kind::move:
+        move_player(e.player, e.to);
+        break;
+    }
+  }
+  draining_.clear();
+}
+
+void scene::add_player(player_id player) {
+  if (players_.count(player)) return;
+  auto id = new_entity();
+  auto at = free_cell_near(entry_).value_or(entry_);
+  SCENERT_ASSERT(grid_->add(id, grid::entity_type::player, at, grid::ignore_view{}).has_value(),
+                 "scene: a player could not be put on the grid");
+  players_.emplace(player, id);
+  for (auto& m : modules_) m->on_player_enter(*this, player);
+}
+
+void scene::remove_player(player_id player, bool ack) {
+  auto it = players_.find(player);
+  if (it != players_.end()) {
+    for (auto& m : modules_) m->on_player_leave(*this, player);
+    (void)grid_->remove(it->second, grid::ignore_view{});
+    free_ids_.push_back(it->second);
+    players_.erase(it);
+  }
+  if (!host_) return;
+  if (ack) host_->player_left(line_, player);
+  bool closes_itself = def_.kind != scene_kind::guild && def_.kind != scene_kind::space;
+  if (players_.empty() && closes_itself) host_->scene_empty(line_);
+}
+
+void scene::move_player(player_id player, grid::cell_point to) {
+  auto it = players_.find(player);
+  if (it == players_.end() || !map_->contains(to) || map_->is_block(to)) return;
+  (void)grid_->move(it->second, to, grid::ignore_view{});
+}
+
+// ---- NPC AI: one of the ten batches of effective areas per tick (seed 000) -------------
+
+void scene::run_ai(std::uint32_t batch) {
+  if (players_.empty() || monsters_.empty()) return;  // no player: no area is covered
+  (void)grid_->for_each_active_npc(batch, [this](grid::entity_id npc) { step_npc(npc); });
+}
+
+void scene::step_npc(grid::entity_id npc) {
+  ++ai_steps_;
+  auto at = grid_->position_of(npc);
+  std::optional<grid::cell_point> nearest;
+  std::uint32_t best = std::numeric_limits<std::uint32_t>::max();
+  (void)grid_->for_each_in_view(at, grid::type_mask::player, [&](grid::entity_id p) {
+    auto q = grid_->position_of(p);
+    std::uint32_t d = std::max(q.x > at.x ? q.x - at.x : at.x - q.x, q.y > at.y ? q.y - at.y : at.y - q.y);
+    if (d < best) best = d, nearest = q;
+  });
+  auto step = [](std::uint32_t from, std::uint32_t to) {
+    return to > from ? from + 1 : to < from ? from - 1 : from;
+  };
+  grid::cell_point to = at;
+  if (nearest && best > 1) {
+    to = {step(at.x, nearest->x), step(at.y, nearest->y)};  // chase
+  } else if (!nearest && rng_() % 4 == 0) {
+    auto r = static_cast<std::uint32_t>(rng_());
+    to = {at.x + (r % 3) - 1, at.y + ((r / 3) % 3) - 1};  // wander (unsigned wrap is out of map)
+  }
+  if (!(to == at) && map_->contains(to) && !map_->is_block(to))
+    (void)grid_->move(npc, to, grid::ignore_view{});
+}
+
+// ---- helpers ---------------------------------------------------------------------------
+
+grid::entity_id scene::new_entity() {
+  if (!free_ids_.empty()) {
+    auto id = free_ids_.back();
+    free_ids_.pop_back();
+    return id;
+  }
+  return next_id_++;
+}
+
+grid::cell_point scene::random_cell() {
+  return {static_cast<std::uint32_t>(rng_() % map_->width()),
+          static_cast<std::uint32_t>(rng_() % map_->height())};
+}
+
+// The first unblocked cell in growing squares around `at`.
+std::optional<grid::cell_point> scene::free_cell_near(grid::cell_point at) const {
+  std::uint32_t limit = std::max(map_->width(), map_->height());
+  for (std::uint32_t r = 0; r < limit; ++r) {
+    for (std::uint32_t y = at.y >= r ? at.y - r : 0; y <= at.y + r; ++y) {
+      for (std::uint32_t x = at.x >= r ? at.x - r : 0; x <= at.x + r; ++x) {
+        grid::cell_point c{x, y};
+        if (map_->contains(c) && !map_->is_block(c)) return c;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+std::shared_ptr<const grid::map_data> make_map_data(const map_def& map) {
+  grid::map_spec spec;
+  spec.width = map.width;
+  spec.height = map.height;
+  spec.area_width = map.area_width;
+  spec.area_height = map.area_height;
+  spec.eyesight_x = map.eyesight_x;
+  spec.eyesight_y = map.eyesight_y;
+  if (!map.blocks.empty()) {
+    spec.cell_flags.assign(std::size_t{map.width} * map.height, 0);
+    for (const auto& b : map.blocks)
+      for (std::uint32_t y = b.y; y < std::min(b.y + b.height, map.height); ++y)
+        for (std::uint32_t x = b.x; x < std::min(b.x + b.width, map.width); ++x)
+          spec.cell_flags[std::size_t{y} * map.width + x] = grid::cell_block;
+  }
+  auto made = grid::map_data::create(std::move(spec));
+  SCENERT_ASSERT(made.has_value(), "make_map_data: the map definition is invalid (validate the table first)");
+  return std::move(made).value();
+}
+
+}  // namespace scenert

@@ -1,0 +1,91 @@
+#include <scenert/scene/scene_group.hpp>
+
+#include <algorithm>
+
+#include <scenert/scene/scene.hpp>
+
+#include "mpsc_list.hpp"
+
+namespace scenert {
+
+struct scene_group::queues {
+  struct removal {
+    std::shared_ptr<scene> s;
+    unique_function<void()> on_removed;
+  };
+  detail::mpsc_list<std::shared_ptr<scene>> waiting_add;
+  detail::mpsc_list<removal> waiting_remove;
+};
+
+scene_group::scene_group(std::string name, scene_group_options options)
+    : service(std::move(name)), options_(options), queues_(std::make_unique<queues>()) {
+  SCENERT_ASSERT(options_.hz > 0, "scene_group: frame rate must be positive");
+  if (options_.member_budget.count() == 0) {
+    auto period = std::chrono::duration_cast<nanoseconds>(std::chrono::duration<double>(1.0 / options_.hz));
+    options_.member_budget = period / std::max<std::uint32_t>(1, options_.slots);
+  }
+}
+
+scene_group::~scene_group() = default;
+
+void scene_group::add_member(std::shared_ptr<scene> s) {
+  SCENERT_ASSERT(s != nullptr, "add_member: null scene");
+  queues_->waiting_add.push(std::move(s));
+}
+
+void scene_group::remove_member(std::shared_ptr<scene> s, unique_function<void()> on_removed) {
+  SCENERT_ASSERT(s != nullptr, "remove_member: null scene");
+  queues_->waiting_remove.push({std::move(s), std::move(on_removed)});
+}
+
+time_point scene_group::now() const {
+  return options_.time ? options_.time->now() : std::chrono::steady_clock::now();
+}
+
+void scene_group::apply_adds() {
+  queues_->waiting_add.take_all([this](std::shared_ptr<scene>&& s) {
+    s->activate();
+    members_.push_back({std::move(s), 0});
+  });
+}
+
+void scene_group::apply_removes() {
+  queues_->waiting_remove.take_all([this](queues::removal&& r) {
+    auto it = std::find_if(members_.begin(), members_.end(), [&](const member& m) { return m.s == r.s; });
+    if (it != members_.end()) {
+      members_.erase(it);  // keeps the others' order
+      r.s->deactivate();
+    }
+    if (r.on_removed) r.on_removed();
+  });
+}
+
+void scene_group::on_tick(const tick_context& ctx) {
+  apply_adds();
+  apply_removes();
+  count_.store(members_.size(), std::memory_order_relaxed);
+  const time_point start = now();
+  for (auto& m : members_) {
+    // Members run one after another: each is told the group's interval plus the time the
+    // members before it took in this tick (seed 004), so its own clock does not drift.
+    const time_point began = now();
+    tick_context member_ctx{ctx.interval + (began - start), began, m.ticks++};
+    const auto failed_before = m.s->failures();
+    if (m.s->tick(member_ctx, options_.quarantine_after, options_.mailbox_batch) != tick_outcome::ok)
+      failures_.fetch_add(m.s->failures() - failed_before, std::memory_order_relaxed);
+    if (now() - began > options_.member_budget) {
+      overruns_.fetch_add(1, std::memory_order_relaxed);
+      m.s->count_overrun();
+    }
+  }
+}
+
+void scene_group::on_inactive() {
+  apply_adds();
+  apply_removes();
+  for (auto& m : members_) m.s->deactivate();
+  members_.clear();
+  count_.store(0, std::memory_order_relaxed);
+}
+
+}  // namespace scenert

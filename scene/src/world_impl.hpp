@@ -1,0 +1,138 @@
+#pragma once
+// The world's insides: its inbox, its line hosting (objects, groups, idle grace) and its request
+// handling. Everything but the inbox and the published snapshot is touched by the world's thread only.
+
+#include <deque>
+#include <mutex>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include <scenert/scene/scene.hpp>
+#include <scenert/scene/scene_group.hpp>
+#include <scenert/scene/world.hpp>
+
+namespace scenert {
+
+struct world_event {
+  enum class type : std::uint8_t {
+    request,
+    scene_empty,
+    player_left,
+    quarantined,
+    line_closed,
+    group_removed,
+    shutdown,
+    query
+  };
+  type what = type::request;
+  world_request req{};
+  line_handle line{};
+  player_id player = 0;
+  std::uint32_t index = 0;
+  world_reply reply;
+  unique_function<void(const line_directory&)> fn;
+};
+
+struct world::impl final : scene_host {
+  // Hosting side of one scene definition's lines (the bookkeeping is in the directory).
+  struct container {
+    const scene_def* def = nullptr;
+    std::shared_ptr<const grid::map_data> map;
+    std::vector<std::shared_ptr<scene>> objects;  // by line index, live lines only
+    std::vector<std::int64_t> empty_since;        // ns on the pool clock; -1: not waiting to close
+    std::vector<std::uint32_t> group_of;          // grouped scenes: index in groups
+    std::vector<std::shared_ptr<scene>> spare;    // closed line objects kept for reuse
+    std::uint64_t line_full = 0, quarantined = 0, evicted = 0;
+    std::uint32_t max_players = 0;
+  };
+  struct group_entry {
+    std::shared_ptr<scene_group> g;
+    std::uint32_t hz = 0;
+    std::uint32_t weight = 0;  // capacity of its members
+    std::uint32_t members = 0;
+    bool in_pool = false, removing = false, in_room = false;
+  };
+  struct grace_entry {
+    line_handle line;
+    std::int64_t since;
+    std::int64_t deadline;
+  };
+
+  impl(world& w, const scene_table& t, processor_pool& p, world_options o);
+
+  // scene_host: called from scene threads, lands in the inbox.
+  void scene_empty(line_handle line) override;
+  void player_left(line_handle line, player_id player) override;
+  void scene_quarantined(line_handle line) override;
+
+  void push(world_event e);
+  void drain();
+  void handle(world_event& e);
+  std::int64_t now_ns() const;
+
+  // requests (world_requests.cpp)
+  std::optional<world_result> apply(const world_request& r, world_reply& reply);
+  std::optional<world_result> do_enter(const world_request& r);
+  std::optional<world_result> do_enter_line(const world_request& r);
+  std::optional<world_result> do_leave(const world_request& r);
+  std::optional<world_result> do_transfer(const world_request& r, line_handle target, world_reply& reply);
+  std::optional<world_result> do_join_team(const world_request& r, world_reply& reply);
+  std::optional<world_result> do_move(const world_request& r);
+  result<line_handle, world_errc> allocate(container& c, player_id p);
+  result<line_handle, world_errc> named_line(line_handle line, std::uint32_t below, player_id p);
+  std::optional<world_result> start_switch(player_id p, line_handle from, line_handle to, world_reply& reply);
+  void on_player_left(line_handle line, player_id p);
+  void on_quarantined(line_handle line);
+  void evacuate(player_id p, line_handle from);
+  void land(player_id p);  // a switching player lands on its target: directory, scene, reply
+
+  // lines (world_lines.cpp)
+  container* find(scene_id id);
+  scene& object(line_handle line);
+  void filled(line_handle line);
+  std::optional<line_handle> open_line(container& c);
+  void close_line(line_handle line);
+  void maybe_close_quarantined(line_handle line);
+  void on_line_closed(line_handle line);
+  std::uint32_t assign_group(const std::shared_ptr<scene>& s);
+  void release_group(std::uint32_t gi, std::uint32_t weight);
+  void offer_room(std::uint32_t gi);
+  std::uint32_t weight_of(const scene_def& def) const;
+  void on_scene_empty(line_handle line);
+  void run_grace();
+  void ensure_min_lines();
+  void begin_shutdown(unique_function<void(const line_directory&)> done);
+  void check_shut_down();
+  void publish(bool force);
+
+  world& self;
+  const scene_table& table;
+  processor_pool& pool;
+  world_options opt;
+  std::shared_ptr<line_directory> dir;
+  const clock* time;
+  steady_clock_source steady;
+
+  std::mutex inbox_mutex;
+  std::vector<world_event> inbox;
+  std::vector<world_event> batch;
+
+  std::unordered_map<scene_id, container> containers;
+  std::vector<container*> ordered;
+  std::vector<group_entry> groups;
+  std::unordered_map<std::uint32_t, std::vector<std::uint32_t>> room;  // hz -> groups with room
+  std::size_t groups_in_pool = 0;
+  std::deque<grace_entry> grace;
+  std::unordered_map<player_id, world_reply> pending;  // replies of switching players
+
+  bool shutting_down = false, shut_down = false;
+  unique_function<void(const line_directory&)> shutdown_done;
+  std::uint64_t requests = 0, errors = 0;
+
+  mutable std::mutex snap_mutex;
+  std::shared_ptr<const world_snapshot> snap;
+  std::int64_t last_publish = 0;
+};
+
+}  // namespace scenert

@@ -1,0 +1,292 @@
+// The world's line hosting: line objects created lazily and pooled on close, scene groups keyed by
+// frame rate, the idle grace before an empty line closes, shutdown and the published snapshot.
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "world_impl.hpp"
+
+namespace scenert {
+
+world::impl::container* world::impl::find(scene_id id) {
+  auto it = containers.find(id);
+  return it == containers.end() ? nullptr : &it->second;
+}
+
+scene& world::impl::object(line_handle line) {
+  auto& obj = containers.at(line.scene).objects[line.line - 1];
+  SCENERT_ASSERT(obj != nullptr, "world: a live line has no scene object");
+  return *obj;
+}
+
+// A player was put on the line: it is not waiting to close any more.
+void world::impl::filled(line_handle line) { containers.at(line.scene).empty_since[line.line - 1] = -1; }
+
+std::optional<line_handle> world::impl::open_line(container& c) {
+  if (shutting_down) return std::nullopt;
+  auto line = dir->open_line(c.def->id);
+  if (!line) return std::nullopt;
+  std::size_t index = line->line - 1;
+  if (c.objects.size() <= index) {
+    c.objects.resize(index + 1);
+    c.empty_since.resize(index + 1, -1);
+    c.group_of.resize(index + 1, 0);
+  }
+  std::shared_ptr<scene> s;
+  if (!c.spare.empty()) {
+    s = std::move(c.spare.back());
+    c.spare.pop_back();
+  } else {
+    s = std::make_shared<scene>(*c.def, c.map, this);
+    if (opt.on_new_line) opt.on_new_line(*s);
+  }
+  s->assign_line(*line);
+  c.objects[index] = s;
+  c.empty_since[index] = -1;
+  if (c.def->structure == scene_structure::group) {
+    c.group_of[index] = assign_group(s);
+  } else {
+    auto added = pool.add(s, c.def->frame_rate);
+    SCENERT_ASSERT(added.has_value(), "world: the pool refused a scene line");
+  }
+  return line;
+}
+
+void world::impl::close_line(line_handle line) {
+  auto& c = containers.at(line.scene);
+  std::size_t index = line.line - 1;
+  dir->close_line(line);
+  c.empty_since[index] = -1;
+  auto s = c.objects[index];
+  auto notify = [this, line] {
+    world_event e;
+    e.what = world_event::type::line_closed;
+    e.line = line;
+    push(std::move(e));
+  };
+  if (c.def->structure == scene_structure::group) {
+    groups[c.group_of[index]].g->remove_member(s, std::move(notify));
+  } else {
+    auto removed = pool.remove(*s, std::move(notify));
+    SCENERT_ASSERT(removed.has_value(), "world: the pool lost a scene line");
+  }
+}
+
+void world::impl::maybe_close_quarantined(line_handle line) {
+  auto info = dir->check(line);
+  if (info && info->state == line_state::quarantined && info->players == 0) close_line(line);
+}
+
+void world::impl::on_line_closed(line_handle line) {
+  auto& c = containers.at(line.scene);
+  std::size_t index = line.line - 1;
+  dir->free_line(line.scene, line.line);
+  auto s = std::move(c.objects[index]);
+  if (c.def->structure == scene_structure::group) release_group(c.group_of[index], weight_of(*c.def));
+  // A failed line's object is not trusted again; the pool is bounded so memory follows the peak.
+  if (!s->broken() && c.spare.size() < opt.line_pool) c.spare.push_back(std::move(s));
+}
+
+// ---- scene groups: keyed by frame rate, each holds up to group_budget players' worth ----
+
+std::uint32_t world::impl::weight_of(const scene_def& def) const {
+  return std::clamp<std::uint32_t>(def.capacity, 1, std::max<std::uint32_t>(1, table.runtime.group_budget));
+}
+
+std::uint32_t world::impl::assign_group(const std::shared_ptr<scene>& s) {
+  const auto& def = s->def();
+  std::uint32_t w = weight_of(def);
+  std::uint32_t budget = std::max<std::uint32_t>(1, table.runtime.group_budget);
+  auto& candidates = room[def.frame_rate];
+  std::optional<std::uint32_t> chosen;
+  while (!candidates.empty() && !chosen) {
+    std::uint32_t gi = candidates.back();
+    auto& g = groups[gi];
+    if (!g.removing && g.weight + w <= budget) {
+      chosen = gi;
+    } else {
+      candidates.pop_back();
+      g.in_room = false;
+    }
+  }
+  if (!chosen) {
+    scene_group_options o;
+    o.hz = def.frame_rate;
+    o.slots = group_slots(budget, def.capacity);
+    o.quarantine_after = pool.options().quarantine_after;
+    o.mailbox_batch = pool.options().mailbox_batch;
+    o.time = time;
+    chosen = static_cast<std::uint32_t>(groups.size());
+    groups.push_back({std::make_shared<scene_group>(fmt::format("group@{}Hz#{}", def.frame_rate, *chosen), o),
+                      def.frame_rate});
+    offer_room(*chosen);
+  }
+  auto& g = groups[*chosen];
+  if (!g.in_pool) {
+    auto added = pool.add(g.g, g.hz);
+    SCENERT_ASSERT(added.has_value(), "world: the pool refused a scene group");
+    g.in_pool = true;
+    ++groups_in_pool;
+  }
+  g.weight += w;
+  ++g.members;
+  g.g->add_member(s);
+  if (g.weight + w > budget && g.in_room) {
+    // Full: the next assign_group would drop it anyway; keep the room list short.
+  }
+  return *chosen;
+}
+
+void world::impl::offer_room(std::uint32_t gi) {
+  auto& g = groups[gi];
+  if (g.in_room || g.removing) return;
+  g.in_room = true;
+  room[g.hz].push_back(gi);
+}
+
+// A member left: an empty group leaves the pool (it joins again with its next member).
+void world::impl::release_group(std::uint32_t gi, std::uint32_t weight) {
+  auto& g = groups[gi];
+  g.weight -= weight;
+  --g.members;
+  if (g.members == 0) {
+    g.removing = true;
+    auto removed = pool.remove(*g.g, [this, gi] {
+      world_event e;
+      e.what = world_event::type::group_removed;
+      e.index = gi;
+      push(std::move(e));
+    });
+    SCENERT_ASSERT(removed.has_value(), "world: the pool lost a scene group");
+    return;
+  }
+  offer_room(gi);
+}
+
+// ---- idle grace: an empty line above min_lines closes once it stayed empty that long ----
+
+void world::impl::on_scene_empty(line_handle line) {
+  auto info = dir->check(line);
+  if (!info || info->state != line_state::open || info->players != 0) return;  // refilled or gone
+  auto& since = containers.at(line.scene).empty_since[line.line - 1];
+  if (since >= 0) return;  // already waiting
+  since = now_ns();
+  grace.push_back({line, since, since + std::chrono::nanoseconds(table.runtime.idle_grace).count()});
+}
+
+void world::impl::run_grace() {
+  const std::int64_t now = now_ns();
+  const std::int64_t period = std::chrono::nanoseconds(table.runtime.idle_grace).count();
+  std::size_t n = grace.size();  // entries pushed back below wait for the next round
+  while (n-- > 0 && !grace.empty() && grace.front().deadline <= now) {
+    auto e = grace.front();
+    grace.pop_front();
+    auto info = dir->check(e.line);
+    auto& c = containers.at(e.line.scene);
+    if (!info || info->state != line_state::open || info->players != 0) continue;
+    if (c.empty_since[e.line.line - 1] != e.since) continue;  // refilled and emptied since
+    if (dir->counts(e.line.scene).open > c.def->min_lines) {
+      close_line(e.line);
+    } else {
+      grace.push_back({e.line, e.since, now + period});  // needed for min_lines; look again later
+    }
+  }
+}
+
+void world::impl::ensure_min_lines() {
+  for (auto* c : ordered)
+    while (dir->counts(c->def->id).open < c->def->min_lines)
+      if (!open_line(*c)) break;
+}
+
+// ---- shutdown --------------------------------------------------------------------------
+
+void world::impl::begin_shutdown(unique_function<void(const line_directory&)> done) {
+  if (shutting_down) {
+    if (done) done(*dir);  // a second call: nothing more to wait for than the first
+    return;
+  }
+  shutting_down = true;
+  shutdown_done = std::move(done);
+  grace.clear();
+  for (auto* c : ordered) {
+    std::vector<line_handle> live;
+    dir->for_each_line(c->def->id, [&](const line_info& l) {
+      if (l.state != line_state::closing) live.push_back(l.handle);
+    });
+    for (auto line : live) {
+      for (player_id p : dir->players(line)) {
+        auto loc = dir->locate(p);
+        if (loc.where == location::state::switching) dir->cancel_switch(p);
+        if (!(loc.line == line)) continue;  // taken off with its source line
+        dir->remove(p);
+        object(line).post_leave(p, false);
+        auto it = pending.find(p);
+        if (it != pending.end()) {
+          auto reply = std::move(it->second);
+          pending.erase(it);
+          if (reply)
+            reply(world_result(
+                fail(world_errc::shutting_down, fmt::format("player {}: the world shut down", p))));
+        }
+      }
+    }
+    for (auto line : live) close_line(line);
+  }
+  check_shut_down();
+}
+
+void world::impl::check_shut_down() {
+  if (!shutting_down || shut_down || groups_in_pool != 0) return;
+  for (auto* c : ordered)
+    if (dir->counts(c->def->id).live != 0) return;
+  shut_down = true;
+  publish(true);
+  if (shutdown_done) std::exchange(shutdown_done, {})(*dir);
+}
+
+// ---- snapshot --------------------------------------------------------------------------
+
+void world::impl::publish(bool force) {
+  const std::int64_t now = now_ns();
+  if (!force && now - last_publish < opt.snapshot_period.count()) return;
+  last_publish = now;
+  auto s = std::make_shared<world_snapshot>();
+  s->at = time->now();
+  for (auto* c : ordered) {
+    scene_snapshot sc;
+    sc.def = c->def;
+    auto counts = dir->counts(c->def->id);
+    sc.open_lines = counts.open;
+    sc.lines_opened = counts.opened;
+    sc.lines_closed = counts.closed;
+    sc.line_full = c->line_full;
+    sc.quarantined = c->quarantined;
+    sc.evicted = c->evicted;
+    dir->for_each_line(c->def->id, [&](const line_info& l) {
+      sc.lines.push_back({l.handle.line, l.handle.generation, l.state, l.players});
+      sc.players += l.players;
+      c->max_players = std::max(c->max_players, l.players);
+      const auto& obj = c->objects[l.handle.line - 1];
+      if (obj && obj->overruns() > 0) {
+        sc.overruns += obj->overruns();
+        if (sc.overrunning.size() < 10)
+          sc.overrunning.push_back(
+              fmt::format("{} line {}: {}", obj->name(), l.handle.line, obj->overruns()));
+      }
+    });
+    sc.max_players_on_line = c->max_players;
+    s->scenes.push_back(std::move(sc));
+  }
+  s->players = dir->player_count();
+  s->group_services = groups_in_pool;
+  s->requests = requests;
+  s->errors = errors;
+  s->shutting_down = shutting_down;
+  s->shut_down = shut_down;
+  std::lock_guard lock(snap_mutex);
+  snap = std::move(s);
+}
+
+}  // namespace scenert
