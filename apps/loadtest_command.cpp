@@ -218,6 +218,9 @@ CLI::App* add_loadtest_command(CLI::App& app, loadtest_options& o) {
   cmd->add_option("--move-period", o.move_period, "Mean seconds between two walks of a player")
       ->capture_default_str()
       ->check(CLI::Range(0.01, 3600.0));
+  cmd->add_option("--idle-grace", o.idle_grace_ms,
+                  "Milliseconds an empty line waits before closing (default: the table's idle_grace_ms)")
+      ->check(CLI::Range(0, 86'400'000));
   cmd->add_option("--report", o.report, "Write a JSON report to this file");
   cmd->add_option("--threshold", o.thresholds,
                   "Fail (exit 3) unless it holds, e.g. 'tick_p99_ms<50' (repeatable)");
@@ -239,8 +242,10 @@ int run_loadtest(const loadtest_options& o) {
     thresholds.push_back(*t);
   }
   int code = exit_ok;
-  auto table = load_table_or_report(o.table, code);
-  if (!table) return code;
+  auto loaded = load_table_or_report(o.table, code);
+  if (!loaded) return code;
+  auto table = std::make_shared<scene_table>(*loaded);
+  if (o.idle_grace_ms >= 0) table->runtime.idle_grace = std::chrono::milliseconds(o.idle_grace_ms);
   const load_plan plan = make_plan(*table, {o.players, o.seconds, o.rate, o.seed, o.move_period, false});
   if (!o.quiet)
     fmt::print(stderr, "loadtest: {} players over {} s at {:.0f} arrivals/s, seed {}: {} requests planned\n",

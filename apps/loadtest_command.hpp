@@ -19,7 +19,8 @@ struct loadtest_options {
   unsigned workers = 0;  ///< 0: the table's runtime.workers
   double rate = 0;       ///< arrivals per second; 0: every player arrives within the first quarter
   double move_period = 1.0;
-  std::string report;  ///< JSON report file; empty: none
+  int idle_grace_ms = -1;  ///< overrides the table's runtime.idle_grace_ms when >= 0
+  std::string report;      ///< JSON report file; empty: none
   std::vector<std::string> thresholds;
   bool quiet = false;  ///< no progress lines
 };

@@ -12,8 +12,6 @@ using rng = std::mt19937_64;
 
 // Seconds a party member waits after its leader before following it, so the leader has landed
 // (a switch lands once the old line's scene ticked: up to one frame at 5 Hz, plus the world's tick).
-// An event starts only when it can end (members back home) before the party leaves.
-constexpr double event_room = 3.5;
 constexpr double follow_delay = 0.3;
 constexpr double member_spacing = 0.005;
 
@@ -82,28 +80,32 @@ class planner {
   void plan_events(std::uint32_t first, std::uint32_t size, double t, double end,
                    std::vector<timeline>& where) {
     t += uniform(rng_, 0.5, 2.0);
-    while (t + event_room < end) {
+    while (t < end) {
       const double roll = uniform(rng_, 0, 1);
       const scene_def* at = where[0].back().second;
       if (roll < 0.4)
-        t = dungeon_run(first, size, t, where);
+        t = dungeon_run(first, size, t, end, where);
       else if (roll < 0.7)
         t = change_home(first, size, t, at, where);
       else if (roll < 0.9 && options_.phases)
-        t = phase_visit(first, size, t, at, where);
+        t = phase_visit(first, size, t, end, at);
       t += uniform(rng_, 1.0, 3.0);
     }
   }
 
-  // The leader transfers into a dungeon, the mates join it there, and later all go home.
-  double dungeon_run(std::uint32_t first, std::uint32_t size, double t, std::vector<timeline>& where) {
+  // The leader transfers into a dungeon, the mates join it there, and later all go home; only
+  // when everyone is back before the party leaves.
+  double dungeon_run(std::uint32_t first, std::uint32_t size, double t, double end,
+                     std::vector<timeline>& where) {
     std::vector<const scene_def*> fit;
     for (const auto* d : sets_.dungeons)
       if (room_of(*d) >= size && (size == 1 || d->capacity > 1)) fit.push_back(d);
     if (fit.empty()) return t;
     const scene_def* dungeon = fit[pick(rng_, fit.size())];
+    const double stay = uniform(rng_, 0.8, 2.5);
+    if (t + follow_delay + stay + size * member_spacing >= end) return t;
     follow(first, size, t, step_kind::transfer, dungeon, where);
-    t += uniform(rng_, 1.0, 3.0);
+    t += follow_delay + stay;
     const scene_def* back = sets_.home[pick(rng_, sets_.home.size())];
     for (std::uint32_t j = 0; j < size; ++j) {
       add(t + j * member_spacing, {.player = id(first + j), .what = step_kind::transfer, .scene = back->id});
@@ -124,20 +126,20 @@ class planner {
   }
 
   // Every member visits one phase of its town and comes back.
-  double phase_visit(std::uint32_t first, std::uint32_t size, double t, const scene_def* at,
-                     std::vector<timeline>& where) {
+  double phase_visit(std::uint32_t first, std::uint32_t size, double t, double end, const scene_def* at) {
     std::vector<const scene_def*> bound;
     for (const auto* s : sets_.spaces)
       if (s->space && s->space->bind_town == at->id) bound.push_back(s);
     if (bound.empty()) return t;
     const scene_def* space = bound[pick(rng_, bound.size())];
     const double back = t + uniform(rng_, 1.0, 2.0);
+    if (back + size * member_spacing >= end) return t;
     for (std::uint32_t j = 0; j < size; ++j) {
       add(t + j * member_spacing,
           {.player = id(first + j), .what = step_kind::enter_phase, .scene = space->id});
       add(back + j * member_spacing, {.player = id(first + j), .what = step_kind::leave_phase});
     }
-    (void)where;  // a phase sits on its town's map: walks keep their bounds
+    // A phase sits on its town's map: walks keep their bounds.
     return back;
   }
 

@@ -87,8 +87,9 @@ def case_run_admin():
 
 
 def loadtest(table, seed, report, *extra):
-    return run("loadtest", table, "--players", "300", "--seconds", "3", "--seed", str(seed), "--report", report,
-               *extra)
+    # A short idle grace so that lines also close (and get reused) within the run.
+    return run("loadtest", table, "--players", "300", "--seconds", "4", "--seed", str(seed), "--report", report,
+               "--idle-grace", "200", *extra)
 
 
 def check_report(path, expect_line_full=False):
@@ -118,6 +119,7 @@ def case_loadtest():
     check(code == 0, f"loadtest exited {code}: {out}{err}")
     check("(all held)" in out and "1001 Stormhold" in out, f"summary: {out}")
     a = check_report(f"{WORK}/a.json")
+    check(a["lines_closed"] > 0, f"no line closed within the run: {a['scenes']}")
     check(a["requests"]["enter"] == 300 and a["seed"] == 7 and a["players"] == 300, "report header")
     code, out, err = loadtest(table, 7, f"{WORK}/b.json", "--threshold", "requests_per_second>1e12")
     check(code == 3, f"a missed threshold must exit 3, got {code}")
