@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 
 namespace scenert::apps {
 namespace {
@@ -21,7 +22,7 @@ const char* state_name(location::state s) {
 
 }  // namespace
 
-invariant_checker::invariant_checker(const scene_table& table) {
+invariant_checker::invariant_checker(const scene_table& table) : table_(table) {
   for (const auto& d : table.scenes)
     if (d.kind != scene_kind::space) scenes_.push_back({&d, 0, 0});
 }
@@ -52,6 +53,7 @@ void invariant_checker::check_lines(const line_directory& dir, scene_watch& w) {
     if (line.players > hard)
       add_violation(fmt::format("scene {} line {}: {} players, above hard capacity {}", d.id,
                                 line.handle.line, line.players, hard));
+    if (d.kind == scene_kind::town) check_phases(dir, w, line);
     for (player_id p : dir.players(line.handle)) {
       if (p == 0 || p > seen_.size())
         ++strangers_;
@@ -59,6 +61,28 @@ void invariant_checker::check_lines(const line_directory& dir, scene_watch& w) {
         ++seen_[p - 1];
     }
   });
+}
+
+void invariant_checker::check_phases(const line_directory& dir, scene_watch& w, const line_info& line) {
+  std::map<std::pair<scene_id, std::uint32_t>, std::uint32_t> phases;  // (space, phase) -> players
+  for (player_id p : dir.players(line.handle)) {
+    const location loc = dir.locate(p);
+    if (loc.where == location::state::in_line && loc.line == line.handle && loc.phase != 0)
+      ++phases[{loc.space, loc.phase}];
+  }
+  w.max_phases_on_line = std::max(w.max_phases_on_line, static_cast<std::uint32_t>(phases.size()));
+  std::map<scene_id, std::uint32_t> per_space;
+  for (const auto& entry : phases) ++per_space[entry.first.first];
+  for (const auto& [space, running] : per_space) {
+    const scene_def* def = table_.find_scene(space);
+    if (!def || !def->space || def->space->bind_town != w.def->id)
+      add_violation(
+          fmt::format("scene {} line {}: players in a phase of {}, which is not a space of this town",
+                      w.def->id, line.handle.line, space));
+    else if (def->space->max_spaces != 0 && running > def->space->max_spaces)
+      add_violation(fmt::format("scene {} line {}: {} phases of space {} running, above max_spaces {}",
+                                w.def->id, line.handle.line, running, space, def->space->max_spaces));
+  }
 }
 
 void invariant_checker::check_players(const line_directory& dir, const std::vector<std::uint8_t>& online) {

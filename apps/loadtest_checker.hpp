@@ -17,6 +17,7 @@ struct scene_watch {
   const scene_def* def = nullptr;
   std::uint32_t max_open_lines = 0;
   std::uint32_t max_players_on_line = 0;
+  std::uint32_t max_phases_on_line = 0;  ///< towns: most phases with players on one line at once
 };
 
 /// Thread-safety: check() on the world's thread (inside world::query); the readers after the
@@ -29,7 +30,8 @@ class invariant_checker {
   explicit invariant_checker(const scene_table& table);
 
   /// One check: every player the answers placed is on exactly one line (two while switching) and
-  /// nobody else is; no line above its hard capacity; open lines within min..max of each scene.
+  /// nobody else is; no line above its hard capacity; open lines within min..max of each scene;
+  /// no town line running more phases of a space than its max_spaces.
   void check(const line_directory& dir, const std::vector<std::uint8_t>& online);
   /// After the world shut down (its last snapshot): every line closed.
   void check_closed(const world_snapshot& last);
@@ -43,8 +45,10 @@ class invariant_checker {
 
  private:
   void check_lines(const line_directory& dir, scene_watch& w);
+  void check_phases(const line_directory& dir, scene_watch& w, const line_info& line);
   void check_players(const line_directory& dir, const std::vector<std::uint8_t>& online);
 
+  const scene_table& table_;
   std::vector<scene_watch> scenes_;
   std::uint64_t checks_ = 0, violations_ = 0;
   std::vector<std::string> messages_;

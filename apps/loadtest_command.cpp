@@ -10,6 +10,7 @@
 
 #include <scenert/runtime/processor_pool.hpp>
 #include <scenert/scene/world.hpp>
+#include <scenert/space/space_module.hpp>
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -42,7 +43,9 @@ class load_run {
  public:
   load_run(const scene_table& table, const loadtest_options& o, const load_plan& plan)
       : table_(table), options_(o), plan_(plan), pool_(pool_options_for(table, o)), checker_(table) {
-    world_ = world::create(table, pool_);
+    world_options wo;
+    wo.on_new_line = attach_space_modules(table);  // town lines get their phases
+    world_ = world::create(table, pool_, std::move(wo));
   }
 
   loadtest_report run() {
@@ -175,7 +178,10 @@ class load_run {
     scene_report out{s.def->id,   s.def->name,    s.def->kind,   0, s.max_players_on_line,
                      s.line_full, s.lines_opened, s.lines_closed};
     for (const auto& w : checker_.scenes())
-      if (w.def == s.def) out.max_open_lines = std::max(w.max_open_lines, s.open_lines);
+      if (w.def == s.def) {
+        out.max_open_lines = std::max(w.max_open_lines, s.open_lines);
+        out.max_phases_on_line = w.max_phases_on_line;
+      }
     r.line_full += s.line_full;
     r.lines_opened += s.lines_opened;
     r.lines_closed += s.lines_closed;
@@ -246,7 +252,7 @@ int run_loadtest(const loadtest_options& o) {
   if (!loaded) return code;
   auto table = std::make_shared<scene_table>(*loaded);
   if (o.idle_grace_ms >= 0) table->runtime.idle_grace = std::chrono::milliseconds(o.idle_grace_ms);
-  const load_plan plan = make_plan(*table, {o.players, o.seconds, o.rate, o.seed, o.move_period, false});
+  const load_plan plan = make_plan(*table, {o.players, o.seconds, o.rate, o.seed, o.move_period, true});
   if (!o.quiet)
     fmt::print(stderr, "loadtest: {} players over {} s at {:.0f} arrivals/s, seed {}: {} requests planned\n",
                o.players, o.seconds, plan.rate, o.seed, plan.steps.size());

@@ -17,8 +17,9 @@ std::optional<world_request> to_request(const plan_step& s) {
     case step_kind::leave:
       return world_request::leave(s.player);
     case step_kind::enter_phase:
+      return world_request::enter_phase(s.player, s.scene);
     case step_kind::leave_phase:
-      return std::nullopt;
+      return world_request::leave_phase(s.player);
   }
   return std::nullopt;
 }

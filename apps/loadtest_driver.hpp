@@ -32,7 +32,7 @@ struct answer_tally {
   std::uint64_t leaves_ok = 0;
 };
 
-/// The world request a plan step becomes; nullopt for steps the world cannot take yet (phases).
+/// The world request a plan step becomes; nullopt for a step the world cannot take.
 [[nodiscard]] std::optional<world_request> to_request(const plan_step& step);
 
 /// Issues a plan against a world. Thread-safety: every member from the thread that made it.
@@ -59,7 +59,7 @@ class load_driver {
   [[nodiscard]] const std::array<std::uint64_t, step_kind_count>& issued_by_kind() const noexcept {
     return by_kind_;
   }
-  /// Steps the world cannot take yet and that were skipped (phases before the space module).
+  /// Steps the world cannot take, skipped.
   [[nodiscard]] std::uint64_t skipped() const noexcept { return skipped_; }
   /// How late each request was issued against its schedule, sorted (after stop() or done()).
   [[nodiscard]] const std::vector<std::chrono::nanoseconds>& issue_lag() const noexcept { return lag_; }

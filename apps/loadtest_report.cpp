@@ -40,7 +40,8 @@ nlohmann::json scenes_json(const loadtest_report& r) {
                     {"max_players_on_line", s.max_players_on_line},
                     {"line_full", s.line_full},
                     {"lines_opened", s.lines_opened},
-                    {"lines_closed", s.lines_closed}});
+                    {"lines_closed", s.lines_closed},
+                    {"max_phases_on_line", s.max_phases_on_line}});
   return list;
 }
 

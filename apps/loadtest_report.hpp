@@ -24,6 +24,7 @@ struct scene_report {
   std::uint32_t max_players_on_line = 0;
   std::uint64_t line_full = 0;  ///< line_full answers
   std::uint64_t lines_opened = 0, lines_closed = 0;
+  std::uint32_t max_phases_on_line = 0;  ///< towns: most phases with players on one line at once
 };
 
 /// Milliseconds at three percentiles.

@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <future>
+
 namespace scenert::apps {
 namespace {
 
@@ -41,13 +43,25 @@ void per_scene(prometheus_text& out, const world_snapshot& s, bool counter, std:
   }
 }
 
-nlohmann::json lines_json(const scene_snapshot& sc) {
+nlohmann::json phases_on(const phase_census& census, scene_id scene, std::uint32_t line) {
+  auto list = nlohmann::json::array();
+  auto it = census.find({scene, line});
+  if (it != census.end())
+    for (const auto& p : it->second)
+      list.push_back({{"space", p.space}, {"phase", p.phase}, {"players", p.players}});
+  return list;
+}
+
+nlohmann::json lines_json(const scene_snapshot& sc, const phase_census& census) {
   auto lines = nlohmann::json::array();
-  for (const auto& l : sc.lines)
-    lines.push_back({{"line", l.line},
+  for (const auto& l : sc.lines) {
+    nlohmann::json j{{"line", l.line},
                      {"generation", l.generation},
                      {"state", std::string(state_name(l.state))},
-                     {"players", l.players}});
+                     {"players", l.players}};
+    if (sc.def->kind == scene_kind::town) j["running_phases"] = phases_on(census, sc.def->id, l.line);
+    lines.push_back(std::move(j));
+  }
   return lines;
 }
 
@@ -63,7 +77,7 @@ nlohmann::json phases_json(const scene_table& table, const scene_def& town) {
   return phases;
 }
 
-nlohmann::json scene_json(const scene_table& table, const scene_snapshot& sc) {
+nlohmann::json scene_json(const scene_table& table, const scene_snapshot& sc, const phase_census& census) {
   const scene_def& d = *sc.def;
   nlohmann::json j{{"id", d.id},
                    {"name", d.name},
@@ -80,7 +94,7 @@ nlohmann::json scene_json(const scene_table& table, const scene_snapshot& sc) {
                    {"lines_closed", sc.lines_closed},
                    {"line_full", sc.line_full},
                    {"quarantined", sc.quarantined},
-                   {"lines", lines_json(sc)}};
+                   {"lines", lines_json(sc, census)}};
   if (d.structure == scene_structure::group)
     j["slots_per_group"] = group_slots(table.runtime.group_budget, d.capacity);
   if (d.kind == scene_kind::town) j["phases"] = phases_json(table, d);
@@ -121,9 +135,27 @@ void render_world_metrics(prometheus_text& out, const world_snapshot& s) {
             [](const sc& x) { return x.overruns; });
 }
 
-std::string scenes_json(const scene_table& table, const world_snapshot& s) {
+phase_census take_phase_census(const scene_table& table, const line_directory& dir) {
+  phase_census census;
+  for (const auto& d : table.scenes) {
+    if (d.kind != scene_kind::town) continue;
+    dir.for_each_line(d.id, [&](const line_info& line) {
+      std::map<std::pair<scene_id, std::uint32_t>, std::uint32_t> phases;
+      for (player_id p : dir.players(line.handle)) {
+        const location loc = dir.locate(p);
+        if (loc.where == location::state::in_line && loc.line == line.handle && loc.phase != 0)
+          ++phases[{loc.space, loc.phase}];
+      }
+      auto& out = census[{d.id, line.handle.line}];
+      for (const auto& [key, players] : phases) out.push_back({key.first, key.second, players});
+    });
+  }
+  return census;
+}
+
+std::string scenes_json(const scene_table& table, const world_snapshot& s, const phase_census& phases) {
   auto scenes = nlohmann::json::array();
-  for (const auto& sc : s.scenes) scenes.push_back(scene_json(table, sc));
+  for (const auto& sc : s.scenes) scenes.push_back(scene_json(table, sc, phases));
   nlohmann::json j{{"players", s.players},
                    {"group_services", s.group_services},
                    {"shutting_down", s.shutting_down},
@@ -163,7 +195,15 @@ admin_handlers world_admin_handlers(const scene_table& table, processor_pool& po
     return admin_response{200, "text/plain; version=0.0.4; charset=utf-8", out.text()};
   };
   h.scenes = [&table, &w] {
-    return admin_response{200, "application/json", scenes_json(table, *w.snapshot())};
+    // Phases are read from the world's directory on its thread; a busy world answers without them.
+    std::promise<phase_census> promise;
+    auto census = promise.get_future();
+    w.query([&table, p = std::move(promise)](const line_directory& dir) mutable {
+      p.set_value(take_phase_census(table, dir));
+    });
+    const bool fresh = census.wait_for(std::chrono::seconds(1)) == std::future_status::ready;
+    return admin_response{200, "application/json",
+                          scenes_json(table, *w.snapshot(), fresh ? census.get() : phase_census{})};
   };
   return h;
 }

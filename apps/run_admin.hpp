@@ -4,7 +4,10 @@
 
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <scenert/config/scene_table.hpp>
 #include <scenert/runtime/metrics.hpp>
@@ -18,9 +21,22 @@ namespace scenert::apps {
 /// Appends the world's families (scenert_world_*, and scenert_scene_* labelled by scene id and kind).
 void render_world_metrics(prometheus_text& out, const world_snapshot& s);
 
+/// One running phase of a town line, as the world's directory sees it.
+struct running_phase {
+  scene_id space = 0;
+  std::uint32_t phase = 0;  ///< the phase's child id on its line
+  std::uint32_t players = 0;
+};
+/// Running phases (those with players) per town line: (scene id, line id) -> phases.
+using phase_census = std::map<std::pair<scene_id, std::uint32_t>, std::vector<running_phase>>;
+
+/// Counts the running phases of every town line; on the world's thread (inside world::query).
+[[nodiscard]] phase_census take_phase_census(const scene_table& table, const line_directory& dir);
+
 /// The /scenes document: per scene definition its kind, structure, capacities, open lines with
-/// their players, its phase definitions, and the world's group services.
-[[nodiscard]] std::string scenes_json(const scene_table& table, const world_snapshot& s);
+/// their players and (towns) running phases, its phase definitions, and the world's group services.
+[[nodiscard]] std::string scenes_json(const scene_table& table, const world_snapshot& s,
+                                      const phase_census& phases = {});
 
 /// The /healthz verdict and, when unhealthy, why.
 struct health {

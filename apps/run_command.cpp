@@ -9,6 +9,7 @@
 
 #include <scenert/runtime/processor_pool.hpp>
 #include <scenert/scene/world.hpp>
+#include <scenert/space/space_module.hpp>
 
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -137,6 +138,7 @@ int run_host(const run_options& o) {
   if (!table) return code;
   processor_pool pool(pool_options_for(*table, o));
   world_options wo;
+  wo.on_new_line = attach_space_modules(*table);  // town lines get their phases
   wo.on_evicted = [](player_id p, line_handle from, std::string_view reason) {
     spdlog::warn("player {} evicted from scene {} line {}: {}", p, from.scene, from.line, reason);
   };

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Builds and tests scenert the way CI does: a warnings-as-errors build, an ASan+UBSan build and a
 # TSan build (std::thread executor: Debian's oneTBB is not built for TSan), then the installed
-# package is consumed by a tiny project. Usage: scripts/test.sh [normal|asan|tsan|consumer ...]
+# package is consumed by a tiny project; the fuzz stage builds the libFuzzer target with clang and
+# replays its corpus. Usage: scripts/test.sh [normal|asan|tsan|consumer|fuzz ...]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/common.sh"
 bash "$here/setup.sh"
 
 stages=("$@")
-((${#stages[@]})) || stages=(normal asan tsan consumer)
+((${#stages[@]})) || stages=(normal asan tsan consumer fuzz)
 
 run_ctest() { ctest --test-dir "$1" --output-on-failure -j "$jobs" --timeout 300 "${@:2}"; }
 
@@ -32,7 +33,16 @@ for stage in "${stages[@]}"; do
       cmake --install "$root/build/normal" --prefix "$prefix" >/dev/null
       build_source "$root/tests/consumer" "$root/build/consumer" -DCMAKE_PREFIX_PATH="$prefix"
       "$root/build/consumer/consumer" ;;
-    *) echo "test.sh: unknown stage '$stage' (normal, asan, tsan, consumer)" >&2; exit 2 ;;
+    fuzz)
+      fuzz_dir="$root/build/fuzz"
+      cmake -S "$root" -B "$fuzz_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+        -DCMAKE_CXX_FLAGS=-fsanitize=fuzzer-no-link -DSCENERT_SANITIZE=address,undefined -DSCENERT_FUZZ=ON \
+        -DSCENERT_TESTS=OFF -DSCENERT_BENCH=OFF -DSCENERT_APPS=OFF >/dev/null
+      cmake --build "$fuzz_dir" --target config_fuzz -j "$jobs"
+      ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 "$fuzz_dir/tests/fuzz/config_fuzz" -runs=0 \
+        -dict="$root/tests/fuzz/table.dict" "$root/tests/data/fuzz" "$root/examples" "$root/tests/data/bad" \
+        "$root/tests/data/bad_semantic" ;;
+    *) echo "test.sh: unknown stage '$stage' (normal, asan, tsan, consumer, fuzz)" >&2; exit 2 ;;
   esac
 done
 echo "test.sh: all stages passed (${stages[*]})" >&2

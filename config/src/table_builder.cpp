@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <unordered_map>
 
@@ -251,11 +252,15 @@ class builder {
     return nullptr;
   }
 
+  // A reference to an id that failed to read would only repeat that error, so such checks are skipped.
   void check_references() {
+    const bool maps_known =
+        std::all_of(map_facts_.begin(), map_facts_.end(), [](auto& f) { return f.id_ok; });
+    scenes_known_ = std::all_of(scene_facts_.begin(), scene_facts_.end(), [](auto& f) { return f.id_ok; });
     for (std::size_t i = 0; i < table_.scenes.size(); ++i) {
       scene_def& s = table_.scenes[i];
       const scene_facts& f = scene_facts_[i];
-      if (f.map_ok && !map_by_id(s.map))
+      if (f.map_ok && maps_known && !map_by_id(s.map))
         sink_.add(f.pointer + "/map", fmt::format("no map with id {}", s.map));
       if (f.kind_ok && s.kind == scene_kind::space && f.bind_ok) check_bound_town(s, f);
     }
@@ -265,6 +270,7 @@ class builder {
     const scene_facts* town_facts = nullptr;
     const scene_def* town = scene_by_id(s.space->bind_town, &town_facts);
     const std::string pointer = f.pointer + "/bind_town";
+    if (!town && !scenes_known_) return;
     if (!town) return sink_.add(pointer, fmt::format("no scene with id {}", s.space->bind_town));
     if (!town_facts->kind_ok) return;
     if (town->kind != scene_kind::town)
@@ -283,6 +289,7 @@ class builder {
   scene_table table_;
   std::vector<map_facts> map_facts_;
   std::vector<scene_facts> scene_facts_;
+  bool scenes_known_ = true;
 };
 
 }  // namespace

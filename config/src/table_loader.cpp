@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
 #include <fstream>
 #include <sstream>
 #include <system_error>

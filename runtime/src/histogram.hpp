@@ -73,8 +73,45 @@ class log_histogram {
 
 /// Per pool and worker: 4 buckets per octave from 64 ns to 68 s.
 using fine_histogram = log_histogram<2, 6, 36, std::uint64_t>;
-/// Per service, kept small for a million services: one bucket per octave from 256 ns to 1 s.
-using compact_histogram = log_histogram<0, 8, 30, std::uint32_t>;
+/// Per service, kept to 40 bytes for a million services: one bucket per octave from 1 us to
+/// 16 ms, 16-bit counts halved together when one fills (quantiles stay right), and the maximum.
+/// Thread-safety: as log_histogram.
+class compact_histogram {
+  using layout = log_histogram<0, 10, 24, std::uint16_t>;
+
+ public:
+  static constexpr unsigned bucket_count = layout::bucket_count;
+
+  void record(std::int64_t ns) noexcept {
+    auto& c = counts_[layout::index(ns)];
+    auto v = static_cast<std::uint16_t>(c.load(std::memory_order_relaxed) + 1);
+    c.store(v, std::memory_order_relaxed);
+    if (v == 0xFFFF) halve();
+    if (ns > max_.load(std::memory_order_relaxed)) max_.store(ns, std::memory_order_relaxed);
+  }
+  [[nodiscard]] std::int64_t max() const noexcept { return max_.load(std::memory_order_relaxed); }
+  [[nodiscard]] std::int64_t quantile(double q) const noexcept {
+    std::uint64_t total = 0;
+    for (auto& c : counts_) total += c.load(std::memory_order_relaxed);
+    if (total == 0) return 0;
+    auto rank =
+        std::min<std::uint64_t>(static_cast<std::uint64_t>(q * static_cast<double>(total)), total - 1);
+    std::uint64_t seen = 0;
+    for (unsigned i = 0; i + 1 < bucket_count; ++i) {
+      seen += counts_[i].load(std::memory_order_relaxed);
+      if (seen > rank) return std::min(layout::upper_bound(i), max());
+    }
+    return max();
+  }
+
+ private:
+  void halve() noexcept {
+    for (auto& c : counts_)
+      c.store(static_cast<std::uint16_t>(c.load(std::memory_order_relaxed) / 2), std::memory_order_relaxed);
+  }
+  std::array<std::atomic<std::uint16_t>, bucket_count> counts_{};
+  std::atomic<std::int64_t> max_{0};
+};
 
 /// Adds `h` into a snapshot whose buckets follow fine_histogram's.
 inline void accumulate(histogram_snapshot& out, const fine_histogram& h) {

@@ -32,6 +32,7 @@ bool mailbox::post(message m) {
 }
 
 bool mailbox::pop(message& out) {
+  if (head_.load(std::memory_order_acquire) == tail_) return false;  // empty: the node stays unread
   node* next = tail_->next.load(std::memory_order_acquire);
   if (next == nullptr) return false;
   out = std::move(next->fn);

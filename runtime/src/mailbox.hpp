@@ -33,6 +33,9 @@ class mailbox {
   /// Accepts posts again.
   void open() noexcept;
 
+  /// Hints the consumer's cache lines (a pool ticking many services prefetches ahead).
+  void prefetch() const noexcept { __builtin_prefetch(&head_); }
+
   [[nodiscard]] std::size_t depth() const noexcept { return depth_.load(std::memory_order_relaxed); }
   [[nodiscard]] std::uint64_t dropped() const noexcept { return dropped_.load(std::memory_order_relaxed); }
   [[nodiscard]] bool closed() const noexcept { return closed_.load(std::memory_order_relaxed); }
@@ -43,8 +46,10 @@ class mailbox {
     message fn;
   };
 
+  // head_ and tail_ share a line: an idle mailbox is found empty (head_ == tail_) by reading
+  // that one line, which is all a tick of a quiet service touches.
   alignas(64) std::atomic<node*> head_;  // producers: the newest node
-  alignas(64) node* tail_;               // consumer: the dummy before the oldest message
+  node* tail_;                           // consumer: the dummy before the oldest message
   alignas(64) std::atomic<std::uint32_t> in_flight_{0};
   std::atomic<bool> closed_{false};
   std::atomic<std::size_t> depth_{0};

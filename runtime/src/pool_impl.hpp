@@ -15,6 +15,7 @@
 
 #include "executor.hpp"
 #include "histogram.hpp"
+#include "mailbox.hpp"
 #include "pool_entry.hpp"
 
 namespace scenert {
@@ -23,6 +24,8 @@ namespace detail {
 struct pool_access {
   static std::atomic<pool_entry*>& entry(service& s) noexcept { return s.pool_entry_; }
   static std::atomic<const void*>& owner(service& s) noexcept { return s.pool_owner_; }
+  static void prefetch_service(const service& s) noexcept { __builtin_prefetch(&s.mailbox_); }
+  static void prefetch_mailbox(const service& s) noexcept { s.mailbox_->prefetch(); }
 };
 
 /// What one worker records: written by that worker only, read by metrics() and the watchdog.
@@ -58,14 +61,15 @@ struct processor_pool::impl {
   void finalize(detail::pool_entry* e) noexcept;
   void shutdown_entries();  // stop: finalize every entry left, inline
   void dispatcher_main();
-  void dispatch(detail::pool_entry* list, std::size_t n);
+  void dispatch();  // hands `due` to the workers in batches
+  detail::batch* get_batch();
   void reap_returns();
   void watchdog(std::int64_t now);
   void advance_manual(std::int64_t target);
 
   // ---- workers ----------------------------------------------------------------------------
   std::int64_t run_one(detail::pool_entry* e, std::int64_t t_start, detail::worker_slot& w) noexcept;
-  void run_batch(detail::pool_entry* head, unsigned worker) noexcept;
+  void run_batch(detail::batch* b, unsigned worker) noexcept;
   void schedule_next(detail::pool_entry* e, std::int64_t t_end) noexcept;
   void count_stall(detail::pool_entry* e, std::int64_t running_ns) noexcept;
 
@@ -89,7 +93,10 @@ struct processor_pool::impl {
   bool started = false, stop_requested = false, shut_down = false;
 
   detail::timing_wheel wheel;
-  std::atomic<detail::pool_entry*> returns{nullptr};
+  std::atomic<detail::batch*> returns{nullptr};         // batches back from the workers
+  std::vector<std::unique_ptr<detail::batch>> batches;  // every batch ever made
+  detail::batch* free_batches = nullptr;
+  std::vector<detail::pool_entry*> due;    // scheduling thread: entries taken from the wheel
   std::atomic<std::int64_t> in_flight{0};  // submitted batches and finalizations not yet done
   std::atomic<std::uint64_t> stalls{0};
   std::atomic<std::int64_t> start_ns{0}, last_progress_ns{0};

@@ -36,7 +36,7 @@ void processor_pool::impl::log(log_level level, const std::string& text) const {
 
 void processor_pool::impl::push_command(pool_entry* e, bool remove) {
   commands.push_back({e, remove});
-  cv.notify_all();
+  if (commands.size() == 1) cv.notify_all();  // the dispatcher takes all queued at once
 }
 
 void processor_pool::impl::apply_commands() {
@@ -206,7 +206,7 @@ result<void, pool_errc> processor_pool::add(std::shared_ptr<service> s, double h
     }
     pool_access::owner(*s).store(&p, std::memory_order_relaxed);
     e->svc = s;
-    e->hz = hz;
+    e->set_rate(hz);
     e->seq = p.next_seq++;
     e->reg_next = p.registry;
     if (p.registry != nullptr) p.registry->reg_prev = e;

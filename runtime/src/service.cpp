@@ -27,7 +27,7 @@ void report(std::string* failure, const std::string& name, const char* stage, co
 
 }  // namespace
 
-service::service(std::string name) : name_(std::move(name)), mailbox_(std::make_unique<detail::mailbox>()) {}
+service::service(std::string name) : mailbox_(std::make_unique<detail::mailbox>()), name_(std::move(name)) {}
 
 service::~service() = default;
 
@@ -37,11 +37,14 @@ std::size_t service::mailbox_depth() const noexcept { return mailbox_->depth(); 
 
 std::uint64_t service::dropped_messages() const noexcept { return mailbox_->dropped(); }
 
+void service::init() {
+  if (initialized_) return;
+  on_init();
+  initialized_ = true;
+}
+
 void service::activate() {
-  if (!initialized_) {
-    on_init();
-    initialized_ = true;
-  }
+  init();
   consecutive_failures_ = 0;
   quarantined_.store(false, std::memory_order_release);
   mailbox_->open();

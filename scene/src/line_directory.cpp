@@ -217,6 +217,16 @@ class local_line_directory final : public line_directory {
     p.loc = {location::state::in_line, p.loc.line, {}};
   }
 
+  void set_phase(player_id player, scene_id space, std::uint32_t phase, bool pending) override {
+    auto& p = known(player);
+    SCENERT_ASSERT(p.loc.where == location::state::in_line, "set_phase: player not on a line");
+    p.loc.space = space;
+    p.loc.phase = phase;
+    p.loc.phase_pending = pending;
+  }
+
+  void clear_phase(player_id player) override { set_phase(player, 0, 0, false); }
+
   void remove(player_id player) override {
     auto it = players_.find(player);
     SCENERT_ASSERT(it != players_.end() && it->second.loc.where == location::state::in_line,
@@ -328,6 +338,18 @@ const char* to_string(world_errc code) noexcept {
       return "teammate_not_found";
     case world_errc::shutting_down:
       return "shutting_down";
+    case world_errc::space_in_space:
+      return "space_in_space";
+    case world_errc::request_pending:
+      return "request_pending";
+    case world_errc::wrong_town:
+      return "wrong_town";
+    case world_errc::space_full:
+      return "space_full";
+    case world_errc::unknown_space:
+      return "unknown_space";
+    case world_errc::not_in_space:
+      return "not_in_space";
   }
   return "?";
 }

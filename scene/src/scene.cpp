@@ -24,15 +24,18 @@ void scene::add_module(std::unique_ptr<scene_module> module) {
   modules_.push_back(std::move(module));
 }
 
-void scene::post_enter(player_id player) { post({roster_event::kind::enter, player, {}}); }
+void scene::post_enter(player_id player) { push_roster({roster_event::kind::enter, player, {}}); }
 void scene::post_leave(player_id player, bool ack) {
-  post({ack ? roster_event::kind::leave_ack : roster_event::kind::leave, player, {}});
+  push_roster({ack ? roster_event::kind::leave_ack : roster_event::kind::leave, player, {}});
 }
-void scene::post_move(player_id player, grid::cell_point to) { post({roster_event::kind::move, player, to}); }
+void scene::post_move(player_id player, grid::cell_point to) { push_roster({roster_event::kind::move, player, to}); }
 
-void scene::post(roster_event e) {
-  std::lock_guard lock(inbox_mutex_);
-  inbox_.push_back(e);
+void scene::push_roster(roster_event e) {
+  {
+    std::lock_guard lock(inbox_mutex_);
+    inbox_.push_back(e);
+  }
+  inbox_pending_.store(true, std::memory_order_release);
 }
 
 std::optional<grid::entity_id> scene::entity_of(player_id player) const {
@@ -123,6 +126,10 @@ void scene::on_tick(const tick_context& ctx) {
 // ---- roster ----------------------------------------------------------------------------
 
 void scene::apply_roster() {
+  // Most ticks of most lines have no roster change: skip the lock. A post racing with the swap
+  // below at worst sets the flag for an empty inbox, which the next tick clears.
+  if (!inbox_pending_.load(std::memory_order_acquire)) return;
+  inbox_pending_.store(false, std::memory_order_relaxed);
   {
     std::lock_guard lock(inbox_mutex_);
     if (inbox_.empty()) return;

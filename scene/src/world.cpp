@@ -1,5 +1,7 @@
 #include <scenert/scene/world.hpp>
 
+#include <ctime>
+
 #include <fmt/format.h>
 
 #include "world_impl.hpp"
@@ -148,8 +150,16 @@ void world::impl::drain() {
     std::lock_guard lock(inbox_mutex);
     batch.swap(inbox);
   }
+  if (batch.empty()) return;
+  auto cpu_now = [] {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(ts.tv_nsec);
+  };
+  const auto began = cpu_now();
   for (auto& e : batch) handle(e);
   batch.clear();
+  busy_ns += cpu_now() - began;
 }
 
 void world::impl::handle(world_event& e) {
@@ -185,6 +195,7 @@ void world::impl::handle(world_event& e) {
       begin_shutdown(std::move(e.fn));
       break;
     case world_event::type::query:
+    case world_event::type::run:
       e.fn(*dir);
       break;
   }

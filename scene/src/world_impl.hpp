@@ -23,7 +23,8 @@ struct world_event {
     line_closed,
     group_removed,
     shutdown,
-    query
+    query,
+    run  // work handed back from a scene's thread (phase answers), run on the world's thread
   };
   type what = type::request;
   world_request req{};
@@ -84,6 +85,15 @@ struct world::impl final : scene_host {
   std::optional<world_result> start_switch(player_id p, line_handle from, line_handle to, world_reply& reply);
   void on_player_left(line_handle line, player_id p);
   void on_quarantined(line_handle line);
+
+  // phases (world_phases.cpp)
+  std::optional<world_result> do_enter_phase(const world_request& r, world_reply& reply);
+  std::optional<world_result> do_leave_phase(const world_request& r, world_reply& reply);
+  void do_move_in_phase(const location& loc, const world_request& r);
+  void phase_answered(player_id p, line_handle line, result<std::uint32_t, world_errc> answer, bool entering);
+  std::optional<world_result> phase_busy(const location& loc, player_id p, const char* what);
+  void drop_from_phase(player_id p, const location& loc);
+  void answer_phase_requests_at_shutdown();
   void evacuate(player_id p, line_handle from);
   void land(player_id p);  // a switching player lands on its target: directory, scene, reply
 
@@ -125,10 +135,11 @@ struct world::impl final : scene_host {
   std::size_t groups_in_pool = 0;
   std::deque<grace_entry> grace;
   std::unordered_map<player_id, world_reply> pending;  // replies of switching players
+  std::unordered_map<player_id, world_reply> phase_pending;  // replies of phase requests under way
 
   bool shutting_down = false, shut_down = false;
   unique_function<void(const line_directory&)> shutdown_done;
-  std::uint64_t requests = 0, errors = 0;
+  std::uint64_t requests = 0, errors = 0, busy_ns = 0;
 
   mutable std::mutex snap_mutex;
   std::shared_ptr<const world_snapshot> snap;

@@ -208,6 +208,7 @@ void world::impl::begin_shutdown(unique_function<void(const line_directory&)> do
     return;
   }
   shutting_down = true;
+  answer_phase_requests_at_shutdown();
   shutdown_done = std::move(done);
   grace.clear();
   for (auto* c : ordered) {
@@ -254,6 +255,9 @@ void world::impl::publish(bool force) {
   last_publish = now;
   auto s = std::make_shared<world_snapshot>();
   s->at = time->now();
+  // Only look into line objects when some group saw an overrun: 100,000 objects are cache misses.
+  bool any_overrun = false;
+  for (const auto& g : groups) any_overrun = any_overrun || g.g->member_overruns() > 0;
   for (auto* c : ordered) {
     scene_snapshot sc;
     sc.def = c->def;
@@ -269,7 +273,7 @@ void world::impl::publish(bool force) {
       sc.players += l.players;
       c->max_players = std::max(c->max_players, l.players);
       const auto& obj = c->objects[l.handle.line - 1];
-      if (obj && obj->overruns() > 0) {
+      if (any_overrun && obj && obj->overruns() > 0) {
         sc.overruns += obj->overruns();
         if (sc.overrunning.size() < 10)
           sc.overrunning.push_back(
@@ -283,6 +287,7 @@ void world::impl::publish(bool force) {
   s->group_services = groups_in_pool;
   s->requests = requests;
   s->errors = errors;
+  s->busy_ns = busy_ns;
   s->shutting_down = shutting_down;
   s->shut_down = shut_down;
   std::lock_guard lock(snap_mutex);

@@ -39,6 +39,10 @@ std::optional<world_result> world::impl::apply(const world_request& r, world_rep
       return do_join_team(r, reply);
     case world_request::kind::move:
       return do_move(r);
+    case world_request::kind::enter_phase:
+      return do_enter_phase(r, reply);
+    case world_request::kind::leave_phase:
+      return do_leave_phase(r, reply);
   }
   return std::nullopt;
 }
@@ -108,6 +112,8 @@ std::optional<world_result> world::impl::do_leave(const world_request& r) {
     return world_result(
         fail(world_errc::switching, fmt::format("player {}: leave: switching from {} to {}", r.player,
                                                 where(loc.line), where(loc.target))));
+  if (auto busy = phase_busy(loc, r.player, "leave")) return busy;
+  drop_from_phase(r.player, loc);
   dir->remove(r.player);
   object(loc.line).post_leave(r.player, false);
   return world_result(placement{loc.line});
@@ -124,6 +130,7 @@ std::optional<world_result> world::impl::do_transfer(const world_request& r, lin
     return world_result(
         fail(world_errc::switching,
              fmt::format("player {}: transfer: already switching to {}", r.player, where(loc.target))));
+  if (auto busy = phase_busy(loc, r.player, "transfer")) return busy;
   result<line_handle, world_errc> to = target;
   if (target.line == 0) {
     if (loc.line.scene == target.scene)
@@ -140,6 +147,7 @@ std::optional<world_result> world::impl::do_transfer(const world_request& r, lin
     to = named_line(target, c ? c->def->capacity : 0, r.player);
   }
   if (!to) return world_result(to.error());
+  drop_from_phase(r.player, loc);
   return start_switch(r.player, loc.line, *to, reply);
 }
 
@@ -157,10 +165,14 @@ std::optional<world_result> world::impl::do_join_team(const world_request& r, wo
   if (loc.where == location::state::in_line && loc.line == mate.line)
     return world_result(fail(world_errc::same_line, fmt::format("player {}: join team-mate {}: already on {}",
                                                                 r.player, r.mate, where(loc.line))));
+  if (auto busy = phase_busy(loc, r.player, "join team-mate")) return busy;
   const auto& def = *find(mate.line.scene)->def;
   auto to = named_line(mate.line, std::max(def.hard_capacity, def.capacity), r.player);
   if (!to) return world_result(to.error());
-  if (loc.where == location::state::in_line) return start_switch(r.player, loc.line, *to, reply);
+  if (loc.where == location::state::in_line) {
+    drop_from_phase(r.player, loc);
+    return start_switch(r.player, loc.line, *to, reply);
+  }
   dir->place(r.player, *to);
   filled(*to);
   object(*to).post_enter(r.player);
@@ -173,6 +185,10 @@ std::optional<world_result> world::impl::do_move(const world_request& r) {
     return world_result(
         fail(loc.where == location::state::none ? world_errc::not_in_scene : world_errc::switching,
              fmt::format("player {}: move: not standing on a line", r.player)));
+  if (loc.phase != 0 || loc.phase_pending) {
+    do_move_in_phase(loc, r);
+    return world_result(placement{loc.line, loc.space, loc.phase});
+  }
   object(loc.line).post_move(r.player, r.to);
   return world_result(placement{loc.line});
 }

@@ -69,6 +69,7 @@ def case_run_admin():
     check(by_id[3002]["structure"] == "group" and by_id[3002]["slots_per_group"] == 20, "/scenes dungeon")
     check(by_id[1001]["lines"][0]["players"] == 0, "/scenes lines")
     check(len(by_id[1001]["phases"]) == 2, "/scenes phases of the town")
+    check(by_id[1001]["lines"][0]["running_phases"] == [], "/scenes running phases of a town line")
     started = time.time()
     p.send_signal(signal.SIGTERM)
     try:
@@ -120,6 +121,9 @@ def case_loadtest():
     check("(all held)" in out and "1001 Stormhold" in out, f"summary: {out}")
     a = check_report(f"{WORK}/a.json")
     check(a["lines_closed"] > 0, f"no line closed within the run: {a['scenes']}")
+    check(a["requests"]["phase"] > 0, f"no phase requests: {a['requests']}")
+    town = next(s for s in a["scenes"] if s["id"] == 1001)
+    check(town["max_phases_on_line"] > 0, f"no phase ran on a town line: {town}")
     check(a["requests"]["enter"] == 300 and a["seed"] == 7 and a["players"] == 300, "report header")
     code, out, err = loadtest(table, 7, f"{WORK}/b.json", "--threshold", "requests_per_second>1e12")
     check(code == 3, f"a missed threshold must exit 3, got {code}")

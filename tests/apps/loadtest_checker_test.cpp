@@ -15,7 +15,8 @@ constexpr const char* table_text = R"({
   "maps": [ { "id": 1, "name": "m", "width": 64, "height": 64, "area_width": 16, "area_height": 16 } ],
   "scenes": [
     { "id": 1, "name": "Town", "kind": "town", "capacity": 2, "hard_capacity": 3, "min_lines": 1, "max_lines": 2,
-      "map": 1 }
+      "map": 1 },
+    { "id": 5, "name": "Fair", "kind": "space", "capacity": 5, "bind_town": 1, "max_spaces": 1 }
   ]
 })";
 
@@ -62,6 +63,12 @@ class fake_directory final : public line_directory {
   void finish_switch(player_id) override {}
   void cancel_switch(player_id) override {}
   void remove(player_id) override {}
+  void set_phase(player_id p, scene_id space, std::uint32_t phase, bool pending) override {
+    where[p].space = space;
+    where[p].phase = phase;
+    where[p].phase_pending = pending;
+  }
+  void clear_phase(player_id p) override { set_phase(p, 0, 0, false); }
   std::vector<player_id> players(line_handle l) const override { return lines.at(l.line); }
   std::size_t player_count() const override { return where.size(); }
 };
@@ -130,6 +137,20 @@ TEST(InvariantChecker, NamesOpenLinesOutsideMinAndMax) {
   for (std::uint32_t l = 1; l <= 3; ++l) dir.lines[l];
   checker.check(dir, {});
   EXPECT_TRUE(mentions(checker, "3 open / 3 live lines"));
+}
+
+TEST(InvariantChecker, NamesATownLineRunningMorePhasesThanMaxSpaces) {
+  fake_directory dir;
+  dir.put(1, 1);
+  dir.put(2, 1);
+  dir.set_phase(1, 5, 1, false);
+  invariant_checker checker(table());
+  checker.check(dir, {1, 1});
+  EXPECT_EQ(checker.violation_count(), 0u);
+  EXPECT_EQ(checker.scenes()[0].max_phases_on_line, 1u);
+  dir.set_phase(2, 5, 2, false);
+  checker.check(dir, {1, 1});
+  EXPECT_TRUE(mentions(checker, "scene 1 line 1: 2 phases of space 5 running, above max_spaces 1"));
 }
 
 TEST(InvariantChecker, KeepsAtMostAHundredMessagesButCountsAll) {

@@ -1,7 +1,11 @@
 // Links against the installed package and uses its public API.
+#include <scenert/config/table_loader.hpp>
+#include <scenert/runtime/processor_pool.hpp>
 #include <scenert/runtime/result.hpp>
 
+#include <chrono>
 #include <cstdio>
+#include <memory>
 
 enum class demo_errc { ok = 0, odd };
 
@@ -10,9 +14,25 @@ static scenert::result<int, demo_errc> half(int x) {
   return x / 2;
 }
 
+struct ticker final : scenert::service {
+  ticker() : service("ticker") {}
+  int ticks = 0;
+  void on_tick(const scenert::tick_context&) override { ++ticks; }
+};
+
 int main() {
   auto r = half(8);
   if (!r || *r != 4) return 1;
-  std::puts("consumer: scenert package found and linked");
+  scenert::manual_clock clock;
+  scenert::pool_options options;
+  options.manual = &clock;
+  scenert::processor_pool pool(options);
+  auto t = std::make_shared<ticker>();
+  if (!pool.add(t, 10)) return 1;
+  pool.advance(std::chrono::seconds(1));
+  if (t->ticks != 10) return 1;
+  const auto table = scenert::parse_table(R"({"version": 1, "scenes": []})", "inline.json");
+  if (table.ok() || table.diagnostics.empty()) return 1;
+  std::puts("consumer: scenert package found and linked; a pool ticked a service 10 times, a bad table was refused");
   return 0;
 }

@@ -235,3 +235,27 @@ TEST(WorldLines, ShutdownTakesEveryoneOffAndClosesEveryLineOnce) {
 
 }  // namespace
 }  // namespace scenert
+
+namespace scenert {
+namespace {
+
+TEST(WorldLines, GroupsAreKeyedByFrameRate) {
+  auto table = test::small_table();
+  auto fast = *table.find_scene(test::dungeon_id);
+  fast.id = 11, fast.name = "fast dungeon", fast.frame_rate = 20, fast.min_lines = 0;
+  table.scenes.push_back(fast);
+  test::manual_world mw(table);
+  ASSERT_TRUE(mw.ask(world_request::enter(1, 11)));
+  auto s = mw.snap();
+  EXPECT_EQ(s->group_services, 2u);  // the 10 Hz dungeon's group and a 20 Hz one
+  std::vector<double> rates;
+  for (const auto& m : mw.pool->metrics(true).per_service)
+    if (m.name.starts_with("group@")) rates.push_back(m.hz);
+  std::sort(rates.begin(), rates.end());
+  EXPECT_EQ(rates, (std::vector<double>{10, 20}));
+  ASSERT_TRUE(mw.ask(world_request::enter(2, test::dungeon_id)));
+  EXPECT_EQ(mw.snap()->group_services, 2u);  // the 10 Hz group had room
+}
+
+}  // namespace
+}  // namespace scenert

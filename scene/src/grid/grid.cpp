@@ -1,5 +1,6 @@
 #include <scenert/scene/grid/grid.hpp>
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -51,25 +52,35 @@ grid::grid(std::shared_ptr<const map_data> map, grid_options options)
   row_area_ = map_->area_y_table();
   areas_.resize(map_->area_count());
   slots_.reserve(options_.reserve);
+  generations_.reserve(options_.reserve);
+}
+
+void grid::area_data::grow() {
+  const std::uint32_t bigger = capacity * 2;
+  auto fresh = std::make_unique<entity_id[]>(bigger);
+  std::copy(data(), data() + size, fresh.get());
+  heap = std::move(fresh);
+  capacity = bigger;
 }
 
 // Appends to the item segment, then rotates the first entity of each later segment to that
 // segment's end, so the new entity lands at the end of its own segment (at most 3 writes).
 void grid::insert(std::uint32_t area_index, entity_id id, entity_type type) {
   area_data& a = areas_[area_index];
-  auto hole = static_cast<std::uint32_t>(a.ids.size());
-  a.ids.push_back(id);
+  std::uint32_t hole = a.size;
+  a.push_back(id);
+  entity_id* ids = a.data();
   const auto t = static_cast<std::uint32_t>(type);
   for (std::uint32_t q = entity_type_count - 1; q > t; --q) {
     const std::uint32_t first = a.end[q - 1];
     if (first != hole) {
-      a.ids[hole] = a.ids[first];
-      slots_[a.ids[hole]].index = hole;
+      ids[hole] = ids[first];
+      slots_[ids[hole]].index = hole;
     }
     hole = first;
     ++a.end[q - 1];
   }
-  a.ids[hole] = id;
+  ids[hole] = id;
   slot& s = slots_[id];
   s.area = area_index;
   s.index = hole;
@@ -77,19 +88,45 @@ void grid::insert(std::uint32_t area_index, entity_id id, entity_type type) {
 
 // Swap-removes within the entity's segment, then pulls the last entity of each later segment into
 // the hole left at that segment's start, and drops the final slot.
-void grid::erase(const slot& s) {
+void grid::erase(const slot& s, entity_type type) {
   area_data& a = areas_[s.area];
+  entity_id* ids = a.data();
   std::uint32_t hole = s.index;
-  for (auto q = static_cast<std::uint32_t>(s.type); q < entity_type_count; ++q) {
+  for (auto q = static_cast<std::uint32_t>(type); q < entity_type_count; ++q) {
     const std::uint32_t last = seg_end(a, q) - 1;
     if (last != hole) {
-      a.ids[hole] = a.ids[last];
-      slots_[a.ids[hole]].index = hole;
+      ids[hole] = ids[last];
+      slots_[ids[hole]].index = hole;
     }
     hole = last;
     if (q + 1 < entity_type_count) --a.end[q];
   }
-  a.ids.pop_back();
+  --a.size;
+}
+
+// The areas of `a` that are not in `b`: the rows above and below b, then the columns left and right
+// of b in the shared rows. Both are views already clamped at the map edges.
+grid::strips grid::difference(rect a, rect b) noexcept {
+  strips out;
+  if (a.x1 < b.x0 || b.x1 < a.x0 || a.y1 < b.y0 || b.y1 < a.y0) {
+    out.r[out.n++] = a;
+    return out;
+  }
+  if (a.y0 < b.y0) out.r[out.n++] = {a.x0, a.y0, a.x1, b.y0 - 1};
+  if (a.y1 > b.y1) out.r[out.n++] = {a.x0, b.y1 + 1, a.x1, a.y1};
+  const std::uint32_t y0 = std::max(a.y0, b.y0);
+  const std::uint32_t y1 = std::min(a.y1, b.y1);
+  if (a.x0 < b.x0) out.r[out.n++] = {a.x0, y0, b.x0 - 1, y1};
+  if (a.x1 > b.x1) out.r[out.n++] = {b.x1 + 1, y0, a.x1, y1};
+  return out;
+}
+
+void grid::prefetch(const strips& st) const noexcept {
+  for (std::uint32_t i = 0; i < st.n; ++i) {
+    const rect& r = st.r[i];
+    for (std::uint32_t y = r.y0; y <= r.y1; ++y)
+      for (std::uint32_t x = r.x0; x <= r.x1; ++x) __builtin_prefetch(&areas_[y * areas_x_ + x], 1);
+  }
 }
 
 std::uint32_t grid::count_in_area(std::uint32_t area_index, entity_type type) const {
@@ -101,7 +138,7 @@ std::uint32_t grid::count_in_area(std::uint32_t area_index, entity_type type) co
 void grid::clear() noexcept {
   SCENERT_ASSERT(!busy_ && !in_pass_, "grid: cleared from inside a visitor");
   for (area_data& a : areas_) {
-    a.ids.clear();
+    a.size = 0;
     a.end[0] = a.end[1] = 0;
     a.cover = 0;
   }
@@ -110,8 +147,10 @@ void grid::clear() noexcept {
 }
 
 std::size_t grid::memory_bytes() const noexcept {
-  std::size_t bytes = slots_.capacity() * sizeof(slot) + areas_.capacity() * sizeof(area_data);
-  for (const area_data& a : areas_) bytes += a.ids.capacity() * sizeof(entity_id);
+  std::size_t bytes = slots_.capacity() * sizeof(slot) + generations_.capacity() * sizeof(std::uint32_t) +
+                      areas_.capacity() * sizeof(area_data);
+  for (const area_data& a : areas_)
+    if (a.capacity > area_data::inline_ids) bytes += a.capacity * sizeof(entity_id);
   return bytes + pass_.capacity() * sizeof(pass_entry);
 }
 

@@ -64,6 +64,18 @@ class oracle {
       if (e && e->type == entity_type::player && sees(e->at, c)) ++n;
     return n;
   }
+  /// cover() of every area, in area index order.
+  std::vector<std::uint32_t> covers() const {
+    std::vector<std::uint32_t> out(m_.area_count(), 0);
+    for (const auto& e : pos_) {
+      if (!e || e->type != entity_type::player) continue;
+      for (std::uint32_t a = 0; a < out.size(); ++a) {
+        const area_point ap = m_.area_at(a);
+        if (sees(e->at, {ap.x * m_.area_width(), ap.y * m_.area_height()})) ++out[a];
+      }
+    }
+    return out;
+  }
   bool contains(entity_id id) const { return id < pos_.size() && pos_[id].has_value(); }
   cell_point at(entity_id id) const { return pos_[id]->at; }
   entity_type type(entity_id id) const { return pos_[id]->type; }

@@ -55,6 +55,8 @@ class service {
   [[nodiscard]] bool post(message m);
 
   // ---- driving: the pool, or a parent ticking its children -------------------------------
+  /// Runs on_init if it has not run yet (a pooled child created ahead of use); later calls do nothing.
+  void init();
   /// Runs on_init on the first call, then opens the mailbox and runs on_active.
   void activate();
   /// Runs up to `mailbox_batch` queued messages, then on_tick. An exception from either is
@@ -74,7 +76,7 @@ class service {
   [[nodiscard]] std::size_t mailbox_depth() const noexcept;
   [[nodiscard]] std::uint64_t dropped_messages() const noexcept;
   [[nodiscard]] std::uint64_t failures() const noexcept { return failures_.load(std::memory_order_relaxed); }
-  /// Consecutive failed ticks so far (reset by a good tick and by activate()).
+  /// Consecutive failed ticks so far (reset by a good tick and by activate()); driving thread only.
   [[nodiscard]] unsigned consecutive_failures() const noexcept { return consecutive_failures_; }
 
  protected:
@@ -95,15 +97,16 @@ class service {
 
   tick_outcome fail_tick(unsigned quarantine_after) noexcept;
 
-  std::string name_;
+  // What every tick reads comes first, so a pool ticking many services touches one cache line.
   std::unique_ptr<detail::mailbox> mailbox_;
+  unsigned consecutive_failures_ = 0;
+  std::atomic<bool> quarantined_{false};
+  std::atomic<bool> active_{false};
+  bool initialized_ = false;
+  std::atomic<std::uint64_t> failures_{0};
+  std::string name_;
   std::atomic<detail::pool_entry*> pool_entry_{nullptr};  // owned by the pool while added
   std::atomic<const void*> pool_owner_{nullptr};          // that pool, set and cleared under its lock
-  std::atomic<std::uint64_t> failures_{0};
-  unsigned consecutive_failures_ = 0;
-  bool initialized_ = false;
-  std::atomic<bool> active_{false};
-  std::atomic<bool> quarantined_{false};
 };
 
 }  // namespace scenert

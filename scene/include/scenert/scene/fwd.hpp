@@ -33,6 +33,12 @@ enum class world_errc {
   line_quarantined,    ///< the line's scene failed too often and takes no players
   teammate_not_found,  ///< join-team: the team-mate is not on a line
   shutting_down,       ///< the world stopped taking requests
+  space_in_space,      ///< phase: the player is in a phase already; phases do not nest
+  request_pending,     ///< phase: a phase request for the player is still under way
+  wrong_town,          ///< phase: the player's town line is not the space's bind_town
+  space_full,          ///< phase: max_spaces of that space run on the town line
+  unknown_space,       ///< phase: no scene of kind space has that id
+  not_in_space,        ///< phase: leave for a player that is in no phase
 };
 
 /// Name of an error code, for logs and messages.

@@ -22,8 +22,11 @@ enum class line_state : std::uint8_t { free, open, quarantined, closing };
 struct location {
   enum class state : std::uint8_t { none, in_line, switching };
   state where = state::none;
-  line_handle line{};    ///< in_line: the line; switching: the line it leaves
-  line_handle target{};  ///< switching: the line it goes to
+  line_handle line{};          ///< in_line: the line; switching: the line it leaves
+  line_handle target{};        ///< switching: the line it goes to
+  scene_id space = 0;          ///< in_line: the space of the phase it is in on that line (0: none)
+  std::uint32_t phase = 0;     ///< in_line: the phase's child id on that line (0: none)
+  bool phase_pending = false;  ///< in_line: entering or leaving a phase right now (switching into it)
 };
 
 /// One line as the directory sees it.
@@ -75,6 +78,10 @@ class line_directory {
   virtual void finish_switch(player_id player) = 0;
   /// A switching player goes back to its source line (the target is given up).
   virtual void cancel_switch(player_id player) = 0;
+  /// Records the phase a player on a line is in (or going into / out of, while `pending`).
+  virtual void set_phase(player_id player, scene_id space, std::uint32_t phase, bool pending) = 0;
+  /// The player stands on its line itself again.
+  virtual void clear_phase(player_id player) = 0;
   /// Takes a placed (not switching) player off its line.
   virtual void remove(player_id player) = 0;
   /// The players on a line, switching ones included.

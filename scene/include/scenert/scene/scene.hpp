@@ -2,6 +2,7 @@
 /// scene: one line of a scene definition — a service with its players, its grid on the map's
 /// shared static data, its monsters, its treasure chest and its modules.
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -128,7 +129,7 @@ class scene : public service {
 
   template <class F>
   void guarded(F&& hooks);
-  void post(roster_event e);
+  void push_roster(roster_event e);
   void apply_roster();
   void add_player(player_id player);
   void remove_player(player_id player, bool ack);
@@ -147,6 +148,7 @@ class scene : public service {
   std::vector<std::unique_ptr<scene_module>> modules_;
 
   std::mutex inbox_mutex_;
+  std::atomic<bool> inbox_pending_{false};
   std::vector<roster_event> inbox_;
   std::vector<roster_event> draining_;
 

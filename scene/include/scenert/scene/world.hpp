@@ -26,6 +26,8 @@ namespace scenert {
 /// Where a request put the player.
 struct placement {
   line_handle line{};
+  scene_id space = 0;       ///< phase requests: the space of the phase entered (0: the line itself)
+  std::uint32_t phase = 0;  ///< phase requests: the phase's child id on the line (0: the line itself)
 };
 
 /// The answer to a request: Ok{line} or an error with a message naming the player and the line.
@@ -35,10 +37,20 @@ using world_reply = unique_function<void(world_result)>;
 
 /// One request to the world. Build it with the named constructors.
 struct world_request {
-  enum class kind : std::uint8_t { enter, enter_line, leave, transfer, transfer_line, join_team, move };
+  enum class kind : std::uint8_t {
+    enter,
+    enter_line,
+    leave,
+    transfer,
+    transfer_line,
+    join_team,
+    move,
+    enter_phase,
+    leave_phase
+  };
   kind what = kind::enter;
   player_id player = 0;
-  scene_id scene = 0;     ///< enter, transfer
+  scene_id scene = 0;     ///< enter, transfer; enter_phase: the space
   line_handle line{};     ///< enter_line, transfer_line
   player_id mate = 0;     ///< join_team
   grid::cell_point to{};  ///< move
@@ -61,6 +73,12 @@ struct world_request {
   }
   /// Walk to a cell of the player's scene (an AOI move).
   static world_request move(player_id p, grid::cell_point to) { return {kind::move, p, 0, {}, 0, to}; }
+  /// Go into a new phase of a space bound to the player's town (a private copy of that town).
+  static world_request enter_phase(player_id p, scene_id space) {
+    return {kind::enter_phase, p, space, {}, 0, {}};
+  }
+  /// Come back from the phase to the town line, where the player stood in the phase.
+  static world_request leave_phase(player_id p) { return {kind::leave_phase, p, 0, {}, 0, {}}; }
 };
 
 /// One live line at the last snapshot.
@@ -94,14 +112,14 @@ struct world_snapshot {
   std::size_t group_services = 0;      ///< scene groups in the pool
   std::uint64_t requests = 0;          ///< requests answered
   std::uint64_t errors = 0;            ///< requests answered with an error
+  std::uint64_t busy_ns = 0;           ///< CPU time the world's thread spent applying its inbox
   bool shutting_down = false;
   bool shut_down = false;  ///< every line closed after shutdown()
 };
 
 struct world_options {
-  double hz = 100;                       ///< the world's own tick rate
-  std::size_t request_batch = 1u << 20;  ///< requests applied per world tick at most
-  std::uint32_t line_pool = 64;          ///< closed line objects kept per scene for reuse
+  double hz = 100;  ///< the world's own tick rate: each tick applies everything queued since the last
+  std::uint32_t line_pool = 64;  ///< closed line objects kept per scene for reuse
   nanoseconds snapshot_period = std::chrono::milliseconds(100);  ///< how often snapshot() is refreshed
   /// Called once per new line object, before its on_init: add modules (e.g. a town's phases).
   std::function<void(scene&)> on_new_line;

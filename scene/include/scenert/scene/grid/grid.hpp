@@ -35,8 +35,9 @@ struct ignore_view {
 
 /// Entities on the areas of one map instance. Views are Chebyshev distance in areas: an entity sees
 /// every entity whose area is within (eyesight_x, eyesight_y) of its own, clamped at the map edges.
-/// Operations take a visitor with `enter(entity_id)` and `leave(entity_id)`; it hears leaves first,
-/// then enters, the mover excluded, and must not change the grid while it is called.
+/// Operations take a visitor with `enter(entity_id)` and `leave(entity_id)` (or, to take one area's
+/// entities at once, `enter(const entity_id*, std::uint32_t)` and `leave(...)`); it hears leaves
+/// first, then enters, the mover excluded, and must not change the grid while it is called.
 /// Thread-safety: none; owned by the scene that ticks it.
 class grid {
  public:
@@ -79,7 +80,7 @@ class grid {
   /// Whether an id is on the grid.
   bool contains(entity_id id) const noexcept { return id < slots_.size() && slots_[id].area != no_area; }
   /// Type of an entity on the grid.
-  entity_type type_of(entity_id id) const { return checked(id).type; }
+  entity_type type_of(entity_id id) const { return type_at(areas_[checked(id).area], slots_[id].index); }
   /// Cell of an entity on the grid.
   cell_point position_of(entity_id id) const { return {checked(id).x, checked(id).y}; }
   /// Flat area index of an entity on the grid.
@@ -102,23 +103,39 @@ class grid {
  private:
   static constexpr std::uint32_t no_area = 0xFFFFFFFFu;
 
+  // An entity is where it stands; its type is the segment of its area it sits in.
   struct slot {
     std::uint32_t area = no_area;  // no_area: not on the grid
     std::uint32_t index = 0;       // position in the area's ids
     std::uint32_t x = 0;
     std::uint32_t y = 0;
-    std::uint32_t generation = 0;  // bumped by each add: tells a re-added id from the old one
-    entity_type type = entity_type::player;
   };
-  // One dense vector per area holding the types in segments [players | npcs | items]: a view over
-  // all types is one contiguous scan, a view of one type a sub-range.
-  struct area_data {
-    std::vector<entity_id> ids;
+  // One cache line per area: the ids of its entities in segments [players | npcs | items] (a view over
+  // all types is one contiguous scan), stored inline up to inline_ids and on the heap beyond.
+  struct alignas(64) area_data {
+    static constexpr std::uint32_t inline_ids = 9;
+    std::unique_ptr<entity_id[]> heap;
+    std::uint32_t size = 0;
+    std::uint32_t capacity = inline_ids;
     std::uint32_t end[2] = {0, 0};  // end of the player segment, end of the npc segment
     std::uint32_t cover = 0;        // players whose view covers this area
+    entity_id local[inline_ids];
+
+    entity_id* data() noexcept { return capacity == inline_ids ? local : heap.get(); }
+    const entity_id* data() const noexcept { return capacity == inline_ids ? local : heap.get(); }
+    void push_back(entity_id id) {
+      if (size == capacity) grow();
+      data()[size++] = id;
+    }
+    void grow();
   };
   struct rect {
     std::uint32_t x0, y0, x1, y1;  // area bounds, included
+  };
+  // The areas of one view that are not in another: at most four rectangles.
+  struct strips {
+    rect r[4];
+    std::uint32_t n = 0;
   };
   struct pass_entry {
     entity_id id;
@@ -133,19 +150,22 @@ class grid {
     return t == 0 ? 0 : a.end[t - 1];
   }
   std::uint32_t seg_end(const area_data& a, std::uint32_t t) const noexcept {
-    return t == 2 ? static_cast<std::uint32_t>(a.ids.size()) : a.end[t];
+    return t == 2 ? a.size : a.end[t];
   }
   rect view_of(std::uint32_t ax, std::uint32_t ay) const noexcept {
     return {ax > eye_x_ ? ax - eye_x_ : 0, ay > eye_y_ ? ay - eye_y_ : 0,
             ax + eye_x_ < areas_x_ ? ax + eye_x_ : areas_x_ - 1,
             ay + eye_y_ < areas_y_ ? ay + eye_y_ : areas_y_ - 1};
   }
-  rect view_of_area(std::uint32_t area_index) const noexcept {
-    return view_of(area_index % areas_x_, area_index / areas_x_);
+  static entity_type type_at(const area_data& a, std::uint32_t index) noexcept {
+    return index < a.end[0] ? entity_type::player : (index < a.end[1] ? entity_type::npc : entity_type::item);
+  }
+  rect view_of_cell(std::uint32_t x, std::uint32_t y) const noexcept {
+    return view_of(col_area_[x], row_area_[y]);
   }
 
   void insert(std::uint32_t area_index, entity_id id, entity_type type);
-  void erase(const slot& s);
+  void erase(const slot& s, entity_type type);
   bool known(entity_id id) const noexcept { return contains(id); }
   bool on_map(cell_point c) const noexcept { return c.x < width_ && c.y < height_; }
   std::uint32_t area_index(cell_point c) const noexcept { return row_area_[c.y] * areas_x_ + col_area_[c.x]; }
@@ -156,9 +176,12 @@ class grid {
   template <bool Enter, bool Player, class V>
   void visit_rect(rect r, V& visitor);
   template <bool Enter, bool Player, class V>
-  void visit_difference(rect a, rect b, V& visitor);
+  void visit_strips(const strips& st, V& visitor);
+  static strips difference(rect a, rect b) noexcept;
+  void prefetch(const strips& st) const noexcept;
+  void prefetch(rect r) const noexcept { prefetch(strips{{r}, 1}); }
   template <class V>
-  void cross(entity_id id, slot& s, std::uint32_t to_area, V& visitor);
+  [[gnu::noinline]] void cross(entity_id id, slot& s, cell_point to, std::uint32_t to_area, V& visitor);
   template <class F>
   void visit_area_types(const area_data& a, type_mask mask, F& fn) const;
 
@@ -174,6 +197,7 @@ class grid {
   const std::uint32_t* row_area_ = nullptr;
   std::uint32_t size_ = 0;
   std::vector<slot> slots_;
+  std::vector<std::uint32_t> generations_;  // bumped by each add: tells a re-added id from the old one
   std::vector<area_data> areas_;
   std::vector<pass_entry> pass_;  // reused snapshot of for_each_active_npc
   mutable bool busy_ = false;     // a visitor is running: changing the grid now is a bug

@@ -17,6 +17,14 @@ class flag_guard {
 };
 }  // namespace detail
 
+// A visitor may take a whole area at once (enter(const entity_id*, std::uint32_t)), e.g. to append
+// it to a buffer in one copy; otherwise it hears one entity at a time.
+template <class V>
+concept span_visitor = requires(V& v, const entity_id* ids, std::uint32_t n) {
+  v.enter(ids, n);
+  v.leave(ids, n);
+};
+
 template <bool Enter, bool Player, class V>
 void grid::visit_rect(rect r, V& visitor) {
   for (std::uint32_t y = r.y0; y <= r.y1; ++y) {
@@ -24,51 +32,65 @@ void grid::visit_rect(rect r, V& visitor) {
     for (std::uint32_t x = r.x0; x <= r.x1; ++x) {
       area_data& a = row[x];
       if constexpr (Player) Enter ? ++a.cover : --a.cover;
-      const entity_id* ids = a.ids.data();
-      const std::size_t n = a.ids.size();
-      for (std::size_t i = 0; i < n; ++i) {
+      const entity_id* ids = a.data();
+      const std::uint32_t n = a.size;
+      if constexpr (span_visitor<V>) {
+        if (n == 0) continue;
         if constexpr (Enter) {
-          visitor.enter(ids[i]);
+          visitor.enter(ids, n);
         } else {
-          visitor.leave(ids[i]);
+          visitor.leave(ids, n);
+        }
+      } else {
+        for (std::uint32_t i = 0; i < n; ++i) {
+          if constexpr (Enter) {
+            visitor.enter(ids[i]);
+          } else {
+            visitor.leave(ids[i]);
+          }
         }
       }
     }
   }
 }
 
-// Visits the areas of `a` that are not in `b`: the rows above and below b, then the columns left
-// and right of b in the shared rows. Both are views clamped at the map edges.
 template <bool Enter, bool Player, class V>
-void grid::visit_difference(rect a, rect b, V& visitor) {
-  if (a.x1 < b.x0 || b.x1 < a.x0 || a.y1 < b.y0 || b.y1 < a.y0) {
-    visit_rect<Enter, Player>(a, visitor);
-    return;
-  }
-  if (a.y0 < b.y0) visit_rect<Enter, Player>({a.x0, a.y0, a.x1, b.y0 - 1}, visitor);
-  if (a.y1 > b.y1) visit_rect<Enter, Player>({a.x0, b.y1 + 1, a.x1, a.y1}, visitor);
-  const std::uint32_t y0 = a.y0 > b.y0 ? a.y0 : b.y0;
-  const std::uint32_t y1 = a.y1 < b.y1 ? a.y1 : b.y1;
-  if (a.x0 < b.x0) visit_rect<Enter, Player>({a.x0, y0, b.x0 - 1, y1}, visitor);
-  if (a.x1 > b.x1) visit_rect<Enter, Player>({b.x1 + 1, y0, a.x1, y1}, visitor);
+void grid::visit_strips(const strips& st, V& visitor) {
+  for (std::uint32_t i = 0; i < st.n; ++i) visit_rect<Enter, Player>(st.r[i], visitor);
 }
 
 template <class V>
-void grid::cross(entity_id id, slot& s, std::uint32_t to_area, V& visitor) {
-  const rect from = view_of_area(s.area);
-  const rect to = view_of_area(to_area);
-  erase(s);  // the mover is never its own neighbour, even when its old area is in a strip
+void grid::cross(entity_id id, slot& s, cell_point to, std::uint32_t to_area, V& visitor) {
+  const std::uint32_t fx = col_area_[s.x], fy = row_area_[s.y];
+  const rect from_view = view_of(fx, fy);
+  const rect to_view = view_of(col_area_[to.x], row_area_[to.y]);
+  const strips leaving = difference(from_view, to_view);
+  const strips entering = difference(to_view, from_view);
+  // Start every area load before touching any: the misses overlap instead of queueing.
+  prefetch(leaving);
+  prefetch(entering);
+  __builtin_prefetch(&areas_[to_area], 1);
+  const area_data& from_area = areas_[s.area];
+  const entity_type type = type_at(from_area, s.index);
+  // erase() moves the last entity of the mover's segment into its place: fetch that one's slot early.
+  __builtin_prefetch(&slots_[from_area.data()[seg_end(from_area, static_cast<std::uint32_t>(type)) - 1]], 1);
+  // The mover is never its own neighbour: when its old area lies in a leaving strip (a jump beyond
+  // the view), take it off first; otherwise later, so that the slot fetched above has arrived.
+  const bool jump = fx < to_view.x0 || fx > to_view.x1 || fy < to_view.y0 || fy > to_view.y1;
+  if (jump) erase(s, type);
   {
     detail::flag_guard guard(busy_);
-    if (s.type == entity_type::player) {
-      visit_difference<false, true>(from, to, visitor);
-      visit_difference<true, true>(to, from, visitor);
+    if (type == entity_type::player) {
+      visit_strips<false, true>(leaving, visitor);
+      visit_strips<true, true>(entering, visitor);
     } else {
-      visit_difference<false, false>(from, to, visitor);
-      visit_difference<true, false>(to, from, visitor);
+      visit_strips<false, false>(leaving, visitor);
+      visit_strips<true, false>(entering, visitor);
     }
   }
-  insert(to_area, id, s.type);
+  if (!jump) erase(s, type);
+  s.x = to.x, s.y = to.y;
+  insert(to_area, id, type);
 }
 
 template <class V>
@@ -76,16 +98,22 @@ grid_result<void> grid::add(entity_id id, entity_type type, cell_point at, V&& v
   SCENERT_ASSERT(!busy_, "grid: changed from inside a visitor");
   if (id >= options_.max_entities || known(id) || !on_map(at)) [[unlikely]]
     return add_error(id, at);
-  if (id >= slots_.size()) slots_.resize(static_cast<std::size_t>(id) + 1);
+  if (id >= slots_.size()) {
+    slots_.resize(static_cast<std::size_t>(id) + 1);
+    generations_.resize(slots_.size());
+  }
   slot& s = slots_[id];
-  s.x = at.x, s.y = at.y, s.type = type, ++s.generation;
+  s.x = at.x, s.y = at.y;
+  ++generations_[id];
   const std::uint32_t a = area_index(at);
+  const rect view = view_of_cell(at.x, at.y);
+  prefetch(view);
   {
     detail::flag_guard guard(busy_);
     if (type == entity_type::player) {
-      visit_rect<true, true>(view_of_area(a), visitor);
+      visit_rect<true, true>(view, visitor);
     } else {
-      visit_rect<true, false>(view_of_area(a), visitor);
+      visit_rect<true, false>(view, visitor);
     }
   }
   insert(a, id, type);
@@ -99,12 +127,13 @@ grid_result<void> grid::remove(entity_id id, V&& visitor) {
   if (!known(id)) [[unlikely]]
     return entity_error(id, "remove");
   slot& s = slots_[id];
-  const rect view = view_of_area(s.area);
-  erase(s);
+  const rect view = view_of_cell(s.x, s.y);
+  const entity_type type = type_at(areas_[s.area], s.index);
+  erase(s, type);
   s.area = no_area;
   --size_;
   detail::flag_guard guard(busy_);
-  if (s.type == entity_type::player) {
+  if (type == entity_type::player) {
     visit_rect<false, true>(view, visitor);
   } else {
     visit_rect<false, false>(view, visitor);
@@ -120,11 +149,12 @@ grid_result<bool> grid::move(entity_id id, cell_point to, V&& visitor) {
   if (!on_map(to)) [[unlikely]]
     return cell_error(id, to, "move");
   slot& s = slots_[id];
-  s.x = to.x, s.y = to.y;
   const std::uint32_t a = area_index(to);
-  if (a == s.area) [[likely]]
+  if (a == s.area) [[likely]] {
+    s.x = to.x, s.y = to.y;
     return false;
-  cross(id, s, a, visitor);
+  }
+  cross(id, s, to, a, visitor);
   return true;
 }
 
@@ -136,40 +166,45 @@ grid_result<void> grid::teleport(entity_id id, cell_point to, V&& visitor) {
   if (!on_map(to)) [[unlikely]]
     return cell_error(id, to, "teleport");
   slot& s = slots_[id];
-  const rect from = view_of_area(s.area);
+  const rect from = view_of_cell(s.x, s.y);
+  const rect into = view_of_cell(to.x, to.y);
+  prefetch(from);
+  prefetch(into);
   const std::uint32_t a = area_index(to);
-  erase(s);
+  const entity_type type = type_at(areas_[s.area], s.index);
+  erase(s, type);
   s.x = to.x, s.y = to.y;
   {
     detail::flag_guard guard(busy_);
-    if (s.type == entity_type::player) {
+    if (type == entity_type::player) {
       visit_rect<false, true>(from, visitor);
-      visit_rect<true, true>(view_of_area(a), visitor);
+      visit_rect<true, true>(into, visitor);
     } else {
       visit_rect<false, false>(from, visitor);
-      visit_rect<true, false>(view_of_area(a), visitor);
+      visit_rect<true, false>(into, visitor);
     }
   }
-  insert(a, id, s.type);
+  insert(a, id, type);
   return {};
 }
 
 template <class F>
 void grid::visit_area_types(const area_data& a, type_mask mask, F& fn) const {
+  const entity_id* ids = a.data();
   if (mask == type_mask::all) {
-    for (const entity_id id : a.ids) fn(id);
+    for (std::uint32_t i = 0; i < a.size; ++i) fn(ids[i]);
     return;
   }
   for (std::uint32_t t = 0; t < entity_type_count; ++t) {
     if (!has_type(mask, static_cast<entity_type>(t))) continue;
-    for (std::uint32_t i = seg_begin(a, t), e = seg_end(a, t); i < e; ++i) fn(a.ids[i]);
+    for (std::uint32_t i = seg_begin(a, t), e = seg_end(a, t); i < e; ++i) fn(ids[i]);
   }
 }
 
 template <class F>
 grid_result<void> grid::for_each_in_view(cell_point at, type_mask mask, F&& fn) const {
   if (!on_map(at)) return cell_error(0xFFFFFFFFu, at, "for_each_in_view");
-  const rect r = view_of_area(area_index(at));
+  const rect r = view_of_cell(at.x, at.y);
   detail::flag_guard guard(busy_);
   for (std::uint32_t y = r.y0; y <= r.y1; ++y) {
     for (std::uint32_t x = r.x0; x <= r.x1; ++x) visit_area_types(areas_[y * areas_x_ + x], mask, fn);
@@ -180,7 +215,7 @@ grid_result<void> grid::for_each_in_view(cell_point at, type_mask mask, F&& fn) 
 template <class F>
 grid_result<void> grid::broadcast(entity_id except, type_mask mask, F&& fn) const {
   if (!known(except)) return entity_error(except, "broadcast");
-  const rect r = view_of_area(slots_[except].area);
+  const rect r = view_of_cell(slots_[except].x, slots_[except].y);
   auto others = [&fn, except](entity_id id) {
     if (id != except) fn(id);
   };
@@ -218,15 +253,15 @@ grid_result<void> grid::for_each_active_npc(std::uint32_t batch, F&& fn) {
   for (std::size_t a = batch; a < areas_.size(); a += ai_batch_count) {
     const area_data& ar = areas_[a];
     if (ar.cover == 0) continue;
-    for (std::uint32_t i = ar.end[0]; i < ar.end[1]; ++i)
-      pass_.push_back({ar.ids[i], slots_[ar.ids[i]].generation});
+    const entity_id* ids = ar.data();
+    for (std::uint32_t i = ar.end[0]; i < ar.end[1]; ++i) pass_.push_back({ids[i], generations_[ids[i]]});
   }
   // The visitor may add, move or remove anything: re-check each snapshotted NPC before its call.
   for (std::size_t i = 0; i < pass_.size(); ++i) {
     const pass_entry e = pass_[i];
     if (!known(e.id)) continue;
     const slot& s = slots_[e.id];
-    if (s.generation != e.generation || s.type != entity_type::npc) continue;
+    if (generations_[e.id] != e.generation || type_at(areas_[s.area], s.index) != entity_type::npc) continue;
     if (s.area % ai_batch_count != batch || areas_[s.area].cover == 0) continue;
     fn(e.id);
   }

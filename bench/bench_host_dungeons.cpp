@@ -1,0 +1,275 @@
+// bench_host_dungeons: N dungeon lines (capacity 5, so 20 per scene group, a few monsters each) at
+// 10 Hz on W workers; first idle for S seconds, then with players entering and leaving at a rate,
+// then line allocations pushed through the world as fast as it answers. Prints one JSON object.
+//   bench_host_dungeons --lines N --workers W --seconds S [--rate R] [--monsters M]
+//                       [--structure group|single] [--producers P]
+// Progress goes to stderr.
+#include <scenert/runtime/processor_pool.hpp>
+#include <scenert/scene/world.hpp>
+
+#include <fmt/format.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using namespace std::chrono_literals;
+using namespace scenert;
+
+struct args {
+  std::uint32_t lines = 10'000;
+  unsigned workers = 2;
+  double seconds = 5;
+  double rate = 20'000;  // player enters per second in the churn phase (each leaves 1 s later)
+  std::uint32_t monsters = 3;
+  unsigned producers = 1;
+  scene_structure structure = scene_structure::group;
+};
+
+[[noreturn]] void usage(const std::string& why) {
+  std::fprintf(
+      stderr,
+      "bench_host_dungeons: %s\nusage: bench_host_dungeons --lines N --workers W --seconds S [--rate R] "
+      "[--monsters M] [--structure group|single] [--producers P]\n",
+      why.c_str());
+  std::exit(2);
+}
+
+args parse(int argc, char** argv) {
+  args a;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view k = argv[i];
+    auto val = [&]() -> std::string {
+      if (i + 1 >= argc) usage(fmt::format("{} needs a value", k));
+      return argv[++i];
+    };
+    if (k == "--lines")
+      a.lines = static_cast<std::uint32_t>(std::stoul(val()));
+    else if (k == "--workers")
+      a.workers = static_cast<unsigned>(std::stoul(val()));
+    else if (k == "--seconds")
+      a.seconds = std::stod(val());
+    else if (k == "--rate")
+      a.rate = std::stod(val());
+    else if (k == "--monsters")
+      a.monsters = static_cast<std::uint32_t>(std::stoul(val()));
+    else if (k == "--producers")
+      a.producers = static_cast<unsigned>(std::stoul(val()));
+    else if (k == "--structure") {
+      auto v = val();
+      if (v != "group" && v != "single") usage("--structure is group or single");
+      a.structure = v == "group" ? scene_structure::group : scene_structure::single;
+    } else
+      usage(fmt::format("unknown flag {}", k));
+  }
+  if (a.lines == 0 || a.workers == 0 || a.seconds <= 0)
+    usage("--lines, --workers and --seconds must be positive");
+  return a;
+}
+
+std::size_t rss_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  std::size_t pages = 0, resident = 0;
+  statm >> pages >> resident;
+  return resident * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+}
+
+double cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
+// Percentiles of the lateness recorded between two snapshots of the pool's histogram.
+struct window {
+  double p50_ms = 0, p99_ms = 0, max_ms = 0;
+  std::uint64_t ticks = 0;
+};
+window between(const histogram_snapshot& a, const histogram_snapshot& b) {
+  window w;
+  std::vector<std::uint64_t> d(b.counts.size());
+  for (std::size_t i = 0; i < d.size(); ++i) d[i] = b.counts[i] - (i < a.counts.size() ? a.counts[i] : 0);
+  for (auto c : d) w.ticks += c;
+  auto pct = [&](double q) {
+    std::uint64_t want = static_cast<std::uint64_t>(q * static_cast<double>(w.ticks)), seen = 0;
+    for (std::size_t i = 0; i < d.size(); ++i) {
+      seen += d[i];
+      if (seen > want)
+        return i < b.upper_bounds.size()
+                   ? std::chrono::duration<double, std::milli>(b.upper_bounds[i]).count()
+                   : std::chrono::duration<double, std::milli>(b.max).count();
+    }
+    return 0.0;
+  };
+  w.p50_ms = pct(0.50), w.p99_ms = pct(0.99);
+  w.max_ms = std::chrono::duration<double, std::milli>(b.max).count();
+  return w;
+}
+
+std::string json(const window& w, double cpu_per_s) {
+  return fmt::format(
+      R"({{"ticks": {}, "lateness_ms": {{"p50": {:.3f}, "p99": {:.3f}, "max_so_far": {:.3f}}}, "cpu_per_wall_s": {:.3f}}})",
+      w.ticks, w.p50_ms, w.p99_ms, w.max_ms, cpu_per_s);
+}
+
+scene_table dungeon_table(const args& a) {
+  scene_table t;
+  t.runtime.group_budget = 100;
+  t.runtime.idle_grace = 3600s;  // lines stay open: the bench measures hosting, not closing
+  t.maps.push_back(map_def{1, "dungeon", 48, 48, 8, 8, 1, 1, {cell_rect{20, 20, 4, 4}}});
+  scene_def d;
+  d.id = 1, d.name = "dungeon", d.kind = scene_kind::dungeon, d.structure = a.structure;
+  d.capacity = 5, d.hard_capacity = 5, d.min_lines = a.lines, d.max_lines = a.lines, d.frame_rate = 10;
+  d.map = 1, d.policy = allocation_policy::least_loaded, d.monsters = a.monsters;
+  t.scenes.push_back(d);
+  return t;
+}
+
+struct phase_clock {
+  std::chrono::steady_clock::time_point wall = std::chrono::steady_clock::now();
+  double cpu = cpu_seconds();
+  double cpu_per_s() const {
+    return (cpu_seconds() - cpu) /
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - wall).count();
+  }
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  args a = parse(argc, argv);
+  scene_table table = dungeon_table(a);
+  pool_options po;
+  po.workers = a.workers;
+  processor_pool pool(po);
+  (void)pool.start();
+  world_options wo;
+  wo.hz = 100;
+  auto w = world::create(table, pool, std::move(wo));
+  const std::size_t rss0 = rss_bytes();
+  std::fprintf(stderr, "opening %u lines...\n", a.lines);
+  auto t_open = std::chrono::steady_clock::now();
+  w->start();  // opens min_lines = N lines
+  const double open_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_open).count();
+  std::this_thread::sleep_for(1500ms);  // every group ticked: every member activated
+  const std::size_t rss1 = rss_bytes();
+  auto snap = w->snapshot();
+
+  // Phase 1: idle lines.
+  std::fprintf(stderr, "idle for %.1f s...\n", a.seconds);
+  auto h0 = pool.metrics().lateness;
+  phase_clock idle_clock;
+  std::this_thread::sleep_for(std::chrono::duration<double>(a.seconds));
+  double idle_cpu = idle_clock.cpu_per_s();
+  auto h1 = pool.metrics().lateness;
+  window idle = between(h0, h1);
+
+  // Phase 2: players enter at a constant rate and leave a second later.
+  std::fprintf(stderr, "churn at %.0f enters/s for %.1f s...\n", a.rate, a.seconds);
+  std::atomic<std::uint64_t> churn_ok{0}, churn_err{0};
+  phase_clock churn_clock;
+  {
+    auto start = std::chrono::steady_clock::now();
+    auto end = start + std::chrono::duration<double>(a.seconds);
+    std::uint64_t sent = 0;
+    player_id next = 1;
+    std::vector<std::pair<std::chrono::steady_clock::time_point, player_id>> leaving;
+    std::size_t leave_at = 0;
+    for (auto now = start; now < end; now = std::chrono::steady_clock::now()) {
+      auto due = static_cast<std::uint64_t>(std::chrono::duration<double>(now - start).count() * a.rate);
+      for (; sent < due; ++sent, ++next) {
+        w->submit(world_request::enter(next, 1),
+                  [&](world_result r) { (r ? churn_ok : churn_err).fetch_add(1); });
+        leaving.push_back({now + 1s, next});
+      }
+      for (; leave_at < leaving.size() && leaving[leave_at].first <= now; ++leave_at)
+        w->submit(world_request::leave(leaving[leave_at].second), {});
+      std::this_thread::sleep_for(1ms);
+    }
+    for (; leave_at < leaving.size(); ++leave_at)
+      w->submit(world_request::leave(leaving[leave_at].second), {});
+  }
+  double churn_cpu = churn_clock.cpu_per_s();
+  auto h2 = pool.metrics().lateness;
+  window churn = between(h1, h2);
+  std::this_thread::sleep_for(300ms);
+
+  // Phase 3: allocations through the world as fast as it answers (enter + leave per allocation),
+  // with a bounded number in flight per producer.
+  std::fprintf(stderr, "allocating through the world for %.1f s...\n", std::min(a.seconds, 3.0));
+  std::atomic<std::uint64_t> allocated{0}, alloc_err{0};
+  std::atomic<bool> stop{false};
+  const double alloc_s = std::min(a.seconds, 3.0);
+  std::vector<std::thread> producers;
+  const auto before_alloc = w->snapshot();
+  auto t_alloc = std::chrono::steady_clock::now();
+  for (unsigned pi = 0; pi < a.producers; ++pi) {
+    producers.emplace_back([&, pi] {
+      const std::uint64_t window_size = 50'000;
+      std::atomic<std::uint64_t> answered{0};
+      std::uint64_t sent = 0;
+      player_id base = 1'000'000'000ull * (pi + 1);
+      while (!stop.load(std::memory_order_relaxed)) {
+        if (sent - answered.load(std::memory_order_acquire) >= window_size) {
+          std::this_thread::sleep_for(100us);
+          continue;
+        }
+        for (int k = 0; k < 1000; ++k, ++sent) {
+          player_id p = base + sent % 200'000;
+          w->submit(world_request::enter(p, 1), [&](world_result r) {
+            (r ? allocated : alloc_err).fetch_add(1, std::memory_order_relaxed);
+          });
+          w->submit(world_request::leave(p),
+                    [&](world_result) { answered.fetch_add(1, std::memory_order_release); });
+        }
+      }
+      while (answered.load() < sent) std::this_thread::sleep_for(1ms);
+    });
+  }
+  std::this_thread::sleep_for(std::chrono::duration<double>(alloc_s));
+  std::uint64_t allocated_in_window = allocated.load();
+  double alloc_elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_alloc).count();
+  stop = true;
+  for (auto& p : producers) p.join();
+  auto h3 = pool.metrics().lateness;
+  window during_alloc = between(h2, h3);
+
+  std::this_thread::sleep_for(200ms);  // a fresh snapshot
+  auto last = w->snapshot();
+  const double world_cpu_s = static_cast<double>(last->busy_ns - before_alloc->busy_ns) / 1e9;
+  const double requests_in_alloc = static_cast<double>(last->requests - before_alloc->requests);
+  std::fprintf(stderr, "shutting down...\n");
+  w->shutdown().wait();
+  (void)pool.stop();
+
+  const auto& sc = snap->scenes.at(0);
+  double per_line =
+      static_cast<double>(rss1 - rss0) / static_cast<double>(std::max<std::uint32_t>(1, sc.open_lines));
+  std::printf(
+      "{\"bench\": \"host_dungeons\", \"lines\": %u, \"workers\": %u, \"seconds\": %.1f, \"structure\": "
+      "\"%s\", "
+      "\"monsters_per_line\": %u,\n \"open_lines\": %u, \"group_services\": %zu, \"open_seconds\": %.3f, "
+      "\"rss_per_open_line_bytes\": %.0f, \"rss_delta_bytes\": %zu,\n \"idle\": %s,\n \"churn\": {\"rate\": "
+      "%.0f, "
+      "\"entered\": %llu, \"errors\": %llu, \"window\": %s},\n \"allocation\": {\"allocations_per_s\": %.0f, "
+      "\"allocations\": %llu, \"errors\": %llu, \"producers\": %u, \"world_cpu_s\": %.3f, "
+      "\"allocations_per_world_cpu_s\": %.0f, \"window\": %s},\n \"requests_answered\": %llu}\n",
+      a.lines, a.workers, a.seconds, a.structure == scene_structure::group ? "group" : "single", a.monsters,
+      sc.open_lines, snap->group_services, open_s, per_line, rss1 - rss0, json(idle, idle_cpu).c_str(),
+      a.rate, static_cast<unsigned long long>(churn_ok.load()),
+      static_cast<unsigned long long>(churn_err.load()), json(churn, churn_cpu).c_str(),
+      static_cast<double>(allocated_in_window) / alloc_elapsed,
+      static_cast<unsigned long long>(allocated.load()), static_cast<unsigned long long>(alloc_err.load()),
+      a.producers, world_cpu_s, requests_in_alloc / 2 / std::max(world_cpu_s, 1e-9),
+      json(during_alloc, 0).c_str(), static_cast<unsigned long long>(last->requests));
+  return 0;
+}

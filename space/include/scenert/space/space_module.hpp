@@ -1,0 +1,119 @@
+#pragma once
+/// space_module: the phases (位面) of one town line — child scenes bound to the town, pre-created
+/// at the line's on_init, created on demand, ticked by the town's own tick, and returned to a
+/// bounded cache when their last player leaves.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include <scenert/config/scene_table.hpp>
+#include <scenert/runtime/result.hpp>
+#include <scenert/scene/phase_host.hpp>
+#include <scenert/scene/scene.hpp>
+
+namespace scenert {
+
+/// A running phase of one town line; never reused while the line is open.
+using child_id = std::uint32_t;
+
+struct space_limits {
+  std::uint32_t cache_limit = 16;  ///< parked phases kept per space (at least its min_spaces)
+  unsigned quarantine_after = 10;  ///< consecutive failing ticks of a phase before it is closed
+  std::size_t mailbox_batch = 1024;
+  /// Called once per new phase object, before its on_init, with its town line: add modules
+  /// (quest scripts) to the phase.
+  std::function<void(scene& town, scene& phase)> on_new_phase;
+};
+
+/// Thread-safety: none; every call runs on the town line's thread (its tick or its mailbox).
+class space_module final : public scene_module, public phase_host, private scene_host {
+ public:
+  /// The phases of lines of `town`; `table` must outlive the module.
+  space_module(const scene_table& table, const scene_def& town, space_limits limits = {});
+  ~space_module() override;
+
+  /// Takes a parked phase of `space` or creates one (on_init), gives it a child id and activates it.
+  [[nodiscard]] result<child_id, world_errc> create_child(scene_id space);
+  /// Moves a player of the town into a new phase of `space`.
+  [[nodiscard]] result<child_id, world_errc> enter(scene& town, player_id player, scene_id space);
+  /// Moves a player out of its phase back onto the town, where it stood in the phase (or where it
+  /// entered); the phase closes on the town's next tick when it was the last player.
+  [[nodiscard]] result<child_id, world_errc> leave(scene& town, player_id player);
+  /// Forgets a player that left the world from inside a phase.
+  void drop(player_id player);
+
+  /// The phase a player is in.
+  [[nodiscard]] std::optional<child_id> child_of(player_id player) const;
+  /// A running phase; null when it is not running.
+  [[nodiscard]] scene* child(child_id id) const;
+  /// Running phases of a space (all spaces when 0).
+  [[nodiscard]] std::size_t running(scene_id space = 0) const;
+  /// Parked phases of a space.
+  [[nodiscard]] std::size_t cached(scene_id space) const;
+  /// Phase objects created so far (on_init runs), across spaces.
+  [[nodiscard]] std::uint64_t created() const noexcept { return created_; }
+  /// The spaces bound to this town.
+  [[nodiscard]] std::vector<scene_id> spaces() const;
+
+  // phase_host: the world's requests, on the town's thread.
+  [[nodiscard]] result<std::uint32_t, world_errc> enter_phase(scene& town, player_id player,
+                                                              scene_id space) override;
+  [[nodiscard]] result<std::uint32_t, world_errc> leave_phase(scene& town, player_id player) override;
+  void move_in_phase(player_id player, grid::cell_point to) override;
+  void drop_from_phase(player_id player) override { drop(player); }
+  [[nodiscard]] std::uint32_t running_phases() const override {
+    return static_cast<std::uint32_t>(running());
+  }
+
+  void on_init(scene& town) override;
+  void on_active(scene& town) override;
+  void on_inactive(scene& town) override;
+  void on_tick(scene& town, const tick_context& ctx) override;
+
+ private:
+  struct kind;
+  struct running_child {
+    child_id id = 0;
+    kind* of = nullptr;
+    std::unique_ptr<scene> obj;
+    bool removed = false;
+  };
+  struct visit {
+    child_id child = 0;
+    std::optional<grid::cell_point> entered_at;
+  };
+
+  kind* find(scene_id space);
+  std::unique_ptr<scene> make_child(kind& k);
+  scene* town_ = nullptr;  // the line object this module belongs to (set at its on_init)
+  void fill_caches();
+  void park(running_child& c);
+  running_child* running_entry(child_id id);
+
+  void scene_empty(line_handle) override {}
+  void player_left(line_handle line, player_id player) override;
+  void scene_quarantined(line_handle line) override;
+
+  const scene_table& table_;
+  const scene_def& town_def_;
+  space_limits limits_;
+  std::shared_ptr<const grid::map_data> map_;  // the town's: phases share its static data
+  std::vector<std::unique_ptr<kind>> kinds_;
+  std::vector<running_child> running_;
+  std::unordered_map<player_id, visit> visits_;
+  child_id next_child_ = 1;
+  std::uint64_t created_ = 0;
+};
+
+/// A world_options::on_new_line hook: gives every town line that has spaces bound to it a space_module.
+[[nodiscard]] std::function<void(scene&)> attach_space_modules(const scene_table& table,
+                                                               space_limits limits = {});
+
+/// The space module of a town line, or null.
+[[nodiscard]] space_module* find_space_module(scene& town) noexcept;
+
+}  // namespace scenert

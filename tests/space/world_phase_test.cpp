@@ -1,0 +1,187 @@
+// Phases through the world: requests, errors, and what happens to a player in a phase when it
+// leaves, transfers or the world shuts down. Manual clock throughout.
+
+#include <scenert/space/space_module.hpp>
+
+#include <gtest/gtest.h>
+
+#include "../scene/fixture.hpp"
+
+namespace scenert {
+namespace {
+
+using namespace std::chrono_literals;
+using test::dungeon_id;
+using test::field_id;
+using test::space_id;  // bound to the town: min_spaces 1, max_spaces 2
+using test::town_id;
+using R = world_request;
+
+const scene_table& table() {
+  static const scene_table t = test::small_table();
+  return t;
+}
+
+world_options with_phases(space_limits limits = {}) {
+  world_options o;
+  o.on_new_line = attach_space_modules(table(), std::move(limits));
+  return o;
+}
+
+space_module& phases_of(test::manual_world& mw, line_handle town) {
+  auto* m = find_space_module(*mw.w->line_object(town));
+  EXPECT_NE(m, nullptr);
+  return *m;
+}
+
+TEST(WorldPhases, EnteringAPhaseSwitchesThenLandsInIt) {
+  test::manual_world mw(table(), with_phases());
+  auto town = *mw.ask(R::enter(1, town_id));
+  auto f = mw.w->submit(R::enter_phase(1, space_id));
+  auto during = mw.w->locate(1);
+  mw.step(10ms);
+  auto loc = during.get();
+  EXPECT_EQ(loc.where, location::state::in_line);
+  EXPECT_TRUE(loc.phase_pending);  // switching into the phase: one request at a time
+  mw.step();
+  auto r = f.get();
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->line, town.line);
+  EXPECT_EQ(r->space, space_id);
+  EXPECT_NE(r->phase, 0u);
+  loc = mw.where(1);
+  EXPECT_EQ(loc.phase, r->phase);
+  EXPECT_EQ(loc.space, space_id);
+  EXPECT_FALSE(loc.phase_pending);
+  auto& phases = phases_of(mw, town.line);
+  ASSERT_NE(phases.child(r->phase), nullptr);
+  EXPECT_TRUE(phases.child(r->phase)->has_player(1));
+  EXPECT_FALSE(mw.w->line_object(town.line)->has_player(1));
+}
+
+TEST(WorldPhases, BadPhaseRequestsGetTheirOwnCodes) {
+  test::manual_world mw(table(), with_phases());
+  ASSERT_TRUE(mw.ask(R::enter(1, town_id)));
+  ASSERT_TRUE(mw.ask(R::enter(2, field_id)));
+  EXPECT_EQ(mw.ask(R::enter_phase(1, 99)).code(), world_errc::unknown_space);
+  EXPECT_EQ(mw.ask(R::enter_phase(1, town_id)).code(), world_errc::unknown_space);
+  EXPECT_EQ(mw.ask(R::enter_phase(3, space_id)).code(), world_errc::not_in_scene);
+  auto wrong = mw.ask(R::enter_phase(2, space_id));
+  EXPECT_EQ(wrong.code(), world_errc::wrong_town);
+  EXPECT_NE(wrong.error().message.find("binds to town 1"), std::string::npos) << wrong.error().message;
+  EXPECT_EQ(mw.ask(R::leave_phase(1)).code(), world_errc::not_in_space);
+  ASSERT_TRUE(mw.ask(R::enter_phase(1, space_id)));
+  EXPECT_EQ(mw.ask(R::enter_phase(1, space_id)).code(), world_errc::space_in_space);
+  EXPECT_EQ(mw.where(1).space, space_id);  // none of that moved the player
+}
+
+TEST(WorldPhases, ASecondRequestWhileOneIsUnderWayIsRefused) {
+  test::manual_world mw(table(), with_phases());
+  ASSERT_TRUE(mw.ask(R::enter(1, town_id)));
+  auto first = mw.w->submit(R::enter_phase(1, space_id));
+  auto second = mw.w->submit(R::leave(1));
+  mw.step();
+  EXPECT_EQ(second.get().code(), world_errc::request_pending);
+  EXPECT_TRUE(first.get());
+}
+
+TEST(WorldPhases, AFullSpaceIsRefusedOnThatTownLine) {
+  test::manual_world mw(table(), with_phases());
+  for (player_id p = 1; p <= 3; ++p) ASSERT_TRUE(mw.ask(R::enter(p, town_id)));
+  ASSERT_TRUE(mw.ask(R::enter_phase(1, space_id)));
+  ASSERT_TRUE(mw.ask(R::enter_phase(2, space_id)));
+  auto full = mw.ask(R::enter_phase(3, space_id));
+  EXPECT_EQ(full.code(), world_errc::space_full);
+  EXPECT_NE(full.error().message.find("2 of 2 running"), std::string::npos) << full.error().message;
+  auto loc = mw.where(3);
+  EXPECT_EQ(loc.phase, 0u);
+  EXPECT_FALSE(loc.phase_pending);
+}
+
+TEST(WorldPhases, LeavingAPhaseReturnsThePlayerToItsTownLine) {
+  test::manual_world mw(table(), with_phases());
+  auto town = *mw.ask(R::enter(1, town_id));
+  auto in = *mw.ask(R::enter_phase(1, space_id));
+  ASSERT_TRUE(mw.ask(R::move(1, {20, 21})));
+  auto out = mw.ask(R::leave_phase(1));
+  ASSERT_TRUE(out) << out.error().message;
+  EXPECT_EQ(out->line, town.line);
+  EXPECT_EQ(out->phase, 0u);
+  mw.step();
+  auto& phases = phases_of(mw, town.line);
+  EXPECT_EQ(phases.running(), 0u);         // closed on the town's next tick
+  EXPECT_EQ(phases.cached(space_id), 1u);  // and parked
+  auto obj = mw.w->line_object(town.line);
+  ASSERT_TRUE(obj->has_player(1));
+  EXPECT_EQ(obj->grid().position_of(*obj->entity_of(1)), (grid::cell_point{20, 21}));  // where it walked
+  EXPECT_EQ(mw.where(1).phase, 0u);
+  (void)in;
+}
+
+TEST(WorldPhases, LeavingTheWorldFromAPhaseLosesNobody) {
+  test::manual_world mw(table(), with_phases());
+  auto town = *mw.ask(R::enter(1, town_id));
+  ASSERT_TRUE(mw.ask(R::enter_phase(1, space_id)));
+  ASSERT_TRUE(mw.ask(R::leave(1)));
+  mw.step();
+  EXPECT_EQ(mw.where(1).where, location::state::none);
+  EXPECT_EQ(phases_of(mw, town.line).running(), 0u);
+  EXPECT_FALSE(phases_of(mw, town.line).child_of(1));
+  EXPECT_EQ(mw.snap()->players, 0u);
+}
+
+TEST(WorldPhases, ATransferFromAPhaseLandsOnItsTarget) {
+  test::manual_world mw(table(), with_phases());
+  auto town = *mw.ask(R::enter(1, town_id));
+  ASSERT_TRUE(mw.ask(R::enter_phase(1, space_id)));
+  auto r = mw.ask(R::transfer(1, dungeon_id));
+  ASSERT_TRUE(r) << r.error().message;
+  mw.step();
+  auto loc = mw.where(1);
+  EXPECT_EQ(loc.line.scene, dungeon_id);
+  EXPECT_EQ(loc.phase, 0u);
+  EXPECT_EQ(phases_of(mw, town.line).running(), 0u);
+  EXPECT_TRUE(mw.w->line_object(loc.line)->has_player(1));
+}
+
+TEST(WorldPhases, MovesInAPhaseWalkThePhasesGrid) {
+  test::manual_world mw(table(), with_phases());
+  auto town = *mw.ask(R::enter(1, town_id));
+  auto in = *mw.ask(R::enter_phase(1, space_id));
+  auto r = mw.ask(R::move(1, {12, 13}));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->phase, in.phase);
+  mw.step();
+  scene* phase = phases_of(mw, town.line).child(in.phase);
+  ASSERT_NE(phase, nullptr);
+  EXPECT_EQ(phase->grid().position_of(*phase->entity_of(1)), (grid::cell_point{12, 13}));
+}
+
+TEST(WorldPhases, ShutdownClosesEveryPhaseOnceItsTownCloses) {
+  std::atomic<int> actives{0}, inactives{0};
+  struct counter final : scene_module {
+    std::atomic<int>& a;
+    std::atomic<int>& i;
+    counter(std::atomic<int>& act, std::atomic<int>& inact) : a(act), i(inact) {}
+    void on_active(scene&) override { ++a; }
+    void on_inactive(scene&) override { ++i; }
+  };
+  space_limits limits;
+  limits.on_new_phase = [&](scene&, scene& phase) {
+    phase.add_module(std::make_unique<counter>(actives, inactives));
+  };
+  test::manual_world mw(table(), with_phases(limits));
+  ASSERT_TRUE(mw.ask(R::enter(1, town_id)));
+  ASSERT_TRUE(mw.ask(R::enter(2, town_id)));
+  ASSERT_TRUE(mw.ask(R::enter_phase(1, space_id)));
+  ASSERT_TRUE(mw.ask(R::enter_phase(2, space_id)));
+  EXPECT_EQ(actives.load(), 2);
+  auto done = mw.w->shutdown();
+  for (int i = 0; i < 10; ++i) mw.step();
+  ASSERT_EQ(done.wait_for(0s), std::future_status::ready);
+  EXPECT_EQ(inactives.load(), actives.load());
+  EXPECT_EQ(mw.snap()->players, 0u);
+}
+
+}  // namespace
+}  // namespace scenert
