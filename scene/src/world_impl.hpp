@@ -89,6 +89,9 @@ struct world::impl final : scene_host {
   // phases (world_phases.cpp)
   std::optional<world_result> do_enter_phase(const world_request& r, world_reply& reply);
   std::optional<world_result> do_leave_phase(const world_request& r, world_reply& reply);
+  using phase_move = unique_function<result<std::uint32_t, world_errc>()>;
+  std::optional<world_result> hand_to_town(const location& loc, player_id p, scene_id space,
+                                           world_reply& reply, bool entering, phase_move move);
   void do_move_in_phase(const location& loc, const world_request& r);
   void phase_answered(player_id p, line_handle line, result<std::uint32_t, world_errc> answer, bool entering);
   std::optional<world_result> phase_busy(const location& loc, player_id p, const char* what);
@@ -134,7 +137,7 @@ struct world::impl final : scene_host {
   std::unordered_map<std::uint32_t, std::vector<std::uint32_t>> room;  // hz -> groups with room
   std::size_t groups_in_pool = 0;
   std::deque<grace_entry> grace;
-  std::unordered_map<player_id, world_reply> pending;  // replies of switching players
+  std::unordered_map<player_id, world_reply> pending;        // replies of switching players
   std::unordered_map<player_id, world_reply> phase_pending;  // replies of phase requests under way
 
   bool shutting_down = false, shut_down = false;

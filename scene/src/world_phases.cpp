@@ -71,24 +71,9 @@ std::optional<world_result> world::impl::do_enter_phase(const world_request& r, 
   if (host == nullptr)
     return refuse(world_errc::wrong_town, fmt::format("player {}: enter phase {}: {} hosts no phases",
                                                       r.player, r.scene, where(loc.line)));
-  const line_handle line = loc.line;
-  const player_id p = r.player;
   const scene_id space = r.scene;
-  const bool posted = town.post([this, &town, host, p, space, line] {
-    auto answer = host->enter_phase(town, p, space);
-    world_event e;
-    e.what = world_event::type::run;
-    e.fn = [this, p, line, answer = std::move(answer)](const line_directory&) mutable {
-      phase_answered(p, line, std::move(answer), true);
-    };
-    push(std::move(e));
-  });
-  if (!posted)
-    return refuse(world_errc::stale_line,
-                  fmt::format("player {}: enter phase {}: {} is closing", p, space, where(line)));
-  dir->set_phase(p, space, 0, true);
-  phase_pending[p] = std::move(reply);
-  return std::nullopt;
+  return hand_to_town(loc, r.player, space, reply, true,
+                      [host, &town, p = r.player, space] { return host->enter_phase(town, p, space); });
 }
 
 std::optional<world_result> world::impl::do_leave_phase(const world_request& r, world_reply& reply) {
@@ -105,21 +90,30 @@ std::optional<world_result> world::impl::do_leave_phase(const world_request& r, 
                   fmt::format("player {}: leave phase: in no phase on {}", r.player, where(loc.line)));
   scene& town = object(loc.line);
   phase_host* host = find_phase_host(town);
+  if (host == nullptr)
+    return refuse(world_errc::not_in_space,
+                  fmt::format("player {}: leave phase: {} hosts no phases", r.player, where(loc.line)));
+  return hand_to_town(loc, r.player, loc.space, reply, false,
+                      [host, &town, p = r.player] { return host->leave_phase(town, p); });
+}
+
+// Runs `move` (the phase host's part) on the town's thread and hands its answer back to the world's
+// thread; meanwhile the player is marked as switching into or out of its phase.
+std::optional<world_result> world::impl::hand_to_town(const location& loc, player_id p, scene_id space,
+                                                      world_reply& reply, bool entering, phase_move move) {
   const line_handle line = loc.line;
-  const player_id p = r.player;
-  const bool posted = host != nullptr && town.post([this, &town, host, p, line] {
-    auto answer = host->leave_phase(town, p);
+  const bool posted = object(line).post([this, p, line, entering, move = std::move(move)]() mutable {
     world_event e;
     e.what = world_event::type::run;
-    e.fn = [this, p, line, answer = std::move(answer)](const line_directory&) mutable {
-      phase_answered(p, line, std::move(answer), false);
+    e.fn = [this, p, line, entering, answer = move()](const line_directory&) mutable {
+      phase_answered(p, line, std::move(answer), entering);
     };
     push(std::move(e));
   });
   if (!posted)
-    return refuse(world_errc::stale_line,
-                  fmt::format("player {}: leave phase: {} is closing", p, where(line)));
-  dir->set_phase(p, loc.space, loc.phase, true);
+    return refuse(world_errc::stale_line, fmt::format("player {}: {} phase: {} is closing", p,
+                                                      entering ? "enter" : "leave", where(line)));
+  dir->set_phase(p, space, loc.phase, true);
   phase_pending[p] = std::move(reply);
   return std::nullopt;
 }

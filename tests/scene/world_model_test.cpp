@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "fixture.hpp"
+#include "model_driver.hpp"
 
 namespace scenert {
 namespace {
@@ -76,21 +77,15 @@ struct model_run {
   std::deque<watch_counts> watches;
   std::vector<std::map<player_id, std::optional<line_handle>>> models{threads};
   std::atomic<int> checks{0};
-  std::vector<std::string> violations;
-  std::mutex violations_mutex;
+  test::violation_list violations;
+  std::mutex counts_mutex;  // error_counts, ok_counts
   std::map<std::string, int> error_counts;
   std::map<int, int> ok_counts;  // by request kind
 
-  void violation(std::string v) {
-    std::lock_guard g(violations_mutex);
-    if (violations.size() < 20) violations.push_back(std::move(v));
-  }
+  void violation(std::string v) { violations.add(std::move(v)); }
 
   model_run() {
-    pool_options po;
-    po.workers = 2;
-    po.log = [](log_level, std::string_view) {};
-    pool = std::make_unique<processor_pool>(std::move(po));
+    pool = test::quiet_pool();
     world_options o;
     o.hz = 500;
     o.line_pool = 4;
@@ -151,51 +146,24 @@ struct model_run {
   }
 
   void run_thread(int t, std::barrier<>& sync) {
-    std::mt19937_64 rng(1000 + t);
     auto& model = models[t];
-    const player_id base = 1 + static_cast<player_id>(t) * 1000;
-    for (int i = 0; i < players_per_thread; ++i) model[base + i] = std::nullopt;
-    std::mutex m;
-    std::vector<std::pair<player_id, std::pair<R, world_result>>> answers;
-    std::vector<bool> busy(players_per_thread, false);
+    test::model_thread mt;
+    mt.thread = t;
+    mt.base = 1 + static_cast<player_id>(t) * 1000;
+    mt.players = players_per_thread;
+    mt.requests = requests_per_thread;
+    mt.checkpoint_every = checkpoint_every;
+    for (int i = 0; i < players_per_thread; ++i) model[mt.base + i] = std::nullopt;
     std::vector<line_handle> seen;
-    int sent = 0, in_flight = 0;
-    auto absorb = [&] {
-      std::vector<std::pair<player_id, std::pair<R, world_result>>> got;
-      {
-        std::lock_guard g(m);
-        got.swap(answers);
-      }
-      for (auto& [p, rr] : got) {
-        apply(model, p, rr.first, rr.second);
-        if (rr.second) seen.push_back(rr.second->line);
-        busy[p - base] = false;
-        --in_flight;
-      }
+    mt.next = [&](std::mt19937_64& rng, player_id p) {
+      return random_request(rng, p, model[p].has_value(), seen);
     };
-    while (sent < requests_per_thread) {
-      absorb();
-      int idx = static_cast<int>(rng() % players_per_thread);
-      if (busy[idx]) {
-        std::this_thread::yield();
-        continue;
-      }
-      player_id p = base + idx;
-      R req = random_request(rng, p, model[p].has_value(), seen);
-      busy[idx] = true;
-      ++in_flight, ++sent;
-      w->submit(req, [&m, &answers, p, req](world_result r) {
-        std::lock_guard g(m);
-        answers.push_back({p, {req, std::move(r)}});
-      });
-      if (sent % checkpoint_every == 0) {
-        while (in_flight > 0) absorb(), std::this_thread::yield();
-        sync.arrive_and_wait();  // everyone quiet
-        if (t == 0) checkpoint();
-        sync.arrive_and_wait();
-      }
-    }
-    while (in_flight > 0) absorb(), std::this_thread::yield();
+    mt.apply = [&](player_id p, const R& req, const world_result& r) {
+      apply(model, p, req, r);
+      if (r) seen.push_back(r->line);
+    };
+    mt.checkpoint = [this] { checkpoint(); };
+    test::drive_players(*w, mt, sync);
   }
 
   static R random_request(std::mt19937_64& rng, player_id p, bool placed,
@@ -227,7 +195,7 @@ struct model_run {
     if (!r) {
       auto c = r.code();
       {
-        std::lock_guard g(violations_mutex);
+        std::lock_guard g(counts_mutex);
         ++error_counts[to_string(c)];
       }
       bool ok =
@@ -238,7 +206,7 @@ struct model_run {
       return;
     }
     {
-      std::lock_guard g(violations_mutex);
+      std::lock_guard g(counts_mutex);
       ++ok_counts[static_cast<int>(req.what)];
     }
     if (req.what == R::kind::leave) {
@@ -261,7 +229,7 @@ TEST(WorldModel, RandomRequestsFromSeveralThreadsKeepEveryInvariant) {
   EXPECT_EQ(run.checks.load(), 1 + model_run::requests_per_thread / model_run::checkpoint_every);
   run.w->shutdown().wait();
   (void)run.pool->stop();
-  for (const auto& v : run.violations) ADD_FAILURE() << v;
+  for (const auto& v : run.violations.list()) ADD_FAILURE() << v;
   auto s = run.w->snapshot();
   EXPECT_TRUE(s->shut_down);
   EXPECT_EQ(s->requests, static_cast<std::uint64_t>(model_run::threads * model_run::requests_per_thread));

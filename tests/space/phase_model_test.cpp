@@ -18,6 +18,8 @@
 
 #include <fmt/format.h>
 
+#include "../scene/model_driver.hpp"
+
 namespace scenert {
 namespace {
 
@@ -95,20 +97,13 @@ struct phase_run {
   std::map<const scene*, town_watch> towns;
   std::deque<phase_watch> phases;
   std::vector<std::map<player_id, std::optional<placed>>> models{threads};
-  std::mutex violations_mutex;
-  std::vector<std::string> violations;
+  test::violation_list violations;
   std::atomic<int> phase_entries{0}, phase_leaves{0}, space_full{0}, checks{0};
 
-  void violation(std::string v) {
-    std::lock_guard g(violations_mutex);
-    if (violations.size() < 20) violations.push_back(std::move(v));
-  }
+  void violation(std::string v) { violations.add(std::move(v)); }
 
   phase_run() {
-    pool_options po;
-    po.workers = 2;
-    po.log = [](log_level, std::string_view) {};
-    pool = std::make_unique<processor_pool>(std::move(po));
+    pool = test::quiet_pool();
     space_limits limits;
     limits.cache_limit = 2;
     limits.on_new_phase = [this](scene& t, scene& phase) {
@@ -222,49 +217,18 @@ struct phase_run {
   }
 
   void run_thread(int t, std::barrier<>& sync) {
-    std::mt19937_64 rng(77 + t);
     auto& model = models[t];
-    const player_id base = 1 + static_cast<player_id>(t) * 1000;
-    for (int i = 0; i < players_per_thread; ++i) model[base + i] = std::nullopt;
-    std::mutex m;
-    std::vector<std::tuple<player_id, R, world_result>> answers;
-    std::vector<bool> busy(players_per_thread, false);
-    int sent = 0, in_flight = 0;
-    auto absorb = [&] {
-      std::vector<std::tuple<player_id, R, world_result>> got;
-      {
-        std::lock_guard g(m);
-        got.swap(answers);
-      }
-      for (auto& [p, req, r] : got) {
-        apply(model[p], p, req, r);
-        busy[p - base] = false;
-        --in_flight;
-      }
-    };
-    while (sent < requests_per_thread) {
-      absorb();
-      int idx = static_cast<int>(rng() % players_per_thread);
-      if (busy[idx]) {
-        std::this_thread::yield();
-        continue;
-      }
-      player_id p = base + idx;
-      R req = random_request(rng, p, model[p]);
-      busy[idx] = true;
-      ++in_flight, ++sent;
-      w->submit(req, [&m, &answers, p, req](world_result r) {
-        std::lock_guard g(m);
-        answers.emplace_back(p, req, std::move(r));
-      });
-      if (sent % checkpoint_every == 0) {
-        while (in_flight > 0) absorb(), std::this_thread::yield();
-        sync.arrive_and_wait();
-        if (t == 0) checkpoint();
-        sync.arrive_and_wait();
-      }
-    }
-    while (in_flight > 0) absorb(), std::this_thread::yield();
+    test::model_thread mt;
+    mt.thread = t;
+    mt.base = 1 + static_cast<player_id>(t) * 1000;
+    mt.players = players_per_thread;
+    mt.requests = requests_per_thread;
+    mt.checkpoint_every = checkpoint_every;
+    for (int i = 0; i < players_per_thread; ++i) model[mt.base + i] = std::nullopt;
+    mt.next = [&](std::mt19937_64& rng, player_id p) { return random_request(rng, p, model[p]); };
+    mt.apply = [&](player_id p, const R& req, const world_result& r) { apply(model[p], p, req, r); };
+    mt.checkpoint = [this] { checkpoint(); };
+    test::drive_players(*w, mt, sync);
   }
 };
 
@@ -277,7 +241,7 @@ TEST(PhaseModel, RandomPhaseTrafficKeepsEveryPlayerInOnePlace) {
   run.checkpoint();
   run.w->shutdown().wait();
   (void)run.pool->stop();
-  for (const auto& v : run.violations) ADD_FAILURE() << v;
+  for (const auto& v : run.violations.list()) ADD_FAILURE() << v;
   EXPECT_EQ(run.checks.load(), 1 + phase_run::requests_per_thread / phase_run::checkpoint_every);
   EXPECT_GT(run.phase_entries.load(), 60);
   EXPECT_GT(run.phase_leaves.load(), 30);
