@@ -33,4 +33,15 @@ int run_check(const check_options& options) {
   return loaded.status == load_status::unreadable ? exit_usage : exit_invalid_table;
 }
 
+std::shared_ptr<const scene_table> load_table_or_report(const std::string& path, int& exit_code) {
+  const load_result loaded = load_table_file(path);
+  if (loaded.ok()) {
+    exit_code = exit_ok;
+    return loaded.table;
+  }
+  for (const auto& d : loaded.diagnostics) fmt::print(stderr, "{}\n", format_diagnostic(loaded.source, d));
+  exit_code = loaded.status == load_status::unreadable ? exit_usage : exit_invalid_table;
+  return nullptr;
+}
+
 }  // namespace scenert::apps

@@ -3,7 +3,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include <memory>
 #include <string>
+
+#include <scenert/config/scene_table.hpp>
 
 namespace scenert::apps {
 
@@ -18,5 +21,10 @@ CLI::App* add_check_command(CLI::App& app, check_options& options);
 
 /// Runs `check`; returns the process exit code (0 valid, 1 invalid table, 2 unreadable file).
 int run_check(const check_options& options);
+
+/// Loads a table for `run` and `loadtest`. On failure prints every error as `check` does and
+/// returns null with `exit_code` set (1 invalid table, 2 unreadable file).
+[[nodiscard]] std::shared_ptr<const scene_table> load_table_or_report(const std::string& path,
+                                                                      int& exit_code);
 
 }  // namespace scenert::apps

@@ -2,6 +2,8 @@
 
 #include "check_command.hpp"
 #include "exit_codes.hpp"
+#include "loadtest_command.hpp"
+#include "run_command.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -15,6 +17,10 @@ int main(int argc, char** argv) {
 
   check_options check;
   CLI::App* check_cmd = add_check_command(app, check);
+  run_options run;
+  CLI::App* run_cmd = add_run_command(app, run);
+  loadtest_options loadtest;
+  CLI::App* loadtest_cmd = add_loadtest_command(app, loadtest);
 
   try {
     app.parse(argc, argv);
@@ -23,5 +29,7 @@ int main(int argc, char** argv) {
     return app.exit(e) == 0 ? exit_ok : exit_usage;
   }
   if (check_cmd->parsed()) return run_check(check);
+  if (run_cmd->parsed()) return run_host(run);
+  if (loadtest_cmd->parsed()) return run_loadtest(loadtest);
   return exit_usage;
 }

@@ -1,0 +1,55 @@
+#pragma once
+/// What the admin endpoint of `scenert run` answers about a world: Prometheus families per scene,
+/// the /scenes document, and the /healthz verdict.
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <scenert/config/scene_table.hpp>
+#include <scenert/runtime/metrics.hpp>
+#include <scenert/scene/world.hpp>
+
+#include "admin_server.hpp"
+#include "prometheus_text.hpp"
+
+namespace scenert::apps {
+
+/// Appends the world's families (scenert_world_*, and scenert_scene_* labelled by scene id and kind).
+void render_world_metrics(prometheus_text& out, const world_snapshot& s);
+
+/// One running phase of a town line, as the world's directory sees it.
+struct running_phase {
+  scene_id space = 0;
+  std::uint32_t phase = 0;  ///< the phase's child id on its line
+  std::uint32_t players = 0;
+};
+/// Running phases (those with players) per town line: (scene id, line id) -> phases.
+using phase_census = std::map<std::pair<scene_id, std::uint32_t>, std::vector<running_phase>>;
+
+/// Counts the running phases of every town line; on the world's thread (inside world::query).
+[[nodiscard]] phase_census take_phase_census(const scene_table& table, const line_directory& dir);
+
+/// The /scenes document: per scene definition its kind, structure, capacities, open lines with
+/// their players and (towns) running phases, its phase definitions, and the world's group services.
+[[nodiscard]] std::string scenes_json(const scene_table& table, const world_snapshot& s,
+                                      const phase_census& phases = {});
+
+/// The /healthz verdict and, when unhealthy, why.
+struct health {
+  bool ok = true;
+  std::string reason;  ///< "ok", or each problem on its own line
+};
+
+/// Healthy while a pool worker finished work within `progress_limit` and no tick is stalled.
+[[nodiscard]] health judge_health(const pool_metrics& m, std::chrono::nanoseconds progress_limit);
+
+/// The admin endpoint's handlers for a hosted world; /readyz answers 503 once `stopping` is set.
+/// Everything passed in must outlive the handlers (destroy the admin server first).
+[[nodiscard]] admin_handlers world_admin_handlers(const scene_table& table, processor_pool& pool, world& w,
+                                                  const std::atomic<bool>& stopping);
+
+}  // namespace scenert::apps

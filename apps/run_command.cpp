@@ -1,0 +1,172 @@
+#include "run_command.hpp"
+
+#include "admin_server.hpp"
+#include "check_command.hpp"
+#include "exit_codes.hpp"
+#include "prometheus_text.hpp"
+#include "run_admin.hpp"
+#include "shutdown_signal.hpp"
+
+#include <scenert/runtime/processor_pool.hpp>
+#include <scenert/scene/world.hpp>
+#include <scenert/space/space_module.hpp>
+
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <atomic>
+#include <map>
+#include <set>
+#include <tuple>
+
+namespace scenert::apps {
+namespace {
+
+using std::chrono::milliseconds;
+using line_key = std::tuple<std::uint32_t, std::uint32_t>;  // line id, generation
+
+// Logs what changed between two world snapshots: lines opened, closed and quarantined.
+class change_log {
+ public:
+  void update(const world_snapshot& s) {
+    for (const auto& sc : s.scenes) update_scene(sc);
+  }
+
+ private:
+  // Beyond this many changes of one scene between two looks, one summary line says it.
+  static constexpr std::size_t detail_limit = 8;
+
+  void update_scene(const scene_snapshot& sc) {
+    std::set<line_key> open, quarantined;
+    for (const auto& l : sc.lines) {
+      if (l.state == line_state::open) open.emplace(l.line, l.generation);
+      if (l.state == line_state::quarantined) quarantined.emplace(l.line, l.generation);
+    }
+    auto& before = open_[sc.def->id];
+    std::vector<line_key> opened, closed;
+    for (const auto& k : open)
+      if (!before.count(k)) opened.push_back(k);
+    for (const auto& k : before)
+      if (!open.count(k)) closed.push_back(k);
+    report(sc, opened, closed);
+    auto& seen = quarantined_[sc.def->id];
+    for (const auto& k : quarantined)
+      if (seen.insert(k).second)
+        spdlog::warn("scene {} ({}) line {}: quarantined (its ticks kept failing); players moved out",
+                     sc.def->id, sc.def->name, std::get<0>(k));
+    before = std::move(open);
+  }
+
+  static void report(const scene_snapshot& sc, const std::vector<line_key>& opened,
+                     const std::vector<line_key>& closed) {
+    if (opened.size() + closed.size() > detail_limit) {
+      spdlog::info("scene {} ({}): {} lines opened, {} closed; {} open, {} players", sc.def->id, sc.def->name,
+                   opened.size(), closed.size(), sc.open_lines, sc.players);
+      return;
+    }
+    for (const auto& [line, gen] : opened)
+      spdlog::info("scene {} ({}) line {} opened (generation {}); {} open", sc.def->id, sc.def->name, line,
+                   gen, sc.open_lines);
+    for (const auto& [line, gen] : closed)
+      spdlog::info("scene {} ({}) line {} closed (generation {}); {} open", sc.def->id, sc.def->name, line,
+                   gen, sc.open_lines);
+  }
+
+  std::map<scene_id, std::set<line_key>> open_, quarantined_;
+};
+
+void set_up_logging() {
+  auto logger = spdlog::stderr_color_mt("scenert");
+  logger->set_pattern("%Y-%m-%d %H:%M:%S.%e %^%l%$ %v");
+  spdlog::set_default_logger(logger);
+}
+
+pool_options pool_options_for(const scene_table& t, const run_options& o) {
+  pool_options p;
+  p.workers = o.workers ? o.workers : t.runtime.workers;
+  p.quarantine_after = t.runtime.quarantine_after;
+  p.stall_threshold = t.runtime.stall_threshold;
+  p.log = [](log_level level, std::string_view message) {
+    spdlog::log(level == log_level::info   ? spdlog::level::info
+                : level == log_level::warn ? spdlog::level::warn
+                                           : spdlog::level::err,
+                "pool: {}", message);
+  };
+  return p;
+}
+
+// Stops taking requests, closes every line, stops the pool; the admin endpoint answers throughout.
+void stop_hosting(processor_pool& pool, world& w, change_log& changes) {
+  const auto begun = std::chrono::steady_clock::now();
+  spdlog::info("stopping: no new players; closing every line");
+  if (w.shutdown().wait_for(std::chrono::seconds(4)) != std::future_status::ready)
+    spdlog::error("the world did not finish closing its lines within 4 s");
+  const auto last = w.snapshot();
+  changes.update(*last);
+  (void)pool.stop();
+  std::uint64_t opened = 0, closed = 0;
+  for (const auto& s : last->scenes) {
+    opened += s.lines_opened;
+    closed += s.lines_closed;
+  }
+  spdlog::info("stopped in {} ms: {} lines opened and {} closed over the run",
+               std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - begun).count(),
+               opened, closed);
+}
+
+}  // namespace
+
+CLI::App* add_run_command(CLI::App& app, run_options& o) {
+  CLI::App* cmd = app.add_subcommand("run", "Host the world of a scene table until SIGINT or SIGTERM");
+  cmd->add_option("table", o.table, "Scene table (JSON), e.g. examples/mmo.json")->required();
+  cmd->add_option("--workers", o.workers, "Pool workers (default: the table's runtime.workers)")
+      ->check(CLI::Range(1u, 256u));
+  cmd->add_option(
+      "--admin", o.admin,
+      "Serve /livez /readyz /healthz /metrics /scenes on HOST:PORT (e.g. 127.0.0.1:9100; port 0 = any)");
+  cmd->footer(
+      "Exit status: 0 stopped cleanly; 1 invalid table; 2 usage error, unreadable file or admin\n"
+      "endpoint that cannot be bound.");
+  return cmd;
+}
+
+int run_host(const run_options& o) {
+  block_shutdown_signals();  // before any thread starts: every thread inherits the mask
+  set_up_logging();
+  int code = exit_ok;
+  auto table = load_table_or_report(o.table, code);
+  if (!table) return code;
+  processor_pool pool(pool_options_for(*table, o));
+  world_options wo;
+  wo.on_new_line = attach_space_modules(*table);  // town lines get their phases
+  wo.on_evicted = [](player_id p, line_handle from, std::string_view reason) {
+    spdlog::warn("player {} evicted from scene {} line {}: {}", p, from.scene, from.line, reason);
+  };
+  auto w = world::create(*table, pool, std::move(wo));
+  std::atomic<bool> stopping{false};
+  std::unique_ptr<admin_server> admin;
+  if (!o.admin.empty()) {
+    auto at = parse_endpoint(o.admin);
+    auto started = at ? admin_server::start(*at, world_admin_handlers(*table, pool, *w, stopping))
+                      : result<std::unique_ptr<admin_server>, admin_errc>(at.error());
+    if (!started) {
+      spdlog::error("--admin {}: {}", o.admin, started.error().message);
+      return exit_usage;
+    }
+    admin = std::move(*started);
+  }
+  (void)pool.start();
+  w->start();
+  spdlog::info(
+      "hosting {} scene definitions from {} on {} workers{}", table->scenes.size(), o.table,
+      pool.options().workers,
+      admin ? fmt::format("; admin endpoint http://{}:{}", parse_endpoint(o.admin)->host, admin->port())
+            : "");
+  change_log changes;
+  while (!wait_for_shutdown(milliseconds(250))) changes.update(*w->snapshot());
+  stopping.store(true);
+  stop_hosting(pool, *w, changes);
+  return exit_ok;
+}
+
+}  // namespace scenert::apps
