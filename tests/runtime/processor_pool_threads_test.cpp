@@ -47,9 +47,9 @@ struct counter final : service {
   }
 };
 
-void ticks_on(executor_kind kind) {
+void ticks_on(executor_kind kind, unsigned workers = 2) {
   pool_options o;
-  o.workers = 2;
+  o.workers = workers;
   o.executor = kind;
   processor_pool pool(o);
   std::vector<std::shared_ptr<counter>> all;
@@ -65,7 +65,7 @@ void ticks_on(executor_kind kind) {
   }));
   auto pm = pool.metrics(true);
   EXPECT_GE(pm.ticks, 30u);
-  EXPECT_EQ(pm.workers, 2u);
+  EXPECT_EQ(pm.workers, workers);
   ASSERT_TRUE(pool.stop());
   for (auto& s : all) EXPECT_EQ(s->inactives.load(), 1);
 }
@@ -76,6 +76,12 @@ TEST(ProcessorPoolThreads, TicksOnTheTbbExecutor) {
 }
 
 TEST(ProcessorPoolThreads, TicksOnTheThreadExecutor) { ticks_on(executor_kind::threads); }
+
+// One worker is a valid pool: every worker index the executor hands out stays in range.
+TEST(ProcessorPoolThreads, TicksOnASingleWorkerOfEitherExecutor) {
+  if (!under_tsan) ticks_on(executor_kind::tbb, 1);
+  ticks_on(executor_kind::threads, 1);
+}
 
 TEST(ProcessorPoolThreads, AServiceRemovesItselfFromItsTickAndLearnsWhenItIsDone) {
   struct leaver final : service {
