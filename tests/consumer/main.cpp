@@ -2,6 +2,7 @@
 #include <scenert/config/table_loader.hpp>
 #include <scenert/runtime/processor_pool.hpp>
 #include <scenert/runtime/result.hpp>
+#include <scenert/space/space_module.hpp>
 
 #include <chrono>
 #include <cstdio>
@@ -33,6 +34,12 @@ int main() {
   if (t->ticks != 10) return 1;
   const auto table = scenert::parse_table(R"({"version": 1, "scenes": []})", "inline.json");
   if (table.ok() || table.diagnostics.empty()) return 1;
-  std::puts("consumer: scenert package found and linked; a pool ticked a service 10 times, a bad table was refused");
+  scenert::map_def map{1, "m", 32, 32, 8, 8, 1, 1, {}};
+  if (scenert::make_map_data(map)->area_count() != 16) return 1;
+  scenert::scene_table phases;
+  if (!scenert::attach_space_modules(phases)) return 1;
+  std::puts(
+      "consumer: scenert package found and linked; a pool ticked a service 10 times, a bad table was refused,"
+      " a map was built, the space hook was made");
   return 0;
 }
