@@ -28,7 +28,9 @@ void scene::post_enter(player_id player) { push_roster({roster_event::kind::ente
 void scene::post_leave(player_id player, bool ack) {
   push_roster({ack ? roster_event::kind::leave_ack : roster_event::kind::leave, player, {}});
 }
-void scene::post_move(player_id player, grid::cell_point to) { push_roster({roster_event::kind::move, player, to}); }
+void scene::post_move(player_id player, grid::cell_point to) {
+  push_roster({roster_event::kind::move, player, to});
+}
 
 void scene::push_roster(roster_event e) {
   {
