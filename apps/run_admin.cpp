@@ -12,20 +12,6 @@
 namespace scenert::apps {
 namespace {
 
-std::string_view state_name(line_state s) {
-  switch (s) {
-    case line_state::free:
-      return "free";
-    case line_state::open:
-      return "open";
-    case line_state::quarantined:
-      return "quarantined";
-    case line_state::closing:
-      return "closing";
-  }
-  return "?";
-}
-
 std::vector<label> scene_labels(const scene_def& d) {
   return {{"scene", std::to_string(d.id)}, {"kind", std::string(to_string(d.kind))}};
 }
@@ -57,7 +43,7 @@ nlohmann::json lines_json(const scene_snapshot& sc, const phase_census& census) 
   for (const auto& l : sc.lines) {
     nlohmann::json j{{"line", l.line},
                      {"generation", l.generation},
-                     {"state", std::string(state_name(l.state))},
+                     {"state", std::string(to_string(l.state))},
                      {"players", l.players}};
     if (sc.def->kind == scene_kind::town) j["running_phases"] = phases_on(census, sc.def->id, l.line);
     lines.push_back(std::move(j));

@@ -154,7 +154,7 @@ class local_line_directory final : public line_directory {
         rec.state == line_state::closing)
       return fail(world_errc::stale_line,
                   fmt::format("line {} of scene {} generation {} closed since (now generation {}, {})",
-                              line.line, line.scene, line.generation, rec.generation, state_name(rec.state)));
+                              line.line, line.scene, line.generation, rec.generation, to_string(rec.state)));
     return line_info{line, rec.state, static_cast<std::uint32_t>(rec.players.size())};
   }
 
@@ -244,19 +244,6 @@ class local_line_directory final : public line_directory {
   std::size_t player_count() const override { return players_.size(); }
 
  private:
-  static const char* state_name(line_state st) {
-    switch (st) {
-      case line_state::free:
-        return "free";
-      case line_state::open:
-        return "open";
-      case line_state::quarantined:
-        return "quarantined";
-      case line_state::closing:
-        return "closing";
-    }
-    return "?";
-  }
   scene_lines& get(scene_id scene) {
     auto it = scenes_.find(scene);
     SCENERT_ASSERT(it != scenes_.end(), "line_directory: unknown scene");
@@ -310,6 +297,20 @@ class local_line_directory final : public line_directory {
 
 std::unique_ptr<line_directory> make_local_line_directory(const scene_table& table) {
   return std::make_unique<local_line_directory>(table);
+}
+
+const char* to_string(line_state state) noexcept {
+  switch (state) {
+    case line_state::free:
+      return "free";
+    case line_state::open:
+      return "open";
+    case line_state::quarantined:
+      return "quarantined";
+    case line_state::closing:
+      return "closing";
+  }
+  return "?";
 }
 
 const char* to_string(world_errc code) noexcept {

@@ -18,6 +18,9 @@ namespace scenert {
 /// Where a line stands. Only `open` lines take players.
 enum class line_state : std::uint8_t { free, open, quarantined, closing };
 
+/// Name of a line state, for logs and the admin endpoint.
+[[nodiscard]] const char* to_string(line_state state) noexcept;
+
 /// Where a player stands: nowhere, on one line, or switching from `line` to `target`.
 struct location {
   enum class state : std::uint8_t { none, in_line, switching };
