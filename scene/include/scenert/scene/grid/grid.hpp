@@ -3,6 +3,7 @@
 /// view queries, and the effective areas that decide which NPCs run AI.
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -117,9 +118,9 @@ class grid {
     std::unique_ptr<entity_id[]> heap;
     std::uint32_t size = 0;
     std::uint32_t capacity = inline_ids;
-    std::uint32_t end[2] = {0, 0};  // end of the player segment, end of the npc segment
-    std::uint32_t cover = 0;        // players whose view covers this area
-    entity_id local[inline_ids];
+    std::uint32_t end[2] = {0, 0};     // end of the player segment, end of the npc segment
+    std::uint32_t cover = 0;           // players whose view covers this area
+    entity_id local[inline_ids] = {};  // all read by visits, whatever the size
 
     entity_id* data() noexcept { return capacity == inline_ids ? local : heap.get(); }
     const entity_id* data() const noexcept { return capacity == inline_ids ? local : heap.get(); }
@@ -173,8 +174,10 @@ class grid {
   [[gnu::cold]] scenert::error<grid_errc> cell_error(entity_id id, cell_point at, const char* op) const;
   [[gnu::cold]] scenert::error<grid_errc> add_error(entity_id id, cell_point at) const;
 
+  template <bool Enter, bool Player, class B>
+  void visit_rect(rect r, B& batch);
   template <bool Enter, bool Player, class V>
-  void visit_rect(rect r, V& visitor);
+  void visit_view(rect r, V& visitor);
   template <bool Enter, bool Player, class V>
   void visit_strips(const strips& st, V& visitor);
   static strips difference(rect a, rect b) noexcept;
