@@ -51,8 +51,19 @@ grid::grid(std::shared_ptr<const map_data> map, grid_options options)
   col_area_ = map_->area_x_table();
   row_area_ = map_->area_y_table();
   areas_.resize(map_->area_count());
+  const std::size_t view_x = std::min<std::size_t>(2 * std::size_t{eye_x_} + 1, areas_x_);
+  const std::size_t view_y = std::min<std::size_t>(2 * std::size_t{eye_y_} + 1, areas_y_);
+  listed_.resize(2 * view_x * view_y);
   slots_.reserve(options_.reserve);
   generations_.reserve(options_.reserve);
+}
+
+// Grows the id table geometrically (adds in id order stay amortised O(1)), never past max_entities.
+void grid::grow_slots(entity_id id) {
+  const std::size_t want = std::max<std::size_t>(std::size_t{id} + 1, 2 * slots_.size());
+  const std::size_t size = std::min<std::size_t>(want, options_.max_entities);
+  slots_.resize(size);
+  generations_.resize(size);
 }
 
 void grid::area_data::grow() {
@@ -104,31 +115,6 @@ void grid::erase(const slot& s, entity_type type) {
   --a.size;
 }
 
-// The areas of `a` that are not in `b`: the rows above and below b, then the columns left and right
-// of b in the shared rows. Both are views already clamped at the map edges.
-grid::strips grid::difference(rect a, rect b) noexcept {
-  strips out;
-  if (a.x1 < b.x0 || b.x1 < a.x0 || a.y1 < b.y0 || b.y1 < a.y0) {
-    out.r[out.n++] = a;
-    return out;
-  }
-  if (a.y0 < b.y0) out.r[out.n++] = {a.x0, a.y0, a.x1, b.y0 - 1};
-  if (a.y1 > b.y1) out.r[out.n++] = {a.x0, b.y1 + 1, a.x1, a.y1};
-  const std::uint32_t y0 = std::max(a.y0, b.y0);
-  const std::uint32_t y1 = std::min(a.y1, b.y1);
-  if (a.x0 < b.x0) out.r[out.n++] = {a.x0, y0, b.x0 - 1, y1};
-  if (a.x1 > b.x1) out.r[out.n++] = {b.x1 + 1, y0, a.x1, y1};
-  return out;
-}
-
-void grid::prefetch(const strips& st) const noexcept {
-  for (std::uint32_t i = 0; i < st.n; ++i) {
-    const rect& r = st.r[i];
-    for (std::uint32_t y = r.y0; y <= r.y1; ++y)
-      for (std::uint32_t x = r.x0; x <= r.x1; ++x) __builtin_prefetch(&areas_[y * areas_x_ + x], 1);
-  }
-}
-
 std::uint32_t grid::count_in_area(std::uint32_t area_index, entity_type type) const {
   const area_data& a = areas_.at(area_index);
   const auto t = static_cast<std::uint32_t>(type);
@@ -151,7 +137,7 @@ std::size_t grid::memory_bytes() const noexcept {
                       areas_.capacity() * sizeof(area_data);
   for (const area_data& a : areas_)
     if (a.capacity > area_data::inline_ids) bytes += a.capacity * sizeof(entity_id);
-  return bytes + pass_.capacity() * sizeof(pass_entry);
+  return bytes + pass_.capacity() * sizeof(pass_entry) + listed_.capacity() * sizeof(area_data*);
 }
 
 scenert::error<grid_errc> grid::entity_error(entity_id id, const char* op) const {

@@ -2,6 +2,7 @@
 /// The grid AOI of one scene instance: entities in areas, enter/leave sets on every operation,
 /// view queries, and the effective areas that decide which NPCs run AI.
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -174,15 +175,12 @@ class grid {
   [[gnu::cold]] scenert::error<grid_errc> cell_error(entity_id id, cell_point at, const char* op) const;
   [[gnu::cold]] scenert::error<grid_errc> add_error(entity_id id, cell_point at) const;
 
-  template <bool Enter, bool Player, class B>
-  void visit_rect(rect r, B& batch);
   template <bool Enter, bool Player, class V>
-  void visit_view(rect r, V& visitor);
-  template <bool Enter, bool Player, class V>
-  void visit_strips(const strips& st, V& visitor);
+  void visit_list(area_data* const* list, std::uint32_t n, V& visitor);
   static strips difference(rect a, rect b) noexcept;
-  void prefetch(const strips& st) const noexcept;
-  void prefetch(rect r) const noexcept { prefetch(strips{{r}, 1}); }
+  std::uint32_t collect(rect r, area_data** out) noexcept;
+  std::uint32_t collect(const strips& st, area_data** out) noexcept;
+  void grow_slots(entity_id id);
   template <class V>
   [[gnu::noinline]] void cross(entity_id id, slot& s, cell_point to, std::uint32_t to_area, V& visitor);
   template <class F>
@@ -202,8 +200,9 @@ class grid {
   std::vector<slot> slots_;
   std::vector<std::uint32_t> generations_;  // bumped by each add: tells a re-added id from the old one
   std::vector<area_data> areas_;
-  std::vector<pass_entry> pass_;  // reused snapshot of for_each_active_npc
-  mutable bool busy_ = false;     // a visitor is running: changing the grid now is a bug
+  std::vector<area_data*> listed_;  // the areas one operation visits: two whole views at most
+  std::vector<pass_entry> pass_;    // reused snapshot of for_each_active_npc
+  mutable bool busy_ = false;       // a visitor is running: changing the grid now is a bug
   bool in_pass_ = false;
 };
 

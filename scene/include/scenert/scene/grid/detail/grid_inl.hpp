@@ -81,36 +81,61 @@ class view_batch {
 };
 }  // namespace detail
 
-template <bool Enter, bool Player, class B>
-void grid::visit_rect(rect r, B& batch) {
-  for (std::uint32_t y = r.y0; y <= r.y1; ++y) {
-    area_data* row = areas_.data() + static_cast<std::size_t>(y) * areas_x_;
-    for (std::uint32_t x = r.x0; x <= r.x1; ++x) {
-      area_data& a = row[x];
-      if constexpr (Player) Enter ? ++a.cover : --a.cover;
-      if (a.capacity == area_data::inline_ids) [[likely]] {
-        // Copy all inline ids whatever the size: a fixed copy has no branch to mispredict.
-        std::memcpy(batch.reserve(area_data::inline_ids), a.local, sizeof a.local);
-        batch.commit(a.size);
-      } else {
-        batch.deliver(a.heap.get(), a.size);
-      }
+template <bool Enter, bool Player, class V>
+void grid::visit_list(area_data* const* list, std::uint32_t n, V& visitor) {
+  detail::view_batch<Enter, V> batch(visitor);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    area_data& a = *list[i];
+    if constexpr (Player) Enter ? ++a.cover : --a.cover;
+    if (a.capacity == area_data::inline_ids) [[likely]] {
+      // Copy all inline ids whatever the size: a fixed copy has no branch to mispredict.
+      std::memcpy(batch.reserve(area_data::inline_ids), a.local, sizeof a.local);
+      batch.commit(a.size);
+    } else {
+      batch.deliver(a.heap.get(), a.size);
     }
   }
-}
-
-template <bool Enter, bool Player, class V>
-void grid::visit_strips(const strips& st, V& visitor) {
-  detail::view_batch<Enter, V> batch(visitor);
-  for (std::uint32_t i = 0; i < st.n; ++i) visit_rect<Enter, Player>(st.r[i], batch);
   batch.flush();
 }
 
-template <bool Enter, bool Player, class V>
-void grid::visit_view(rect r, V& visitor) {
-  detail::view_batch<Enter, V> batch(visitor);
-  visit_rect<Enter, Player>(r, batch);
-  batch.flush();
+// The areas of `a` that are not in `b`: the rows above and below b, then the columns left and right
+// of b in the shared rows. Both are views already clamped at the map edges.
+inline grid::strips grid::difference(rect a, rect b) noexcept {
+  strips out;
+  if (a.x1 < b.x0 || b.x1 < a.x0 || a.y1 < b.y0 || b.y1 < a.y0) {
+    out.r[out.n++] = a;
+    return out;
+  }
+  if (a.y0 < b.y0) out.r[out.n++] = {a.x0, a.y0, a.x1, b.y0 - 1};
+  if (a.y1 > b.y1) out.r[out.n++] = {a.x0, b.y1 + 1, a.x1, a.y1};
+  const std::uint32_t y0 = std::max(a.y0, b.y0);
+  const std::uint32_t y1 = std::min(a.y1, b.y1);
+  if (a.x0 < b.x0) out.r[out.n++] = {a.x0, y0, b.x0 - 1, y1};
+  if (a.x1 > b.x1) out.r[out.n++] = {b.x1 + 1, y0, a.x1, y1};
+  return out;
+}
+
+// One flat loop per rectangle (the row wrap is a select, not a branch), so that the trip counts
+// stay predictable; every area is prefetched as it is listed, before any is read.
+inline std::uint32_t grid::collect(rect r, area_data** out) noexcept {
+  const std::uint32_t w = r.x1 - r.x0 + 1, count = w * (r.y1 - r.y0 + 1);
+  area_data* p = areas_.data() + (static_cast<std::size_t>(r.y0) * areas_x_ + r.x0);
+  const std::size_t next_row = areas_x_ - w + 1;
+  std::uint32_t x = 0;
+  for (std::uint32_t k = 0; k < count; ++k) {
+    __builtin_prefetch(p, 1);
+    out[k] = p;
+    const bool wrap = ++x == w;
+    x = wrap ? 0 : x;
+    p += wrap ? next_row : 1;
+  }
+  return count;
+}
+
+inline std::uint32_t grid::collect(const strips& st, area_data** out) noexcept {
+  std::uint32_t n = 0;
+  for (std::uint32_t i = 0; i < st.n; ++i) n += collect(st.r[i], out + n);
+  return n;
 }
 
 template <class V>
@@ -118,11 +143,10 @@ void grid::cross(entity_id id, slot& s, cell_point to, std::uint32_t to_area, V&
   const std::uint32_t fx = col_area_[s.x], fy = row_area_[s.y];
   const rect from_view = view_of(fx, fy);
   const rect to_view = view_of(col_area_[to.x], row_area_[to.y]);
-  const strips leaving = difference(from_view, to_view);
-  const strips entering = difference(to_view, from_view);
-  // Start every area load before touching any: the misses overlap instead of queueing.
-  prefetch(leaving);
-  prefetch(entering);
+  area_data** const leaving = listed_.data();
+  const std::uint32_t n_leaving = collect(difference(from_view, to_view), leaving);
+  area_data** const entering = leaving + n_leaving;
+  const std::uint32_t n_entering = collect(difference(to_view, from_view), entering);
   __builtin_prefetch(&areas_[to_area], 1);
   const area_data& from_area = areas_[s.area];
   const entity_type type = type_at(from_area, s.index);
@@ -135,11 +159,11 @@ void grid::cross(entity_id id, slot& s, cell_point to, std::uint32_t to_area, V&
   {
     detail::flag_guard guard(busy_);
     if (type == entity_type::player) {
-      visit_strips<false, true>(leaving, visitor);
-      visit_strips<true, true>(entering, visitor);
+      visit_list<false, true>(leaving, n_leaving, visitor);
+      visit_list<true, true>(entering, n_entering, visitor);
     } else {
-      visit_strips<false, false>(leaving, visitor);
-      visit_strips<true, false>(entering, visitor);
+      visit_list<false, false>(leaving, n_leaving, visitor);
+      visit_list<true, false>(entering, n_entering, visitor);
     }
   }
   if (!jump) erase(s, type);
@@ -152,22 +176,20 @@ grid_result<void> grid::add(entity_id id, entity_type type, cell_point at, V&& v
   SCENERT_ASSERT(!busy_, "grid: changed from inside a visitor");
   if (id >= options_.max_entities || known(id) || !on_map(at)) [[unlikely]]
     return add_error(id, at);
-  if (id >= slots_.size()) {
-    slots_.resize(static_cast<std::size_t>(id) + 1);
-    generations_.resize(slots_.size());
-  }
+  if (id >= slots_.size()) [[unlikely]]
+    grow_slots(id);
   slot& s = slots_[id];
   s.x = at.x, s.y = at.y;
   ++generations_[id];
   const std::uint32_t a = area_index(at);
-  const rect view = view_of_cell(at.x, at.y);
-  prefetch(view);
+  area_data** const view = listed_.data();
+  const std::uint32_t n = collect(view_of_cell(at.x, at.y), view);
   {
     detail::flag_guard guard(busy_);
     if (type == entity_type::player) {
-      visit_view<true, true>(view, visitor);
+      visit_list<true, true>(view, n, visitor);
     } else {
-      visit_view<true, false>(view, visitor);
+      visit_list<true, false>(view, n, visitor);
     }
   }
   insert(a, id, type);
@@ -181,16 +203,17 @@ grid_result<void> grid::remove(entity_id id, V&& visitor) {
   if (!known(id)) [[unlikely]]
     return entity_error(id, "remove");
   slot& s = slots_[id];
-  const rect view = view_of_cell(s.x, s.y);
+  area_data** const view = listed_.data();
+  const std::uint32_t n = collect(view_of_cell(s.x, s.y), view);
   const entity_type type = type_at(areas_[s.area], s.index);
   erase(s, type);
   s.area = no_area;
   --size_;
   detail::flag_guard guard(busy_);
   if (type == entity_type::player) {
-    visit_view<false, true>(view, visitor);
+    visit_list<false, true>(view, n, visitor);
   } else {
-    visit_view<false, false>(view, visitor);
+    visit_list<false, false>(view, n, visitor);
   }
   return {};
 }
@@ -220,10 +243,10 @@ grid_result<void> grid::teleport(entity_id id, cell_point to, V&& visitor) {
   if (!on_map(to)) [[unlikely]]
     return cell_error(id, to, "teleport");
   slot& s = slots_[id];
-  const rect from = view_of_cell(s.x, s.y);
-  const rect into = view_of_cell(to.x, to.y);
-  prefetch(from);
-  prefetch(into);
+  area_data** const from = listed_.data();
+  const std::uint32_t n_from = collect(view_of_cell(s.x, s.y), from);
+  area_data** const into = from + n_from;
+  const std::uint32_t n_into = collect(view_of_cell(to.x, to.y), into);
   const std::uint32_t a = area_index(to);
   const entity_type type = type_at(areas_[s.area], s.index);
   erase(s, type);
@@ -231,11 +254,11 @@ grid_result<void> grid::teleport(entity_id id, cell_point to, V&& visitor) {
   {
     detail::flag_guard guard(busy_);
     if (type == entity_type::player) {
-      visit_view<false, true>(from, visitor);
-      visit_view<true, true>(into, visitor);
+      visit_list<false, true>(from, n_from, visitor);
+      visit_list<true, true>(into, n_into, visitor);
     } else {
-      visit_view<false, false>(from, visitor);
-      visit_view<true, false>(into, visitor);
+      visit_list<false, false>(from, n_from, visitor);
+      visit_list<true, false>(into, n_into, visitor);
     }
   }
   insert(a, id, type);
