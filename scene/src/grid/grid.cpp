@@ -1,6 +1,7 @@
 #include <scenert/scene/grid/grid.hpp>
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 #include <utility>
 
@@ -42,6 +43,8 @@ const char* to_string(grid_errc code) noexcept {
 grid::grid(std::shared_ptr<const map_data> map, grid_options options)
     : map_(std::move(map)), options_(options) {
   SCENERT_ASSERT(map_ != nullptr, "grid: null map");
+  // A slot keeps an entity's index in its area in 30 bits.
+  SCENERT_ASSERT(options_.max_entities <= 1u << 30, "grid: max_entities above 2^30");
   areas_x_ = map_->areas_x();
   areas_y_ = map_->areas_y();
   eye_x_ = map_->eyesight_x() < areas_x_ ? map_->eyesight_x() : areas_x_;
@@ -66,6 +69,12 @@ void grid::grow_slots(entity_id id) {
   generations_.resize(size);
 }
 
+// Out of line on purpose: a call to the library copy, not an inlined `rep movs`, whose start-up
+// costs more than these short copies.
+void grid::copy_ids(entity_id* to, const entity_id* from, std::uint32_t n) noexcept {
+  std::memcpy(to, from, n * sizeof(entity_id));
+}
+
 void grid::area_data::grow() {
   const std::uint32_t bigger = capacity * 2;
   auto fresh = std::make_unique<entity_id[]>(bigger);
@@ -86,7 +95,7 @@ void grid::insert(std::uint32_t area_index, entity_id id, entity_type type) {
     const std::uint32_t first = a.end[q - 1];
     if (first != hole) {
       ids[hole] = ids[first];
-      slots_[ids[hole]].index = hole;
+      slots_[ids[hole]].set_index(hole);
     }
     hole = first;
     ++a.end[q - 1];
@@ -94,7 +103,7 @@ void grid::insert(std::uint32_t area_index, entity_id id, entity_type type) {
   ids[hole] = id;
   slot& s = slots_[id];
   s.area = area_index;
-  s.index = hole;
+  s.place = hole << 2 | t;
 }
 
 // Swap-removes within the entity's segment, then pulls the last entity of each later segment into
@@ -102,12 +111,12 @@ void grid::insert(std::uint32_t area_index, entity_id id, entity_type type) {
 void grid::erase(const slot& s, entity_type type) {
   area_data& a = areas_[s.area];
   entity_id* ids = a.data();
-  std::uint32_t hole = s.index;
+  std::uint32_t hole = s.index();
   for (auto q = static_cast<std::uint32_t>(type); q < entity_type_count; ++q) {
     const std::uint32_t last = seg_end(a, q) - 1;
     if (last != hole) {
       ids[hole] = ids[last];
-      slots_[ids[hole]].index = hole;
+      slots_[ids[hole]].set_index(hole);
     }
     hole = last;
     if (q + 1 < entity_type_count) --a.end[q];
