@@ -1,9 +1,15 @@
 #include <scenert/scene/grid/grid.hpp>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <new>
 #include <string>
 #include <utility>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 namespace scenert::grid {
 namespace {
@@ -11,6 +17,32 @@ namespace {
 std::string where(cell_point c) { return "(" + std::to_string(c.x) + ", " + std::to_string(c.y) + ")"; }
 
 }  // namespace
+
+namespace detail {
+namespace {
+constexpr std::size_t huge_page = std::size_t{2} << 20;
+constexpr std::size_t big_table = std::size_t{1} << 20;
+}  // namespace
+
+void* allocate_table(std::size_t bytes, std::size_t align) {
+  if (bytes < big_table) return ::operator new (bytes, std::align_val_t{align});
+  const std::size_t rounded = (bytes + huge_page - 1) / huge_page * huge_page;
+  void* p = std::aligned_alloc(huge_page, rounded);
+  if (p == nullptr) throw std::bad_alloc();
+#if defined(__linux__)
+  (void)::madvise(p, rounded, MADV_HUGEPAGE);  // advice only: without it, plain pages
+#endif
+  return p;
+}
+
+void deallocate_table(void* p, std::size_t bytes, std::size_t align) noexcept {
+  if (bytes < big_table) {
+    ::operator delete (p, std::align_val_t{align});
+    return;
+  }
+  std::free(p);
+}
+}  // namespace detail
 
 const char* to_string(grid_errc code) noexcept {
   switch (code) {
@@ -53,6 +85,7 @@ grid::grid(std::shared_ptr<const map_data> map, grid_options options)
   height_ = map_->height();
   col_area_ = map_->area_x_table();
   row_area_ = map_->area_y_table();
+  row_start_ = map_->area_row_start_table();
   areas_.resize(map_->area_count());
   const std::size_t view_x = std::min<std::size_t>(2 * std::size_t{eye_x_} + 1, areas_x_);
   const std::size_t view_y = std::min<std::size_t>(2 * std::size_t{eye_y_} + 1, areas_y_);
@@ -95,7 +128,7 @@ void grid::insert(std::uint32_t area_index, entity_id id, entity_type type) {
     const std::uint32_t first = a.end[q - 1];
     if (first != hole) {
       ids[hole] = ids[first];
-      slots_[ids[hole]].set_index(hole);
+      slots_[ids[hole]].place = hole << 2 | q;  // a store, not a read-modify-write: its type is q
     }
     hole = first;
     ++a.end[q - 1];
@@ -116,7 +149,7 @@ void grid::erase(const slot& s, entity_type type) {
     const std::uint32_t last = seg_end(a, q) - 1;
     if (last != hole) {
       ids[hole] = ids[last];
-      slots_[ids[hole]].set_index(hole);
+      slots_[ids[hole]].place = hole << 2 | q;  // a store, not a read-modify-write: its type is q
     }
     hole = last;
     if (q + 1 < entity_type_count) --a.end[q];

@@ -46,6 +46,8 @@ map_data::map_data(private_tag, map_spec spec) : spec_(std::move(spec)) {
   area_y_.resize(spec_.height);
   for (std::uint32_t x = 0; x < spec_.width; ++x) area_x_[x] = x / spec_.area_width;
   for (std::uint32_t y = 0; y < spec_.height; ++y) area_y_[y] = y / spec_.area_height;
+  area_row_start_.resize(spec_.height);
+  for (std::uint32_t y = 0; y < spec_.height; ++y) area_row_start_[y] = area_y_[y] * areas_x_;
 }
 
 }  // namespace scenert::grid

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <scenert/runtime/assert.hpp>
+#include <scenert/scene/grid/detail/table_allocator.hpp>
 #include <scenert/scene/grid/map_data.hpp>
 #include <scenert/scene/grid/types.hpp>
 
@@ -116,7 +117,6 @@ class grid {
 
     std::uint32_t index() const noexcept { return place >> 2; }
     entity_type type() const noexcept { return static_cast<entity_type>(place & 3u); }
-    void set_index(std::uint32_t i) noexcept { place = i << 2 | (place & 3u); }
   };
   // One cache line per area: the ids of its entities in segments [players | npcs | items] (a view over
   // all types is one contiguous scan), stored inline up to inline_ids and on the heap beyond.
@@ -173,7 +173,7 @@ class grid {
   void erase(const slot& s, entity_type type);
   bool known(entity_id id) const noexcept { return contains(id); }
   bool on_map(cell_point c) const noexcept { return c.x < width_ && c.y < height_; }
-  std::uint32_t area_index(cell_point c) const noexcept { return row_area_[c.y] * areas_x_ + col_area_[c.x]; }
+  std::uint32_t area_index(cell_point c) const noexcept { return row_start_[c.y] + col_area_[c.x]; }
   [[gnu::cold]] scenert::error<grid_errc> entity_error(entity_id id, const char* op) const;
   [[gnu::cold]] scenert::error<grid_errc> cell_error(entity_id id, cell_point at, const char* op) const;
   [[gnu::cold]] scenert::error<grid_errc> add_error(entity_id id, cell_point at) const;
@@ -200,10 +200,11 @@ class grid {
   std::uint32_t height_ = 0;
   const std::uint32_t* col_area_ = nullptr;  // the map's tables, kept alive by map_
   const std::uint32_t* row_area_ = nullptr;
+  const std::uint32_t* row_start_ = nullptr;
   std::uint32_t size_ = 0;
-  std::vector<slot> slots_;
+  std::vector<slot, detail::table_allocator<slot>> slots_;
   std::vector<std::uint32_t> generations_;  // bumped by each add: tells a re-added id from the old one
-  std::vector<area_data> areas_;
+  std::vector<area_data, detail::table_allocator<area_data>> areas_;
   std::vector<area_data*> listed_;  // the areas one operation visits: two whole views at most
   std::vector<pass_entry> pass_;    // reused snapshot of for_each_active_npc
   mutable bool busy_ = false;       // a visitor is running: changing the grid now is a bug

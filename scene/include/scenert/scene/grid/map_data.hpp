@@ -67,6 +67,8 @@ class map_data {
   const std::uint32_t* area_x_table() const noexcept { return area_x_.data(); }
   /// Cell row -> area row, height() entries.
   const std::uint32_t* area_y_table() const noexcept { return area_y_.data(); }
+  /// Cell row -> flat index of the first area of its area row (area row * areas_x()), height() entries.
+  const std::uint32_t* area_row_start_table() const noexcept { return area_row_start_.data(); }
   /// Area coordinates of a flat area index.
   area_point area_at(std::uint32_t index) const noexcept { return {index % areas_x_, index / areas_x_}; }
 
@@ -79,6 +81,7 @@ class map_data {
   // on every move, and both tables stay small (one entry per column / row).
   std::vector<std::uint32_t> area_x_;
   std::vector<std::uint32_t> area_y_;
+  std::vector<std::uint32_t> area_row_start_;
 };
 
 }  // namespace scenert::grid

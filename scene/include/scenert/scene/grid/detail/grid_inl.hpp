@@ -156,6 +156,10 @@ void grid::cross(entity_id id, slot& s, cell_point to, std::uint32_t to_area, V&
   area_data** const entering = leaving + n_leaving;
   const std::uint32_t n_entering = collect(difference(to_view, from_view), entering);
   const entity_type type = s.type();
+  // erase() moves the last entity of the mover's segment into its place: start loading its slot now,
+  // the visits below do not wait for it.
+  const area_data& from_area = areas_[s.area];
+  __builtin_prefetch(&slots_[from_area.data()[seg_end(from_area, static_cast<std::uint32_t>(type)) - 1]], 1);
   // The mover is never its own neighbour: when its old area lies in a leaving strip (a jump beyond
   // the view), take it off first; otherwise after the visits, which its old area's load overlaps.
   const bool jump = fx < to_view.x0 || fx > to_view.x1 || fy < to_view.y0 || fy > to_view.y1;
