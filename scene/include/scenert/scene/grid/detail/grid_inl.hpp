@@ -156,14 +156,13 @@ void grid::cross(entity_id id, slot& s, cell_point to, std::uint32_t to_area, V&
   area_data** const entering = leaving + n_leaving;
   const std::uint32_t n_entering = collect(difference(to_view, from_view), entering);
   const entity_type type = s.type();
-  // erase() moves the last entity of the mover's segment into its place: start loading its slot now,
-  // the visits below do not wait for it.
-  const area_data& from_area = areas_[s.area];
-  __builtin_prefetch(&slots_[from_area.data()[seg_end(from_area, static_cast<std::uint32_t>(type)) - 1]], 1);
-  // The mover is never its own neighbour: when its old area lies in a leaving strip (a jump beyond
-  // the view), take it off first; otherwise after the visits, which its old area's load overlaps.
+  // The mover is never its own neighbour. After a step within its view, its old area is not in a
+  // leaving strip nor its new one in an entering strip: move it first, while the strips' areas load.
+  // After a jump beyond the view, it leaves its old area before the visits and enters the new after.
   const bool jump = fx < to_view.x0 || fx > to_view.x1 || fy < to_view.y0 || fy > to_view.y1;
-  if (jump) erase(s, type);
+  erase(s, type);
+  s.x = to.x, s.y = to.y;
+  if (!jump) insert(to_area, id, type);
   {
     detail::flag_guard guard(busy_);
     if (type == entity_type::player) {
@@ -174,9 +173,7 @@ void grid::cross(entity_id id, slot& s, cell_point to, std::uint32_t to_area, V&
       visit_list<true, false>(entering, n_entering, visitor);
     }
   }
-  if (!jump) erase(s, type);
-  s.x = to.x, s.y = to.y;
-  insert(to_area, id, type);
+  if (jump) insert(to_area, id, type);
 }
 
 template <class V>
