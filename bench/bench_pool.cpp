@@ -108,6 +108,16 @@ std::int64_t quantile(const scenert::histogram_snapshot& a, const scenert::histo
   return b.max.count();
 }
 
+// The largest value recorded between two snapshots: the upper bound of the highest bucket that
+// grew (within a quarter octave of the true value, never below it), capped by the overall maximum.
+std::int64_t window_max(const scenert::histogram_snapshot& a, const scenert::histogram_snapshot& b) {
+  for (std::size_t i = b.counts.size(); i-- > 0;) {
+    if (b.counts[i] == (a.counts.empty() ? 0 : a.counts[i])) continue;
+    return i < b.upper_bounds.size() ? std::min(b.upper_bounds[i], b.max).count() : b.max.count();
+  }
+  return 0;
+}
+
 int run_overrun(const args& a);
 
 }  // namespace
@@ -163,6 +173,7 @@ int main(int argc, char** argv) {
       "{{\"services\": {}, \"hz\": {}, \"workers\": {}, \"seconds\": {}, \"executor\": \"{}\", "
       "\"ticks\": {}, \"ticks_per_second\": {:.0f}, \"cpu_ns_per_tick\": {:.1f}, "
       "\"lateness_p50_us\": {:.1f}, \"lateness_p99_us\": {:.1f}, \"lateness_max_us\": {:.1f}, "
+      "\"lateness_max_since_start_us\": {:.1f}, "
       "\"overruns\": {}, \"utilisation\": {:.4f}, \"ticks_in_window_min\": {}, \"ticks_in_window_max\": {}, "
       "\"expected_per_service\": {}, \"services_off_count\": {}}}\n",
       a.services, a.hz, a.workers, a.seconds, a.executor == scenert::executor_kind::tbb ? "tbb" : "threads",
@@ -170,6 +181,7 @@ int main(int argc, char** argv) {
       static_cast<double>(cpu1 - cpu0) / static_cast<double>(std::max<std::uint64_t>(ticks, 1)),
       static_cast<double>(quantile(before.lateness, after.lateness, 0.5)) / 1e3,
       static_cast<double>(quantile(before.lateness, after.lateness, 0.99)) / 1e3,
+      static_cast<double>(window_max(before.lateness, after.lateness)) / 1e3,
       static_cast<double>(after.lateness.max.count()) / 1e3, after.overruns - before.overruns,
       after.utilisation, lo, hi, expected, off);
   if (a.check_count && off != 0) {

@@ -18,6 +18,7 @@
 #include "histogram.hpp"
 #include "mailbox.hpp"
 #include "pool_entry.hpp"
+#include "tick_clock.hpp"
 
 namespace scenert {
 namespace detail {
@@ -41,6 +42,7 @@ struct alignas(64) worker_slot {
   std::atomic<std::uint64_t> ticks{0}, overruns{0}, exceptions{0};
   std::atomic<std::int64_t> busy_ns{0};
   fine_histogram tick_hist, late_hist;
+  std::string failure;  // what the last failed tick threw; reused, so a tick allocates nothing
 };
 
 /// A worker's counts over one batch, added to its slot once at the end (no per-tick atomics).
@@ -71,11 +73,7 @@ struct processor_pool::impl {
   /// reads), without the virtual call and the chrono layers: workers read it once per tick.
   [[nodiscard]] std::int64_t now_ns() const noexcept {
 #if defined(__linux__)
-    if (opt.manual == nullptr) {
-      timespec ts{};
-      clock_gettime(CLOCK_MONOTONIC, &ts);
-      return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-    }
+    if (opt.manual == nullptr) return detail::monotonic_ns();
 #endif
     return clk->now().time_since_epoch().count();
   }
@@ -98,8 +96,8 @@ struct processor_pool::impl {
   void advance_manual(std::int64_t target);
 
   // ---- workers ----------------------------------------------------------------------------
-  std::int64_t run_one(detail::pool_entry* e, std::int64_t t_start, detail::worker_slot& w,
-                       detail::tick_counts& counts, bool& parked) noexcept;
+  std::int64_t run_one(detail::pool_entry* e, std::int64_t t_start, detail::tick_clock& clock,
+                       detail::worker_slot& w, detail::tick_counts& counts, bool& parked) noexcept;
   void run_batch(detail::batch* b, unsigned worker) noexcept;
   void schedule_next(detail::pool_entry* e, std::int64_t t_end) noexcept;
   void count_stall(detail::pool_entry* e, std::int64_t running_ns) noexcept;
@@ -139,6 +137,7 @@ struct processor_pool::impl {
   std::size_t removals_waiting = 0;
   std::atomic<std::int64_t> in_flight{0};  // submitted batches and finalizations not yet done
   std::atomic<std::uint64_t> stalls{0};
+  detail::tsc_rate tsc;  // refined by the dispatcher, read by the workers' tick clocks
   std::atomic<std::int64_t> start_ns{0}, last_progress_ns{0};
   std::vector<detail::pool_entry*> scratch;
 

@@ -17,8 +17,9 @@ using detail::pool_entry;
 using detail::worker_slot;
 
 // The caller sets tls_ticking around its ticks (once per batch).
-std::int64_t processor_pool::impl::run_one(pool_entry* e, std::int64_t t_start, worker_slot& w,
-                                           detail::tick_counts& counts, bool& parked) noexcept {
+std::int64_t processor_pool::impl::run_one(pool_entry* e, std::int64_t t_start, detail::tick_clock& clock,
+                                           worker_slot& w, detail::tick_counts& counts,
+                                           bool& parked) noexcept {
   tick_context ctx;
   ctx.interval = nanoseconds(e->last_start_ns < 0 ? e->period_ns() : t_start - e->last_start_ns);
   ctx.now = time_point(nanoseconds(t_start));
@@ -28,10 +29,9 @@ std::int64_t processor_pool::impl::run_one(pool_entry* e, std::int64_t t_start, 
   w.started_ns.store(t_start, std::memory_order_relaxed);
   w.tick_seq.store(seq, std::memory_order_relaxed);
   w.current.store(e, std::memory_order_release);
-  std::string failure;
-  tick_outcome outcome = e->run->tick(ctx, opt.quarantine_after, opt.mailbox_batch, &failure);
+  tick_outcome outcome = e->run->tick(ctx, opt.quarantine_after, opt.mailbox_batch, &w.failure);
   parked = outcome == tick_outcome::quarantined;
-  std::int64_t t_end = now_ns();
+  std::int64_t t_end = clock.now();
   w.current.store(nullptr, std::memory_order_release);
 
   std::int64_t took = t_end - t_start, late = t_start - e->due_ns;
@@ -47,7 +47,8 @@ std::int64_t processor_pool::impl::run_one(pool_entry* e, std::int64_t t_start, 
   }
   if (outcome != tick_outcome::ok) [[unlikely]] {
     ++counts.exceptions;
-    log(log_level::error, failure);
+    log(log_level::error, w.failure);
+    w.failure.clear();
     if (outcome == tick_outcome::quarantined)
       log(log_level::error, fmt::format("service '{}': quarantined after {} consecutive failed ticks",
                                         e->svc->name(), opt.quarantine_after));
@@ -94,7 +95,8 @@ void processor_pool::impl::run_batch(detail::batch* b, unsigned worker) noexcept
   std::size_t n = items.size();
   detail::tick_counts counts;
   detail::tls_ticking = this;
-  std::int64_t t0 = now_ns(), t = t0;
+  detail::tick_clock clock(tsc.ns_per_cycle(), opt.manual);
+  std::int64_t t0 = clock.now(), t = t0;
   for (std::size_t i = 0; i < n; ++i) {
     if (i + 8 < n) {
       auto* ahead = reinterpret_cast<const char*>(items[i + 8].e);
@@ -103,7 +105,7 @@ void processor_pool::impl::run_batch(detail::batch* b, unsigned worker) noexcept
     }
     if (i + 4 < n) detail::pool_access::prefetch_service(*items[i + 4].e->run);
     pool_entry* e = items[i].e;
-    t = run_one(e, t, w, counts, items[i].parked);
+    t = run_one(e, t, clock, w, counts, items[i].parked);
     items[i].due = e->due_ns;
   }
   detail::tls_ticking = nullptr;
@@ -191,6 +193,7 @@ void processor_pool::impl::dispatcher_main() {
       if (stop_cmd) break;
     }
     std::int64_t now = now_ns();
+    tsc.refine();
     if (wheel.size() == 0) wheel.jump(now);
     while (wheel.cursor_ns() <= now) {
       wheel.take_due<false>(wheel.cursor_ns(), [this](pool_entry* e, std::int64_t d, std::uint32_t id) {
@@ -245,7 +248,8 @@ void processor_pool::impl::advance_manual(std::int64_t target) {
       detail::tick_counts counts;
       detail::tls_ticking = this;
       bool parked = false;
-      (void)run_one(e, now_ns(), *slots[0], counts, parked);
+      detail::tick_clock clock(0, opt.manual);
+      (void)run_one(e, now_ns(), clock, *slots[0], counts, parked);
       detail::tls_ticking = nullptr;
       counts.flush(*slots[0]);
       last_progress_ns.store(now_ns(), std::memory_order_relaxed);

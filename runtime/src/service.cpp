@@ -77,7 +77,7 @@ tick_outcome service::tick(const tick_context& ctx, unsigned quarantine_after, s
     report(failure, name_, "tick", current_what());
     return fail_tick(quarantine_after);
   }
-  consecutive_failures_ = 0;
+  if (consecutive_failures_ != 0) consecutive_failures_ = 0;  // a quiet tick writes nothing here
   return tick_outcome::ok;
 }
 
