@@ -10,6 +10,7 @@
 #endif
 
 #include "pool_impl.hpp"
+#include "thread_priority.hpp"
 
 namespace scenert {
 
@@ -85,9 +86,10 @@ void processor_pool::impl::count_stall(pool_entry* e, std::int64_t running_ns) n
                                    static_cast<double>(opt.stall_threshold.count()) / 1e9));
 }
 
-// Ticks a batch. The entries are scattered in memory, so the loop prefetches in a pipeline:
-// the entry eight ahead, the service of the one four ahead. A quiet service's mailbox is not
-// read at all (the service keeps a mail flag on its first line).
+// Ticks a batch. The entries and services are scattered in memory, so the loop prefetches both,
+// eight tickets ahead (the ticket names both: no dependent load). A quiet service's mailbox is
+// not read at all (the service keeps a mail flag on its first line). The batch goes back marked
+// when every next due time falls in one wheel slot, so the scheduling thread re-inserts it whole.
 void processor_pool::impl::run_batch(detail::batch* b, unsigned worker) noexcept {
   SCENERT_ASSERT(worker < slots.size(), "executor worker index out of range");
   worker_slot& w = *slots[worker];
@@ -97,17 +99,23 @@ void processor_pool::impl::run_batch(detail::batch* b, unsigned worker) noexcept
   detail::tls_ticking = this;
   detail::tick_clock clock(tsc.ns_per_cycle(), opt.manual);
   std::int64_t t0 = clock.now(), t = t0;
+  bool same_slot = true;
+  std::int64_t slot = 0;
   for (std::size_t i = 0; i < n; ++i) {
     if (i + 8 < n) {
       auto* ahead = reinterpret_cast<const char*>(items[i + 8].e);
       __builtin_prefetch(ahead);
       __builtin_prefetch(ahead + 64);
+      detail::pool_access::prefetch_service(*items[i + 8].run);
     }
-    if (i + 4 < n) detail::pool_access::prefetch_service(*items[i + 4].e->run);
-    pool_entry* e = items[i].e;
-    t = run_one(e, t, clock, w, counts, items[i].parked);
-    items[i].due = e->due_ns;
+    detail::ticket& k = items[i];
+    t = run_one(k.e, t, clock, w, counts, k.parked);
+    k.due = k.e->due_ns;
+    std::int64_t s = detail::timing_wheel::ceil_slot(k.due);
+    if (i == 0) slot = s;
+    same_slot = same_slot && s == slot && !k.parked;
   }
+  b->same_slot = same_slot;
   detail::tls_ticking = nullptr;
   counts.flush(w);
   w.busy_ns.store(w.busy_ns.load(std::memory_order_relaxed) + (t - t0), std::memory_order_relaxed);
@@ -148,13 +156,19 @@ void processor_pool::impl::reap_returns() {
   detail::batch* b = returns.exchange(nullptr, std::memory_order_acquire);
   while (b != nullptr) {
     detail::batch* next = b->next;
-    // The common case reads no entry: the ticket carries the next due time and the id.
-    for (const detail::ticket& t : b->items) {
-      if (t.parked || (removals_waiting != 0 && t.e->remove_requested)) [[unlikely]] {
-        on_returned(t.e, t.parked);
-      } else {
-        states[t.id] = detail::entry_state::in_wheel;
-        wheel.insert(t.e, t.due, t.id);
+    // The common case reads no entry (the ticket carries the next due time and the id) and
+    // moves the whole batch into one slot.
+    if (b->same_slot && removals_waiting == 0) {
+      for (const detail::ticket& t : b->items) states[t.id] = detail::entry_state::in_wheel;
+      wheel.insert_same_slot(b->items);
+    } else {
+      for (const detail::ticket& t : b->items) {
+        if (t.parked || (removals_waiting != 0 && t.e->remove_requested)) [[unlikely]] {
+          on_returned(t.e, t.parked);
+        } else {
+          states[t.id] = detail::entry_state::in_wheel;
+          wheel.insert(t);
+        }
       }
     }
     auto& items = b->items;
@@ -185,6 +199,7 @@ void processor_pool::impl::dispatcher_main() {
 #if defined(__linux__)
   prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);  // wake at the slot, not up to 50 us after it
 #endif
+  detail::realtime_scope realtime(opt.realtime_priority);
   for (;;) {
     apply_commands();
     reap_returns();
@@ -196,9 +211,9 @@ void processor_pool::impl::dispatcher_main() {
     tsc.refine();
     if (wheel.size() == 0) wheel.jump(now);
     while (wheel.cursor_ns() <= now) {
-      wheel.take_due<false>(wheel.cursor_ns(), [this](pool_entry* e, std::int64_t d, std::uint32_t id) {
-        states[id] = detail::entry_state::running;
-        due.push_back({e, d, id, false});
+      wheel.take_due<false>(wheel.cursor_ns(), [this](const detail::ticket& t) {
+        states[t.id] = detail::entry_state::running;
+        due.push_back(t);
       });
       wheel.step();
     }
@@ -234,7 +249,7 @@ void processor_pool::impl::advance_manual(std::int64_t target) {
     scratch.clear();
     while (scratch.empty()) {
       std::int64_t c = wheel.cursor_ns();
-      wheel.take_due(std::min(c, target), [this](pool_entry* e, std::int64_t) { scratch.push_back(e); });
+      wheel.take_due(std::min(c, target), [this](const detail::ticket& t) { scratch.push_back(t.e); });
       if (!scratch.empty() || c > target) break;
       wheel.step();
     }

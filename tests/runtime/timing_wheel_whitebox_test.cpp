@@ -33,9 +33,9 @@ TEST(TimingWheel, ExpiresExactlyTheDueEntriesOfEachSlotOnRandomTraces) {
     for (int step = 0; step < 9000; ++step) {
       std::int64_t slot_time = wheel.cursor_ns();
       std::vector<pool_entry*> got;
-      wheel.take_due(slot_time, [&](pool_entry* e, std::int64_t due) {
-        ASSERT_EQ(due, e->due_ns);
-        got.push_back(e);
+      wheel.take_due(slot_time, [&](const scenert::detail::ticket& t) {
+        ASSERT_EQ(t.due, t.e->due_ns);
+        got.push_back(t.e);
       });
       std::vector<pool_entry*> want;
       for (auto* e : live)
@@ -55,6 +55,33 @@ TEST(TimingWheel, ExpiresExactlyTheDueEntriesOfEachSlotOnRandomTraces) {
       ASSERT_EQ(wheel.size(), live.size());
     }
   }
+}
+
+// A batch whose next due times share a slot goes back whole, also when that slot is overdue
+// (it then runs at the next expiry) and next to tickets inserted one by one.
+TEST(TimingWheel, InsertsABatchOfOneSlotWhole) {
+  const std::int64_t start = 5 * slot_ns;
+  timing_wheel wheel(start);
+  std::vector<pool_entry> entries(4);
+  std::vector<ticket> batch;
+  for (std::uint32_t i = 0; i < 3; ++i)
+    batch.push_back({&entries[i], nullptr, 7 * slot_ns - static_cast<std::int64_t>(i) * 1000, i, false});
+  wheel.insert_same_slot(batch);
+  wheel.insert(ticket{&entries[3], nullptr, 7 * slot_ns, 3, false});
+  ASSERT_EQ(wheel.size(), 4u);
+  std::vector<std::uint32_t> got;
+  for (int step = 0; step < 3; ++step, wheel.step())
+    wheel.take_due(wheel.cursor_ns(), [&](const ticket& t) {
+      EXPECT_EQ(wheel.cursor_ns(), 7 * slot_ns) << "ticket " << t.id;
+      got.push_back(t.id);
+    });
+  EXPECT_EQ(got, (std::vector<std::uint32_t>{0, 1, 2, 3}));
+  EXPECT_EQ(wheel.size(), 0u);
+
+  for (auto& t : batch) t.due = 2 * slot_ns;  // overdue: lands in the cursor's slot
+  wheel.insert_same_slot(batch);
+  std::size_t n = wheel.take_due(wheel.cursor_ns(), [](const ticket&) {});
+  EXPECT_EQ(n, 3u);
 }
 
 TEST(LogHistogram, BucketsBoundValuesAndQuantilesStayWithinABucket) {
