@@ -77,7 +77,10 @@ struct ticket {
 
 /// A single-level timing wheel of 1 ms slots; slot s holds due times in (s - 1 ms, s]. Entries
 /// further out than one revolution stay in their slot until their revolution comes. A slot is a
-/// vector of tickets, so that expiry and re-insertion read no entry.
+/// vector of tickets, so that expiry and re-insertion read no entry. A slot emptied by expiry hands
+/// its storage to the next slot that fills: the wheel holds about as much memory as it holds
+/// tickets (a vector per slot kept its capacity for each of the 4096 slots it ever filled, 40 times
+/// the tickets at 10 Hz, and filled fresh pages for the first four seconds).
 /// Thread-safety: one thread (the scheduling thread).
 class timing_wheel {
  public:
@@ -91,6 +94,13 @@ class timing_wheel {
   /// The time of the next slot to expire.
   [[nodiscard]] std::int64_t cursor_ns() const noexcept { return cursor_ * slot_ns; }
   [[nodiscard]] std::size_t size() const noexcept { return size_; }
+  /// Tickets the wheel has storage for, in its slots and spare (walks every slot).
+  [[nodiscard]] std::size_t reserved() const noexcept {
+    std::size_t n = 0;
+    for (const auto& v : slots_) n += v.capacity();
+    for (const auto& v : spare_) n += v.capacity();
+    return n;
+  }
   /// Entries in the cursor's slot (due now or in a later revolution).
   [[nodiscard]] std::size_t cursor_slot_size() const noexcept { return at(cursor_).size(); }
 
@@ -98,13 +108,13 @@ class timing_wheel {
   void insert(pool_entry* e) { insert(ticket{e, e->run, e->due_ns, e->id, false}); }
   /// The same, from a ticket: the entry is not read.
   void insert(const ticket& t) {
-    at(slot_of(t.due)).push_back(t);
+    storage(slot_of(t.due)).push_back(t);
     ++size_;
   }
   /// Inserts tickets whose due times all fall in one slot, at once.
   void insert_same_slot(const std::vector<ticket>& ts) {
     if (ts.empty()) return;
-    auto& v = at(slot_of(ts.front().due));
+    auto& v = storage(slot_of(ts.front().due));
     v.insert(v.end(), ts.begin(), ts.end());
     size_ += ts.size();
   }
@@ -135,6 +145,7 @@ class timing_wheel {
         v[keep++] = v[i];
     }
     v.resize(keep);
+    if (keep == 0 && v.capacity() != 0) spare_.push_back(std::move(v));
     size_ -= n - keep;
     return n - keep;
   }
@@ -149,6 +160,15 @@ class timing_wheel {
     auto s = ceil_slot(due);
     return s < cursor_ ? cursor_ : s;
   }
+  /// Slot `s`, given spare storage if it has none.
+  std::vector<ticket>& storage(std::int64_t s) {
+    auto& v = at(s);
+    if (v.capacity() == 0 && !spare_.empty()) {
+      v = std::move(spare_.back());
+      spare_.pop_back();
+    }
+    return v;
+  }
   std::vector<ticket>& at(std::int64_t s) noexcept { return slots_[static_cast<std::size_t>(s % slots)]; }
   [[nodiscard]] const std::vector<ticket>& at(std::int64_t s) const noexcept {
     return slots_[static_cast<std::size_t>(s % slots)];
@@ -157,6 +177,7 @@ class timing_wheel {
   std::int64_t cursor_;
   std::size_t size_ = 0;
   std::vector<std::vector<ticket>> slots_;
+  std::vector<std::vector<ticket>> spare_;  // emptied slots' storage, for slots that fill next
 };
 
 /// Entries handed to one worker at once; recycled, so steady running allocates nothing.
