@@ -89,7 +89,8 @@ struct processor_pool::impl {
   void finalize(detail::pool_entry* e) noexcept;
   void shutdown_entries();  // stop: finalize every entry left, inline
   void dispatcher_main();
-  void dispatch();  // hands `due` to the workers in batches
+  void dispatch_slot();  // hands the cursor slot's due entries to the workers in batches
+  void submit(detail::batch* b);
   detail::batch* get_batch();
   void reap_returns();
   void watchdog(std::int64_t now);
@@ -129,7 +130,6 @@ struct processor_pool::impl {
   std::atomic<detail::batch*> returns{nullptr};         // batches back from the workers
   std::vector<std::unique_ptr<detail::batch>> batches;  // every batch ever made
   detail::batch* free_batches = nullptr;
-  std::vector<detail::ticket> due;  // scheduling thread: entries taken from the wheel
   // Scheduling thread: each entry's state by id (dense, so expiry and re-insertion read no
   // entry), the ids free for reuse, and the removals waiting for a running entry to return.
   std::vector<detail::entry_state> states;

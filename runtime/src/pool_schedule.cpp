@@ -137,19 +137,28 @@ detail::batch* processor_pool::impl::get_batch() {
   return b;
 }
 
-// Hands the due entries to the workers in a few batches: one submit costs about a microsecond,
-// so batches are large, but at least two per worker so that the workers share the load.
-void processor_pool::impl::dispatch() {
-  std::size_t n = due.size();
+void processor_pool::impl::submit(detail::batch* b) {
+  in_flight.fetch_add(1, std::memory_order_relaxed);
+  exec->submit([this, b](unsigned worker) { run_batch(b, worker); });
+}
+
+// Hands the cursor slot's due entries to the workers in a few batches, each submitted as soon as
+// it is full: one submit costs about a microsecond, so batches are large, but at least two per
+// worker so that the workers share the load.
+void processor_pool::impl::dispatch_slot() {
+  std::size_t n = wheel.cursor_slot_size();
   std::size_t per = std::max<std::size_t>(32, (n + 2 * slots.size() - 1) / (2 * slots.size()));
-  for (std::size_t i = 0; i < n; i += per) {
-    detail::batch* b = get_batch();
-    b->items.assign(due.begin() + static_cast<std::ptrdiff_t>(i),
-                    due.begin() + static_cast<std::ptrdiff_t>(std::min(n, i + per)));
-    in_flight.fetch_add(1, std::memory_order_relaxed);
-    exec->submit([this, b](unsigned worker) { run_batch(b, worker); });
-  }
-  due.clear();
+  detail::batch* b = nullptr;
+  wheel.take_due<false>(wheel.cursor_ns(), [&](const detail::ticket& t) {
+    states[t.id] = detail::entry_state::running;
+    if (b == nullptr) b = get_batch();
+    b->items.push_back(t);
+    if (b->items.size() == per) {
+      submit(b);
+      b = nullptr;
+    }
+  });
+  if (b != nullptr) submit(b);
 }
 
 void processor_pool::impl::reap_returns() {
@@ -211,13 +220,9 @@ void processor_pool::impl::dispatcher_main() {
     tsc.refine();
     if (wheel.size() == 0) wheel.jump(now);
     while (wheel.cursor_ns() <= now) {
-      wheel.take_due<false>(wheel.cursor_ns(), [this](const detail::ticket& t) {
-        states[t.id] = detail::entry_state::running;
-        due.push_back(t);
-      });
+      dispatch_slot();
       wheel.step();
     }
-    if (!due.empty()) dispatch();
     watchdog(now);
     // A batch pushes its entries back before it leaves in_flight, so this order misses none.
     bool idle = wheel.size() == 0 && in_flight.load(std::memory_order_acquire) == 0 &&
