@@ -18,18 +18,20 @@
 #include "histogram.hpp"
 #include "mailbox.hpp"
 #include "pool_entry.hpp"
+#include "service_state.hpp"
 #include "tick_clock.hpp"
 
 namespace scenert {
 namespace detail {
 
 struct pool_access {
-  static std::atomic<pool_entry*>& entry(service& s) noexcept { return s.pool_entry_; }
-  static std::atomic<const void*>& owner(service& s) noexcept { return s.pool_owner_; }
-  /// The service's first line and the next, where a derived service's own fields begin.
+  static std::atomic<pool_entry*>& entry(service& s) noexcept { return s.state_->entry; }
+  static std::atomic<const void*>& owner(service& s) noexcept { return s.state_->owner; }
+  /// The service's first 64 bytes (one line, or two when the object starts inside a line): the
+  /// tick's flags and a derived service's first fields.
   static void prefetch_service(const service& s) noexcept {
     __builtin_prefetch(&s);
-    __builtin_prefetch(reinterpret_cast<const char*>(&s) + 64);
+    __builtin_prefetch(reinterpret_cast<const char*>(&s) + 63);
   }
 };
 
