@@ -86,6 +86,7 @@ pool_options pool_options_for(const scene_table& t, const run_options& o) {
   p.workers = o.workers ? o.workers : t.runtime.workers;
   p.quarantine_after = t.runtime.quarantine_after;
   p.stall_threshold = t.runtime.stall_threshold;
+  p.realtime_priority = o.realtime;
   p.log = [](log_level level, std::string_view message) {
     spdlog::log(level == log_level::info   ? spdlog::level::info
                 : level == log_level::warn ? spdlog::level::warn
@@ -121,12 +122,16 @@ CLI::App* add_run_command(CLI::App& app, run_options& o) {
   cmd->add_option("table", o.table, "Scene table (JSON), e.g. examples/mmo.json")->required();
   cmd->add_option("--workers", o.workers, "Pool workers (default: the table's runtime.workers)")
       ->check(CLI::Range(1u, 256u));
+  cmd->add_option("--realtime", o.realtime,
+                  "Run the pool's threads on SCHED_FIFO at this priority (1-99), so that ticks start on "
+                  "time on a busy machine; needs CAP_SYS_NICE or an rtprio limit")
+      ->check(CLI::Range(1, 99));
   cmd->add_option(
       "--admin", o.admin,
       "Serve /livez /readyz /healthz /metrics /scenes on HOST:PORT (e.g. 127.0.0.1:9100; port 0 = any)");
   cmd->footer(
-      "Exit status: 0 stopped cleanly; 1 invalid table; 2 usage error, unreadable file or admin\n"
-      "endpoint that cannot be bound.");
+      "Exit status: 0 stopped cleanly; 1 invalid table; 2 usage error, unreadable file, admin\n"
+      "endpoint that cannot be bound, or a pool that cannot start (e.g. --realtime refused).");
   return cmd;
 }
 
@@ -155,7 +160,10 @@ int run_host(const run_options& o) {
     }
     admin = std::move(*started);
   }
-  (void)pool.start();
+  if (auto started = pool.start(); !started) {
+    spdlog::error("{}", started.error().message);
+    return exit_usage;
+  }
   w->start();
   spdlog::info(
       "hosting {} scene definitions from {} on {} workers{}", table->scenes.size(), o.table,

@@ -1,8 +1,9 @@
 // bench_pool: N no-op services at R Hz on W workers for S seconds; prints one JSON object.
 //   bench_pool --services N --hz R --workers W --seconds S [--executor tbb|threads]
-//              [--check-count] [--overrun]
+//              [--check-count] [--overrun] [--realtime PRIORITY]
 // --check-count: every service must tick seconds*hz +- 1 times inside the measured window.
 // --overrun: one service whose third tick runs 3.5 periods; proves one late tick, no burst.
+// --realtime: the pool's threads on SCHED_FIFO at PRIORITY (pool_options::realtime_priority).
 // Progress goes to stderr.
 #include <scenert/runtime/processor_pool.hpp>
 
@@ -31,12 +32,13 @@ struct args {
   double seconds = 2;
   scenert::executor_kind executor = scenert::default_executor();
   bool check_count = false, overrun = false;
+  int realtime = 0;
 };
 
 [[noreturn]] void usage(const std::string& why) {
   std::fprintf(stderr,
                "bench_pool: %s\nusage: bench_pool --services N --hz R --workers W --seconds S "
-               "[--executor tbb|threads] [--check-count] [--overrun]\n",
+               "[--executor tbb|threads] [--check-count] [--overrun] [--realtime PRIORITY]\n",
                why.c_str());
   std::exit(2);
 }
@@ -65,6 +67,8 @@ args parse(int argc, char** argv) {
       a.check_count = true;
     else if (k == "--overrun")
       a.overrun = true;
+    else if (k == "--realtime")
+      a.realtime = std::stoi(val());
     else
       usage(fmt::format("unknown flag {}", k));
   }
@@ -108,6 +112,16 @@ std::int64_t quantile(const scenert::histogram_snapshot& a, const scenert::histo
   return b.max.count();
 }
 
+// The largest value recorded between two snapshots: the upper bound of the highest bucket that
+// grew (within a quarter octave of the true value, never below it), capped by the overall maximum.
+std::int64_t window_max(const scenert::histogram_snapshot& a, const scenert::histogram_snapshot& b) {
+  for (std::size_t i = b.counts.size(); i-- > 0;) {
+    if (b.counts[i] == (a.counts.empty() ? 0 : a.counts[i])) continue;
+    return i < b.upper_bounds.size() ? std::min(b.upper_bounds[i], b.max).count() : b.max.count();
+  }
+  return 0;
+}
+
 int run_overrun(const args& a);
 
 }  // namespace
@@ -118,6 +132,7 @@ int main(int argc, char** argv) {
   scenert::pool_options o;
   o.workers = a.workers;
   o.executor = a.executor;
+  o.realtime_priority = a.realtime;
   scenert::processor_pool pool(o);
   if (auto r = pool.start(); !r) usage(r.error().message);
   // Spread the services over one period, as they would join over time, so that every 1 ms
@@ -161,15 +176,18 @@ int main(int argc, char** argv) {
   }
   fmt::print(
       "{{\"services\": {}, \"hz\": {}, \"workers\": {}, \"seconds\": {}, \"executor\": \"{}\", "
+      "\"realtime_priority\": {}, "
       "\"ticks\": {}, \"ticks_per_second\": {:.0f}, \"cpu_ns_per_tick\": {:.1f}, "
       "\"lateness_p50_us\": {:.1f}, \"lateness_p99_us\": {:.1f}, \"lateness_max_us\": {:.1f}, "
+      "\"lateness_max_since_start_us\": {:.1f}, "
       "\"overruns\": {}, \"utilisation\": {:.4f}, \"ticks_in_window_min\": {}, \"ticks_in_window_max\": {}, "
       "\"expected_per_service\": {}, \"services_off_count\": {}}}\n",
       a.services, a.hz, a.workers, a.seconds, a.executor == scenert::executor_kind::tbb ? "tbb" : "threads",
-      ticks, static_cast<double>(ticks) / wall,
+      a.realtime, ticks, static_cast<double>(ticks) / wall,
       static_cast<double>(cpu1 - cpu0) / static_cast<double>(std::max<std::uint64_t>(ticks, 1)),
       static_cast<double>(quantile(before.lateness, after.lateness, 0.5)) / 1e3,
       static_cast<double>(quantile(before.lateness, after.lateness, 0.99)) / 1e3,
+      static_cast<double>(window_max(before.lateness, after.lateness)) / 1e3,
       static_cast<double>(after.lateness.max.count()) / 1e3, after.overruns - before.overruns,
       after.utilisation, lo, hi, expected, off);
   if (a.check_count && off != 0) {

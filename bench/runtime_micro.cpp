@@ -106,11 +106,12 @@ void BM_WheelExpireReinsert(benchmark::State& state) {
   std::vector<scenert::detail::ticket> due;  // as the dispatcher hands them out and back
   due.reserve(n);
   for (auto _ : state) {
-    wheel.take_due<false>(wheel.cursor_ns(), [&](pool_entry* e, std::int64_t d, std::uint32_t id) {
-      due.push_back({e, d, id, false});
-    });
+    wheel.take_due<false>(wheel.cursor_ns(), [&](const scenert::detail::ticket& t) { due.push_back(t); });
     wheel.step();
-    for (auto& t : due) wheel.insert(t.e, t.due + period, t.id);
+    for (auto& t : due) {
+      t.due += period;
+      wheel.insert(t);
+    }
     moved += static_cast<std::int64_t>(due.size());
     due.clear();
   }

@@ -32,7 +32,7 @@ for stage in "${stages[@]}"; do
       ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 run_ctest "$root/build/asan" ;;
     tsan)
       build_tree "$root/build/tsan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCENERT_WERROR=ON \
-        -DSCENERT_SANITIZE=thread -DSCENERT_EXECUTOR=thread -DSCENERT_BENCH=OFF -DSCENERT_APPS=OFF
+        -DSCENERT_SANITIZE=thread -DSCENERT_EXECUTOR=thread -DSCENERT_BENCH=OFF
       TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" run_ctest "$root/build/tsan" -L tsan ;;
     consumer)
       prefix="$root/build/install"

@@ -1,4 +1,5 @@
 #include "executor.hpp"
+#include "thread_priority.hpp"
 
 #include <tbb/global_control.h>
 #include <tbb/task_arena.h>
@@ -30,6 +31,7 @@ namespace {
 // than the ticks themselves).
 class task_queue {
  public:
+  explicit task_queue(int realtime_priority) : priority_(realtime_priority) {}
   void push(executor::task t) {
     {
       std::lock_guard lock(mu_);
@@ -39,6 +41,7 @@ class task_queue {
   }
   /// Runs tasks as worker `index` until close(); returns once the queue is drained.
   void serve(unsigned index) {
+    realtime_scope realtime(priority_);  // start() checked that the system allows it
     for (;;) {
       executor::task t;
       {
@@ -64,6 +67,7 @@ class task_queue {
   std::condition_variable cv_;
   std::deque<executor::task> queue_;
   bool done_ = false;
+  int priority_;
 };
 
 // W long-running tasks in a task_arena of W slots, each serving the queue: the ticks run on
@@ -72,10 +76,11 @@ class task_queue {
 // pool asks for the same generous limit, since TBB applies the smallest live value.
 class tbb_executor final : public executor {
  public:
-  explicit tbb_executor(unsigned workers)
+  tbb_executor(unsigned workers, int realtime_priority)
       : limit_(tbb::global_control::max_allowed_parallelism, max_workers + 1),
         arena_(static_cast<int>(workers), 0),
         workers_(workers),
+        queue_(realtime_priority),
         running_(workers) {
     for (unsigned i = 0; i < workers; ++i) arena_.enqueue(server{this, i});
   }
@@ -110,7 +115,7 @@ class tbb_executor final : public executor {
 
 class thread_executor final : public executor {
  public:
-  explicit thread_executor(unsigned workers) {
+  thread_executor(unsigned workers, int realtime_priority) : queue_(realtime_priority) {
     threads_.reserve(workers);
     for (unsigned i = 0; i < workers; ++i) threads_.emplace_back([this, i] { queue_.serve(i); });
   }
@@ -129,11 +134,11 @@ class thread_executor final : public executor {
 
 }  // namespace
 
-std::unique_ptr<executor> make_tbb_executor(unsigned workers) {
-  return std::make_unique<tbb_executor>(workers);
+std::unique_ptr<executor> make_tbb_executor(unsigned workers, int realtime_priority) {
+  return std::make_unique<tbb_executor>(workers, realtime_priority);
 }
-std::unique_ptr<executor> make_thread_executor(unsigned workers) {
-  return std::make_unique<thread_executor>(workers);
+std::unique_ptr<executor> make_thread_executor(unsigned workers, int realtime_priority) {
+  return std::make_unique<thread_executor>(workers, realtime_priority);
 }
 
 }  // namespace detail

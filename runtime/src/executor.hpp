@@ -23,7 +23,8 @@ class executor {
 /// The largest worker count a pool accepts.
 inline constexpr unsigned max_workers = 256;
 
-std::unique_ptr<executor> make_tbb_executor(unsigned workers);
-std::unique_ptr<executor> make_thread_executor(unsigned workers);
+/// `realtime_priority`: as pool_options, for the worker threads while they serve the executor.
+std::unique_ptr<executor> make_tbb_executor(unsigned workers, int realtime_priority);
+std::unique_ptr<executor> make_thread_executor(unsigned workers, int realtime_priority);
 
 }  // namespace scenert::detail

@@ -18,17 +18,20 @@
 #include "histogram.hpp"
 #include "mailbox.hpp"
 #include "pool_entry.hpp"
+#include "service_state.hpp"
+#include "tick_clock.hpp"
 
 namespace scenert {
 namespace detail {
 
 struct pool_access {
-  static std::atomic<pool_entry*>& entry(service& s) noexcept { return s.pool_entry_; }
-  static std::atomic<const void*>& owner(service& s) noexcept { return s.pool_owner_; }
-  /// The service's first line and the next, where a derived service's own fields begin.
+  static std::atomic<pool_entry*>& entry(service& s) noexcept { return s.state_->entry; }
+  static std::atomic<const void*>& owner(service& s) noexcept { return s.state_->owner; }
+  /// The service's first 64 bytes (one line, or two when the object starts inside a line): the
+  /// tick's flags and a derived service's first fields.
   static void prefetch_service(const service& s) noexcept {
     __builtin_prefetch(&s);
-    __builtin_prefetch(reinterpret_cast<const char*>(&s) + 64);
+    __builtin_prefetch(reinterpret_cast<const char*>(&s) + 63);
   }
 };
 
@@ -41,6 +44,7 @@ struct alignas(64) worker_slot {
   std::atomic<std::uint64_t> ticks{0}, overruns{0}, exceptions{0};
   std::atomic<std::int64_t> busy_ns{0};
   fine_histogram tick_hist, late_hist;
+  std::string failure;  // what the last failed tick threw; reused, so a tick allocates nothing
 };
 
 /// A worker's counts over one batch, added to its slot once at the end (no per-tick atomics).
@@ -71,11 +75,7 @@ struct processor_pool::impl {
   /// reads), without the virtual call and the chrono layers: workers read it once per tick.
   [[nodiscard]] std::int64_t now_ns() const noexcept {
 #if defined(__linux__)
-    if (opt.manual == nullptr) {
-      timespec ts{};
-      clock_gettime(CLOCK_MONOTONIC, &ts);
-      return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-    }
+    if (opt.manual == nullptr) return detail::monotonic_ns();
 #endif
     return clk->now().time_since_epoch().count();
   }
@@ -91,15 +91,16 @@ struct processor_pool::impl {
   void finalize(detail::pool_entry* e) noexcept;
   void shutdown_entries();  // stop: finalize every entry left, inline
   void dispatcher_main();
-  void dispatch();  // hands `due` to the workers in batches
+  void dispatch_slot();  // hands the cursor slot's due entries to the workers in batches
+  void submit(detail::batch* b);
   detail::batch* get_batch();
   void reap_returns();
   void watchdog(std::int64_t now);
   void advance_manual(std::int64_t target);
 
   // ---- workers ----------------------------------------------------------------------------
-  std::int64_t run_one(detail::pool_entry* e, std::int64_t t_start, detail::worker_slot& w,
-                       detail::tick_counts& counts, bool& parked) noexcept;
+  std::int64_t run_one(detail::pool_entry* e, std::int64_t t_start, detail::tick_clock& clock,
+                       detail::worker_slot& w, detail::tick_counts& counts, bool& parked) noexcept;
   void run_batch(detail::batch* b, unsigned worker) noexcept;
   void schedule_next(detail::pool_entry* e, std::int64_t t_end) noexcept;
   void count_stall(detail::pool_entry* e, std::int64_t running_ns) noexcept;
@@ -131,7 +132,6 @@ struct processor_pool::impl {
   std::atomic<detail::batch*> returns{nullptr};         // batches back from the workers
   std::vector<std::unique_ptr<detail::batch>> batches;  // every batch ever made
   detail::batch* free_batches = nullptr;
-  std::vector<detail::ticket> due;  // scheduling thread: entries taken from the wheel
   // Scheduling thread: each entry's state by id (dense, so expiry and re-insertion read no
   // entry), the ids free for reuse, and the removals waiting for a running entry to return.
   std::vector<detail::entry_state> states;
@@ -139,6 +139,7 @@ struct processor_pool::impl {
   std::size_t removals_waiting = 0;
   std::atomic<std::int64_t> in_flight{0};  // submitted batches and finalizations not yet done
   std::atomic<std::uint64_t> stalls{0};
+  detail::tsc_rate tsc;  // refined by the dispatcher, read by the workers' tick clocks
   std::atomic<std::int64_t> start_ns{0}, last_progress_ns{0};
   std::vector<detail::pool_entry*> scratch;
 

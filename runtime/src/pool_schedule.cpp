@@ -10,6 +10,7 @@
 #endif
 
 #include "pool_impl.hpp"
+#include "thread_priority.hpp"
 
 namespace scenert {
 
@@ -17,8 +18,9 @@ using detail::pool_entry;
 using detail::worker_slot;
 
 // The caller sets tls_ticking around its ticks (once per batch).
-std::int64_t processor_pool::impl::run_one(pool_entry* e, std::int64_t t_start, worker_slot& w,
-                                           detail::tick_counts& counts, bool& parked) noexcept {
+std::int64_t processor_pool::impl::run_one(pool_entry* e, std::int64_t t_start, detail::tick_clock& clock,
+                                           worker_slot& w, detail::tick_counts& counts,
+                                           bool& parked) noexcept {
   tick_context ctx;
   ctx.interval = nanoseconds(e->last_start_ns < 0 ? e->period_ns() : t_start - e->last_start_ns);
   ctx.now = time_point(nanoseconds(t_start));
@@ -28,10 +30,9 @@ std::int64_t processor_pool::impl::run_one(pool_entry* e, std::int64_t t_start, 
   w.started_ns.store(t_start, std::memory_order_relaxed);
   w.tick_seq.store(seq, std::memory_order_relaxed);
   w.current.store(e, std::memory_order_release);
-  std::string failure;
-  tick_outcome outcome = e->run->tick(ctx, opt.quarantine_after, opt.mailbox_batch, &failure);
+  tick_outcome outcome = e->run->tick(ctx, opt.quarantine_after, opt.mailbox_batch, &w.failure);
   parked = outcome == tick_outcome::quarantined;
-  std::int64_t t_end = now_ns();
+  std::int64_t t_end = clock.now();
   w.current.store(nullptr, std::memory_order_release);
 
   std::int64_t took = t_end - t_start, late = t_start - e->due_ns;
@@ -47,7 +48,8 @@ std::int64_t processor_pool::impl::run_one(pool_entry* e, std::int64_t t_start, 
   }
   if (outcome != tick_outcome::ok) [[unlikely]] {
     ++counts.exceptions;
-    log(log_level::error, failure);
+    log(log_level::error, w.failure);
+    w.failure.clear();
     if (outcome == tick_outcome::quarantined)
       log(log_level::error, fmt::format("service '{}': quarantined after {} consecutive failed ticks",
                                         e->svc->name(), opt.quarantine_after));
@@ -84,9 +86,10 @@ void processor_pool::impl::count_stall(pool_entry* e, std::int64_t running_ns) n
                                    static_cast<double>(opt.stall_threshold.count()) / 1e9));
 }
 
-// Ticks a batch. The entries are scattered in memory, so the loop prefetches in a pipeline:
-// the entry eight ahead, the service of the one four ahead. A quiet service's mailbox is not
-// read at all (the service keeps a mail flag on its first line).
+// Ticks a batch. The entries and services are scattered in memory, so the loop prefetches both,
+// eight tickets ahead (the ticket names both: no dependent load). A quiet service's mailbox is
+// not read at all (the service keeps a mail flag on its first line). The batch goes back marked
+// when every next due time falls in one wheel slot, so the scheduling thread re-inserts it whole.
 void processor_pool::impl::run_batch(detail::batch* b, unsigned worker) noexcept {
   SCENERT_ASSERT(worker < slots.size(), "executor worker index out of range");
   worker_slot& w = *slots[worker];
@@ -94,18 +97,25 @@ void processor_pool::impl::run_batch(detail::batch* b, unsigned worker) noexcept
   std::size_t n = items.size();
   detail::tick_counts counts;
   detail::tls_ticking = this;
-  std::int64_t t0 = now_ns(), t = t0;
+  detail::tick_clock clock(tsc.ns_per_cycle(), opt.manual);
+  std::int64_t t0 = clock.now(), t = t0;
+  bool same_slot = true;
+  std::int64_t slot = 0;
   for (std::size_t i = 0; i < n; ++i) {
     if (i + 8 < n) {
       auto* ahead = reinterpret_cast<const char*>(items[i + 8].e);
       __builtin_prefetch(ahead);
       __builtin_prefetch(ahead + 64);
+      detail::pool_access::prefetch_service(*items[i + 8].run);
     }
-    if (i + 4 < n) detail::pool_access::prefetch_service(*items[i + 4].e->run);
-    pool_entry* e = items[i].e;
-    t = run_one(e, t, w, counts, items[i].parked);
-    items[i].due = e->due_ns;
+    detail::ticket& k = items[i];
+    t = run_one(k.e, t, clock, w, counts, k.parked);
+    k.due = k.e->due_ns;
+    std::int64_t s = detail::timing_wheel::ceil_slot(k.due);
+    if (i == 0) slot = s;
+    same_slot = same_slot && s == slot && !k.parked;
   }
+  b->same_slot = same_slot;
   detail::tls_ticking = nullptr;
   counts.flush(w);
   w.busy_ns.store(w.busy_ns.load(std::memory_order_relaxed) + (t - t0), std::memory_order_relaxed);
@@ -127,32 +137,47 @@ detail::batch* processor_pool::impl::get_batch() {
   return b;
 }
 
-// Hands the due entries to the workers in a few batches: one submit costs about a microsecond,
-// so batches are large, but at least two per worker so that the workers share the load.
-void processor_pool::impl::dispatch() {
-  std::size_t n = due.size();
+void processor_pool::impl::submit(detail::batch* b) {
+  in_flight.fetch_add(1, std::memory_order_relaxed);
+  exec->submit([this, b](unsigned worker) { run_batch(b, worker); });
+}
+
+// Hands the cursor slot's due entries to the workers in a few batches, each submitted as soon as
+// it is full: one submit costs about a microsecond, so batches are large, but at least two per
+// worker so that the workers share the load.
+void processor_pool::impl::dispatch_slot() {
+  std::size_t n = wheel.cursor_slot_size();
   std::size_t per = std::max<std::size_t>(32, (n + 2 * slots.size() - 1) / (2 * slots.size()));
-  for (std::size_t i = 0; i < n; i += per) {
-    detail::batch* b = get_batch();
-    b->items.assign(due.begin() + static_cast<std::ptrdiff_t>(i),
-                    due.begin() + static_cast<std::ptrdiff_t>(std::min(n, i + per)));
-    in_flight.fetch_add(1, std::memory_order_relaxed);
-    exec->submit([this, b](unsigned worker) { run_batch(b, worker); });
-  }
-  due.clear();
+  detail::batch* b = nullptr;
+  wheel.take_due<false>(wheel.cursor_ns(), [&](const detail::ticket& t) {
+    states[t.id] = detail::entry_state::running;
+    if (b == nullptr) b = get_batch();
+    b->items.push_back(t);
+    if (b->items.size() == per) {
+      submit(b);
+      b = nullptr;
+    }
+  });
+  if (b != nullptr) submit(b);
 }
 
 void processor_pool::impl::reap_returns() {
   detail::batch* b = returns.exchange(nullptr, std::memory_order_acquire);
   while (b != nullptr) {
     detail::batch* next = b->next;
-    // The common case reads no entry: the ticket carries the next due time and the id.
-    for (const detail::ticket& t : b->items) {
-      if (t.parked || (removals_waiting != 0 && t.e->remove_requested)) [[unlikely]] {
-        on_returned(t.e, t.parked);
-      } else {
-        states[t.id] = detail::entry_state::in_wheel;
-        wheel.insert(t.e, t.due, t.id);
+    // The common case reads no entry (the ticket carries the next due time and the id) and
+    // moves the whole batch into one slot.
+    if (b->same_slot && removals_waiting == 0) {
+      for (const detail::ticket& t : b->items) states[t.id] = detail::entry_state::in_wheel;
+      wheel.insert_same_slot(b->items);
+    } else {
+      for (const detail::ticket& t : b->items) {
+        if (t.parked || (removals_waiting != 0 && t.e->remove_requested)) [[unlikely]] {
+          on_returned(t.e, t.parked);
+        } else {
+          states[t.id] = detail::entry_state::in_wheel;
+          wheel.insert(t);
+        }
       }
     }
     auto& items = b->items;
@@ -183,6 +208,7 @@ void processor_pool::impl::dispatcher_main() {
 #if defined(__linux__)
   prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);  // wake at the slot, not up to 50 us after it
 #endif
+  detail::realtime_scope realtime(opt.realtime_priority);
   for (;;) {
     apply_commands();
     reap_returns();
@@ -191,15 +217,12 @@ void processor_pool::impl::dispatcher_main() {
       if (stop_cmd) break;
     }
     std::int64_t now = now_ns();
+    tsc.refine();
     if (wheel.size() == 0) wheel.jump(now);
     while (wheel.cursor_ns() <= now) {
-      wheel.take_due<false>(wheel.cursor_ns(), [this](pool_entry* e, std::int64_t d, std::uint32_t id) {
-        states[id] = detail::entry_state::running;
-        due.push_back({e, d, id, false});
-      });
+      dispatch_slot();
       wheel.step();
     }
-    if (!due.empty()) dispatch();
     watchdog(now);
     // A batch pushes its entries back before it leaves in_flight, so this order misses none.
     bool idle = wheel.size() == 0 && in_flight.load(std::memory_order_acquire) == 0 &&
@@ -231,7 +254,7 @@ void processor_pool::impl::advance_manual(std::int64_t target) {
     scratch.clear();
     while (scratch.empty()) {
       std::int64_t c = wheel.cursor_ns();
-      wheel.take_due(std::min(c, target), [this](pool_entry* e, std::int64_t) { scratch.push_back(e); });
+      wheel.take_due(std::min(c, target), [this](const detail::ticket& t) { scratch.push_back(t.e); });
       if (!scratch.empty() || c > target) break;
       wheel.step();
     }
@@ -245,7 +268,8 @@ void processor_pool::impl::advance_manual(std::int64_t target) {
       detail::tick_counts counts;
       detail::tls_ticking = this;
       bool parked = false;
-      (void)run_one(e, now_ns(), *slots[0], counts, parked);
+      detail::tick_clock clock(0, opt.manual);
+      (void)run_one(e, now_ns(), clock, *slots[0], counts, parked);
       detail::tls_ticking = nullptr;
       counts.flush(*slots[0]);
       last_progress_ns.store(now_ns(), std::memory_order_relaxed);

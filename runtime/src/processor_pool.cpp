@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "pool_impl.hpp"
+#include "thread_priority.hpp"
 
 namespace scenert {
 
@@ -16,6 +17,22 @@ using detail::pool_entry;
 namespace detail {
 thread_local const void* tls_ticking = nullptr;
 }  // namespace detail
+
+namespace {
+
+// The priority is in range and the system grants it: tried on the calling thread, then undone.
+result<void, pool_errc> check_realtime(int priority) {
+  if (priority == 0) return {};
+  if (priority < 1 || priority > 99)
+    return fail(pool_errc::invalid_options,
+                fmt::format("start(): realtime_priority must be 0 (off) or 1..99, got {}", priority));
+  detail::realtime_scope probe(priority);
+  if (!probe.error().empty())
+    return fail(pool_errc::invalid_options, fmt::format("start(): realtime_priority: {}", probe.error()));
+  return {};
+}
+
+}  // namespace
 
 processor_pool::impl::impl(pool_options o)
     : opt(std::move(o)),
@@ -172,8 +189,10 @@ result<void, pool_errc> processor_pool::start() {
     if (p.opt.workers == 0 || p.opt.workers > detail::max_workers)
       return fail(pool_errc::invalid_options,
                   fmt::format("start(): workers must be 1..{}, got {}", detail::max_workers, p.opt.workers));
-    p.exec = p.opt.executor == executor_kind::tbb ? detail::make_tbb_executor(p.opt.workers)
-                                                  : detail::make_thread_executor(p.opt.workers);
+    if (auto r = check_realtime(p.opt.realtime_priority); !r) return r;
+    int rt = p.opt.realtime_priority;
+    p.exec = p.opt.executor == executor_kind::tbb ? detail::make_tbb_executor(p.opt.workers, rt)
+                                                  : detail::make_thread_executor(p.opt.workers, rt);
     p.dispatcher = std::thread([&p] { p.dispatcher_main(); });
   }
   p.started = true;

@@ -3,7 +3,7 @@
 #include <exception>
 #include <utility>
 
-#include "mailbox.hpp"
+#include "service_state.hpp"
 
 namespace scenert {
 
@@ -27,19 +27,23 @@ void report(std::string* failure, const std::string& name, const char* stage, co
 
 }  // namespace
 
-service::service(std::string name) : mailbox_(std::make_unique<detail::mailbox>()), name_(std::move(name)) {}
+service::service(std::string name) : state_(std::make_unique<detail::service_state>(std::move(name))) {}
 
 service::~service() = default;
 
 bool service::post(message m) {
-  if (!mailbox_->post(std::move(m))) return false;
+  if (!state_->box.post(std::move(m))) return false;
   mail_.store(true, std::memory_order_release);
   return true;
 }
 
-std::size_t service::mailbox_depth() const noexcept { return mailbox_->depth(); }
+const std::string& service::name() const noexcept { return state_->name; }
 
-std::uint64_t service::dropped_messages() const noexcept { return mailbox_->dropped(); }
+std::uint64_t service::failures() const noexcept { return state_->failures.load(std::memory_order_relaxed); }
+
+std::size_t service::mailbox_depth() const noexcept { return state_->box.depth(); }
+
+std::uint64_t service::dropped_messages() const noexcept { return state_->box.dropped(); }
 
 void service::init() {
   if (initialized_) return;
@@ -51,7 +55,7 @@ void service::activate() {
   init();
   consecutive_failures_ = 0;
   quarantined_.store(false, std::memory_order_release);
-  mailbox_->open();
+  state_->box.open();
   on_active();
   active_.store(true, std::memory_order_release);
 }
@@ -65,7 +69,7 @@ tick_outcome service::tick(const tick_context& ctx, unsigned quarantine_after, s
     if (mail_.load(std::memory_order_relaxed) && mail_.exchange(false, std::memory_order_acquire)) {
       message m;
       std::size_t i = 0;
-      for (; i < mailbox_batch && mailbox_->pop(m); ++i) {
+      for (; i < mailbox_batch && state_->box.pop(m); ++i) {
         m();
         m = nullptr;
       }
@@ -74,15 +78,15 @@ tick_outcome service::tick(const tick_context& ctx, unsigned quarantine_after, s
     on_tick(ctx);
   } catch (...) {
     mail_.store(true, std::memory_order_relaxed);  // a throwing message may leave others queued
-    report(failure, name_, "tick", current_what());
+    report(failure, state_->name, "tick", current_what());
     return fail_tick(quarantine_after);
   }
-  consecutive_failures_ = 0;
+  if (consecutive_failures_ != 0) consecutive_failures_ = 0;  // a quiet tick writes nothing here
   return tick_outcome::ok;
 }
 
 tick_outcome service::fail_tick(unsigned quarantine_after) noexcept {
-  failures_.fetch_add(1, std::memory_order_relaxed);
+  state_->failures.fetch_add(1, std::memory_order_relaxed);
   ++consecutive_failures_;
   if (quarantine_after == 0 || consecutive_failures_ < quarantine_after) return tick_outcome::failed;
   quarantined_.store(true, std::memory_order_release);
@@ -94,22 +98,22 @@ tick_outcome service::fail_tick(unsigned quarantine_after) noexcept {
 }
 
 void service::deactivate(std::string* failure) noexcept {
-  mailbox_->close();
+  state_->box.close();
   message m;
-  while (mailbox_->pop(m)) {
+  while (state_->box.pop(m)) {
     try {
       m();
     } catch (...) {
-      failures_.fetch_add(1, std::memory_order_relaxed);
-      report(failure, name_, "message", current_what());
+      state_->failures.fetch_add(1, std::memory_order_relaxed);
+      report(failure, state_->name, "message", current_what());
     }
     m = nullptr;
   }
   try {
     on_inactive();
   } catch (...) {
-    failures_.fetch_add(1, std::memory_order_relaxed);
-    report(failure, name_, "on_inactive", current_what());
+    state_->failures.fetch_add(1, std::memory_order_relaxed);
+    report(failure, state_->name, "on_inactive", current_what());
   }
   active_.store(false, std::memory_order_release);
 }

@@ -152,6 +152,7 @@ def case_usage_and_bad_table():
         (["loadtest", f"{SRC}/examples/small.json", "--threshold", "tick_p99_ms<<5"], 2, "threshold"),
         (["loadtest", f"{SRC}/examples/small.json", "--threshold", "bogus<5"], 2, "unknown metric 'bogus'"),
         (["run", f"{SRC}/examples/small.json", "--admin", "nonsense"], 2, "--admin nonsense"),
+        (["run", f"{SRC}/examples/small.json", "--realtime", "100"], 2, "--realtime"),
         (["run"], 2, "table is required"),
         (["loadtest", f"{WORK}/missing.json"], 2, "missing.json"),
         (["loadtest", bad], 1, "bad.json:/scenes/0/capacity: must be >= 1"),

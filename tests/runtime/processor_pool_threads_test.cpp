@@ -47,10 +47,11 @@ struct counter final : service {
   }
 };
 
-void ticks_on(executor_kind kind, unsigned workers = 2) {
+void ticks_on(executor_kind kind, unsigned workers = 2, int realtime_priority = 0) {
   pool_options o;
   o.workers = workers;
   o.executor = kind;
+  o.realtime_priority = realtime_priority;
   processor_pool pool(o);
   std::vector<std::shared_ptr<counter>> all;
   for (int i = 0; i < 3; ++i) {
@@ -81,6 +82,39 @@ TEST(ProcessorPoolThreads, TicksOnTheThreadExecutor) { ticks_on(executor_kind::t
 TEST(ProcessorPoolThreads, TicksOnASingleWorkerOfEitherExecutor) {
   if (!under_tsan) ticks_on(executor_kind::tbb, 1);
   ticks_on(executor_kind::threads, 1);
+}
+
+TEST(ProcessorPoolThreads, RefusesARealtimePriorityOutOfRange) {
+  for (int bad : {-1, 100}) {
+    pool_options o;
+    o.realtime_priority = bad;
+    processor_pool pool(o);
+    auto r = pool.start();
+    ASSERT_FALSE(r) << bad;
+    EXPECT_EQ(r.error().code, pool_errc::invalid_options);
+    EXPECT_NE(
+        r.error().message.find("realtime_priority must be 0 (off) or 1..99, got " + std::to_string(bad)),
+        std::string::npos)
+        << r.error().message;
+  }
+}
+
+// Where the system grants SCHED_FIFO the pool ticks on it; where it does not, start() says why.
+TEST(ProcessorPoolThreads, TicksOnRealtimePriorityOrSaysWhyNot) {
+  pool_options o;
+  o.realtime_priority = 1;
+  o.executor = executor_kind::threads;
+  {
+    processor_pool probe(o);
+    if (auto r = probe.start(); !r) {
+      EXPECT_EQ(r.error().code, pool_errc::invalid_options);
+      EXPECT_NE(r.error().message.find("SCHED_FIFO priority 1 refused"), std::string::npos)
+          << r.error().message;
+      return;
+    }
+  }
+  ticks_on(executor_kind::threads, 2, 1);
+  if (!under_tsan) ticks_on(executor_kind::tbb, 2, 1);
 }
 
 TEST(ProcessorPoolThreads, AServiceRemovesItselfFromItsTickAndLearnsWhenItIsDone) {

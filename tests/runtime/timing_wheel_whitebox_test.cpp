@@ -33,9 +33,9 @@ TEST(TimingWheel, ExpiresExactlyTheDueEntriesOfEachSlotOnRandomTraces) {
     for (int step = 0; step < 9000; ++step) {
       std::int64_t slot_time = wheel.cursor_ns();
       std::vector<pool_entry*> got;
-      wheel.take_due(slot_time, [&](pool_entry* e, std::int64_t due) {
-        ASSERT_EQ(due, e->due_ns);
-        got.push_back(e);
+      wheel.take_due(slot_time, [&](const scenert::detail::ticket& t) {
+        ASSERT_EQ(t.due, t.e->due_ns);
+        got.push_back(t.e);
       });
       std::vector<pool_entry*> want;
       for (auto* e : live)
@@ -55,6 +55,54 @@ TEST(TimingWheel, ExpiresExactlyTheDueEntriesOfEachSlotOnRandomTraces) {
       ASSERT_EQ(wheel.size(), live.size());
     }
   }
+}
+
+// A batch whose next due times share a slot goes back whole, also when that slot is overdue
+// (it then runs at the next expiry) and next to tickets inserted one by one.
+TEST(TimingWheel, InsertsABatchOfOneSlotWhole) {
+  const std::int64_t start = 5 * slot_ns;
+  timing_wheel wheel(start);
+  std::vector<pool_entry> entries(4);
+  std::vector<ticket> batch;
+  for (std::uint32_t i = 0; i < 3; ++i)
+    batch.push_back({&entries[i], nullptr, 7 * slot_ns - static_cast<std::int64_t>(i) * 1000, i, false});
+  wheel.insert_same_slot(batch);
+  wheel.insert(ticket{&entries[3], nullptr, 7 * slot_ns, 3, false});
+  ASSERT_EQ(wheel.size(), 4u);
+  std::vector<std::uint32_t> got;
+  for (int step = 0; step < 3; ++step, wheel.step())
+    wheel.take_due(wheel.cursor_ns(), [&](const ticket& t) {
+      EXPECT_EQ(wheel.cursor_ns(), 7 * slot_ns) << "ticket " << t.id;
+      got.push_back(t.id);
+    });
+  EXPECT_EQ(got, (std::vector<std::uint32_t>{0, 1, 2, 3}));
+  EXPECT_EQ(wheel.size(), 0u);
+
+  for (auto& t : batch) t.due = 2 * slot_ns;  // overdue: lands in the cursor's slot
+  wheel.insert_same_slot(batch);
+  std::size_t n = wheel.take_due(wheel.cursor_ns(), [](const ticket&) {});
+  EXPECT_EQ(n, 3u);
+}
+
+// 10,000 entries at 10 Hz spread over the period, run through three revolutions of the wheel
+// (about 12 s): the storage follows the tickets held, not the slots ever used.
+TEST(TimingWheel, HoldsStorageForAboutTheTicketsItHolds) {
+  const std::int64_t period = 100 * slot_ns, n = 10'000;
+  timing_wheel wheel(0);
+  std::vector<pool_entry> entries(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i)
+    wheel.insert(ticket{&entries[static_cast<std::size_t>(i)], nullptr, slot_ns + i * period / n,
+                        static_cast<std::uint32_t>(i), false});
+  std::vector<ticket> due;
+  for (std::int64_t step = 0; step < 3 * timing_wheel::slots; ++step) {
+    wheel.take_due(wheel.cursor_ns(), [&](const ticket& t) { due.push_back(t); });
+    wheel.step();
+    for (auto& t : due) t.due += period;
+    wheel.insert_same_slot(due);
+    due.clear();
+  }
+  EXPECT_EQ(wheel.size(), static_cast<std::size_t>(n));
+  EXPECT_LT(wheel.reserved(), static_cast<std::size_t>(3 * n)) << "a vector per slot would hold about 41 x n";
 }
 
 TEST(LogHistogram, BucketsBoundValuesAndQuantilesStayWithinABucket) {

@@ -47,6 +47,10 @@ struct pool_options {
   std::chrono::nanoseconds stall_threshold = std::chrono::seconds(1);
   /// Messages a service runs at most per tick, so a flooded mailbox cannot starve the others.
   std::size_t mailbox_batch = 1024;
+  /// 1..99: the dispatcher and the workers run on the SCHED_FIFO policy at this priority while
+  /// they serve the pool, so ticks start on time on a machine shared with other processes (needs
+  /// CAP_SYS_NICE or an rtprio limit; start() fails if refused). 0: the normal scheduler.
+  int realtime_priority = 0;
   /// Where notable events go (stall, failure, quarantine). Null: one line each on stderr.
   std::function<void(log_level, std::string_view)> log;
 };

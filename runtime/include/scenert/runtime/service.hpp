@@ -15,6 +15,7 @@ namespace scenert {
 
 namespace detail {
 class mailbox;
+struct service_state;
 struct pool_entry;
 struct pool_access;
 }  // namespace detail
@@ -47,7 +48,7 @@ class service {
   service(const service&) = delete;
   service& operator=(const service&) = delete;
 
-  [[nodiscard]] const std::string& name() const noexcept { return name_; }
+  [[nodiscard]] const std::string& name() const noexcept;
 
   /// Queues `m` to run on this service's thread at the start of its next tick. Lock-free.
   /// Returns false — the message is dropped and counted, never lost silently — once the
@@ -75,7 +76,7 @@ class service {
   [[nodiscard]] bool quarantined() const noexcept { return quarantined_.load(std::memory_order_acquire); }
   [[nodiscard]] std::size_t mailbox_depth() const noexcept;
   [[nodiscard]] std::uint64_t dropped_messages() const noexcept;
-  [[nodiscard]] std::uint64_t failures() const noexcept { return failures_.load(std::memory_order_relaxed); }
+  [[nodiscard]] std::uint64_t failures() const noexcept;
   /// Consecutive failed ticks so far (reset by a good tick and by activate()); driving thread only.
   [[nodiscard]] unsigned consecutive_failures() const noexcept { return consecutive_failures_; }
 
@@ -97,17 +98,15 @@ class service {
 
   tick_outcome fail_tick(unsigned quarantine_after) noexcept;
 
-  // What every tick reads comes first, so a pool ticking many services touches one cache line.
-  std::unique_ptr<detail::mailbox> mailbox_;
+  // Only what every tick reads lives here (24 bytes with the vtable pointer), so that a derived
+  // service's first fields share its first cache line: a pool ticking many services touches one
+  // line per service where it can. The rest (mailbox, name, counters, pool links) is out of line.
+  std::unique_ptr<detail::service_state> state_;
   unsigned consecutive_failures_ = 0;
   std::atomic<bool> quarantined_{false};
   std::atomic<bool> active_{false};
   bool initialized_ = false;
   std::atomic<bool> mail_{false};  // set by post() after queueing: a quiet tick reads no mailbox
-  std::atomic<std::uint64_t> failures_{0};
-  std::string name_;
-  std::atomic<detail::pool_entry*> pool_entry_{nullptr};  // owned by the pool while added
-  std::atomic<const void*> pool_owner_{nullptr};          // that pool, set and cleared under its lock
 };
 
 }  // namespace scenert

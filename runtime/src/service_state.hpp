@@ -1,0 +1,27 @@
+#pragma once
+/// detail::service_state: the part of a service a tick does not read, kept out of the service
+/// object so that the object's first cache line holds the tick's data and the derived class's.
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include "mailbox.hpp"
+
+namespace scenert::detail {
+
+struct pool_entry;
+
+/// Thread-safety: as the fields say; the mailbox is multi-producer, single-consumer.
+struct service_state {
+  explicit service_state(std::string n) : name(std::move(n)) {}
+
+  mailbox box;
+  std::string name;
+  std::atomic<std::uint64_t> failures{0};
+  std::atomic<detail::pool_entry*> entry{nullptr};  // owned by the pool while added
+  std::atomic<const void*> owner{nullptr};          // that pool, set and cleared under its lock
+};
+
+}  // namespace scenert::detail

@@ -1,0 +1,109 @@
+#pragma once
+/// detail::tsc_rate and detail::tick_clock: the steady clock read once per batch of ticks, and in
+/// between through the CPU's time stamp counter (a few ns instead of the ~20 ns of clock_gettime,
+/// which a no-op tick would otherwise spend a quarter of its cost on).
+
+#include <atomic>
+#include <cstdint>
+#include <ctime>
+#include <fstream>
+#include <string>
+
+#include <scenert/runtime/clock.hpp>
+
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
+
+namespace scenert::detail {
+
+/// CLOCK_MONOTONIC in nanoseconds.
+inline std::int64_t monotonic_ns() noexcept {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+inline std::uint64_t read_tsc() noexcept {
+#if defined(__x86_64__)
+  return __rdtsc();
+#else
+  return 0;
+#endif
+}
+
+/// Nanoseconds per TSC cycle, measured against CLOCK_MONOTONIC over a baseline that grows as the
+/// pool runs (so NTP's slewing of the monotonic clock is followed too). Zero, and never used,
+/// where the kernel itself does not trust the TSC as its clock source.
+/// Thread-safety: refine() from the scheduling thread; ns_per_cycle() from any thread.
+class tsc_rate {
+ public:
+  tsc_rate() : usable_(kernel_uses_tsc()) {}
+
+  /// Takes a (clock, counter) pair; the rate is published once 20 ms separate it from the first.
+  void refine() noexcept {
+    if (!usable_) return;
+    std::uint64_t c = read_tsc();
+    std::int64_t ns = monotonic_ns();
+    if (ns0_ == 0) {
+      ns0_ = ns, tsc0_ = c;
+      return;
+    }
+    if (ns - ns0_ < 20'000'000 || c <= tsc0_) return;
+    rate_.store(static_cast<double>(ns - ns0_) / static_cast<double>(c - tsc0_), std::memory_order_relaxed);
+  }
+  [[nodiscard]] double ns_per_cycle() const noexcept { return rate_.load(std::memory_order_relaxed); }
+
+ private:
+  static bool kernel_uses_tsc() {
+#if defined(__x86_64__)
+    std::ifstream f("/sys/devices/system/clocksource/clocksource0/current_clocksource");
+    std::string s;
+    return f >> s && s == "tsc";
+#else
+    return false;
+#endif
+  }
+
+  bool usable_;
+  std::int64_t ns0_ = 0;
+  std::uint64_t tsc0_ = 0;
+  std::atomic<double> rate_{0};
+};
+
+/// One worker's clock over one batch: anchored to CLOCK_MONOTONIC at the start and again after
+/// each millisecond, extrapolated by the counter in between (an error of nanoseconds), and never
+/// running backwards. Without a rate it is CLOCK_MONOTONIC itself; with a manual clock, that clock.
+class tick_clock {
+ public:
+  tick_clock(double ns_per_cycle, const clock* manual) noexcept
+      : manual_(manual), scale_(manual != nullptr ? 0 : ns_per_cycle) {
+    if (manual_ == nullptr) anchor();
+  }
+
+  std::int64_t now() noexcept {
+    if (manual_ != nullptr) return manual_->now().time_since_epoch().count();
+    if (scale_ == 0) return monotonic_ns();
+    std::uint64_t cycles = read_tsc() - tsc0_;
+    if (cycles > reanchor_cycles_) return anchor();
+    auto t = ns0_ + static_cast<std::int64_t>(static_cast<double>(cycles) * scale_);
+    last_ = t > last_ ? t : last_;
+    return last_;
+  }
+
+ private:
+  std::int64_t anchor() noexcept {
+    tsc0_ = read_tsc();
+    ns0_ = monotonic_ns();
+    last_ = ns0_ > last_ ? ns0_ : last_;
+    if (scale_ != 0) reanchor_cycles_ = static_cast<std::uint64_t>(1e6 / scale_);
+    return last_;
+  }
+
+  const clock* manual_;
+  double scale_;
+  std::uint64_t tsc0_ = 0, reanchor_cycles_ = 0;
+  std::int64_t ns0_ = 0, last_ = 0;
+};
+
+}  // namespace scenert::detail
