@@ -138,11 +138,11 @@ class local_line_directory final : public line_directory {
   }
 
   result<line_info, world_errc> check(line_handle line) const override {
-    auto it = scenes_.find(line.scene);
-    if (it == scenes_.end())
+    const auto* found = find(line.scene);
+    if (!found)
       return fail(world_errc::unknown_scene,
                   fmt::format("scene {} is not defined (or is a space)", line.scene));
-    const auto& s = it->second;
+    const auto& s = *found;
     if (line.line == 0 || line.line > s.def->max_lines)
       return fail(world_errc::unknown_line, fmt::format("scene {} has no line {} (lines 1..{})", line.scene,
                                                         line.line, s.def->max_lines));
@@ -244,10 +244,17 @@ class local_line_directory final : public line_directory {
   std::size_t player_count() const override { return players_.size(); }
 
  private:
-  scene_lines& get(scene_id scene) {
+  // Calls come in runs for one scene: the last answer is kept (the scenes never move).
+  scene_lines* find(scene_id scene) const {
+    if (last_ && last_->def->id == scene) return last_;
     auto it = scenes_.find(scene);
-    SCENERT_ASSERT(it != scenes_.end(), "line_directory: unknown scene");
-    return it->second;
+    if (it == scenes_.end()) return nullptr;
+    return last_ = const_cast<scene_lines*>(&it->second);
+  }
+  scene_lines& get(scene_id scene) {
+    auto* s = find(scene);
+    SCENERT_ASSERT(s != nullptr, "line_directory: unknown scene");
+    return *s;
   }
   const scene_lines& get(scene_id scene) const { return const_cast<local_line_directory*>(this)->get(scene); }
   line_rec& live_rec(scene_lines& s, line_handle line) {
@@ -290,6 +297,7 @@ class local_line_directory final : public line_directory {
   }
 
   std::unordered_map<scene_id, scene_lines> scenes_;
+  mutable scene_lines* last_ = nullptr;
   std::unordered_map<player_id, player_rec> players_;
 };
 

@@ -92,6 +92,7 @@ void world::on_tick(const tick_context&) {
   impl_->run_grace();
   if (!impl_->shutting_down) impl_->ensure_min_lines();
   impl_->check_shut_down();
+  impl_->flush_roster();
   impl_->publish(false);
 }
 

@@ -102,7 +102,10 @@ struct world::impl final : scene_host {
 
   // lines (world_lines.cpp)
   container* find(scene_id id);
+  container& get(scene_id id);  // a scene known to be hosted
   scene& object(line_handle line);
+  void send(line_handle line, roster_change change);  // staged: sent by flush_roster
+  void flush_roster();
   void filled(line_handle line);
   std::optional<line_handle> open_line(container& c);
   void close_line(line_handle line);
@@ -131,8 +134,14 @@ struct world::impl final : scene_host {
   std::vector<world_event> inbox;
   std::vector<world_event> batch;
 
+  // Roster changes of this round, in order; flush_roster posts each run of one scene's changes
+  // with one lock. Flushed before anything else reaches a scene (a post, a close) and every tick.
+  std::vector<scene*> staged_to;
+  std::vector<roster_change> staged;
+
   std::unordered_map<scene_id, container> containers;
   std::vector<container*> ordered;
+  container* last_found = nullptr;
   std::vector<group_entry> groups;
   std::unordered_map<std::uint32_t, std::vector<std::uint32_t>> room;  // hz -> groups with room
   std::size_t groups_in_pool = 0;
