@@ -188,8 +188,7 @@ class local_line_directory final : public line_directory {
   }
 
   void place(player_id player, line_handle line) override {
-    auto [it, fresh] = players_.try_emplace(player);
-    SCENERT_ASSERT(fresh, "place: the player is placed already");
+    auto it = new_player(player);
     it->second.loc = {location::state::in_line, line, {}};
     it->second.pos_line = attach(line, player);
   }
@@ -232,7 +231,10 @@ class local_line_directory final : public line_directory {
     SCENERT_ASSERT(it != players_.end() && it->second.loc.where == location::state::in_line,
                    "remove: player not on a line");
     detach(it->second.loc.line, it->second.pos_line);
-    players_.erase(it);
+    if (spare_.size() < max_spare)
+      spare_.push_back(players_.extract(it));
+    else
+      players_.erase(it);
   }
 
   std::vector<player_id> players(line_handle line) const override {
@@ -269,6 +271,23 @@ class local_line_directory final : public line_directory {
     SCENERT_ASSERT(it != players_.end(), "line_directory: unknown player");
     return it->second;
   }
+  // Players come and go by the million: their map nodes are recycled instead of freed.
+  using player_map = std::unordered_map<player_id, player_rec>;
+  static constexpr std::size_t max_spare = 4096;
+  player_map::iterator new_player(player_id player) {
+    if (spare_.empty()) {
+      auto [it, fresh] = players_.try_emplace(player);
+      SCENERT_ASSERT(fresh, "place: the player is placed already");
+      return it;
+    }
+    auto node = std::move(spare_.back());
+    spare_.pop_back();
+    node.key() = player;
+    node.mapped() = player_rec{};
+    auto placed = players_.insert(std::move(node));
+    SCENERT_ASSERT(placed.inserted, "place: the player is placed already");
+    return placed.position;
+  }
   // Appends a player to a line (moving the line to its next bucket); returns its position.
   std::uint32_t attach(line_handle line, player_id player) {
     auto& s = get(line.scene);
@@ -298,7 +317,8 @@ class local_line_directory final : public line_directory {
 
   std::unordered_map<scene_id, scene_lines> scenes_;
   mutable scene_lines* last_ = nullptr;
-  std::unordered_map<player_id, player_rec> players_;
+  player_map players_;
+  std::vector<player_map::node_type> spare_;
 };
 
 }  // namespace

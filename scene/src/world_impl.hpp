@@ -3,6 +3,7 @@
 // handling. Everything but the inbox and the published snapshot is touched by the world's thread only.
 
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <unordered_map>
@@ -26,13 +27,13 @@ struct world_event {
     query,
     run  // work handed back from a scene's thread (phase answers), run on the world's thread
   };
+  using directory_fn = unique_function<void(const line_directory&)>;
+  // 128 bytes: the inbox streams millions of these per second, so the rare parts stay out of line.
   type what = type::request;
-  world_request req{};
-  line_handle line{};
-  player_id player = 0;
-  std::uint32_t index = 0;
-  world_reply reply;
-  unique_function<void(const line_directory&)> fn;
+  std::uint32_t index = 0;           // group_removed: the group
+  world_request req{};               // request; the notices use req.line and req.player
+  std::unique_ptr<directory_fn> fn;  // query, run, shutdown
+  world_reply reply;                 // request
 };
 
 struct world::impl final : scene_host {

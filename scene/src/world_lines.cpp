@@ -89,7 +89,7 @@ void world::impl::close_line(line_handle line) {
   auto notify = [this, line] {
     world_event e;
     e.what = world_event::type::line_closed;
-    e.line = line;
+    e.req.line = line;
     push(std::move(e));
   };
   if (c.def->structure == scene_structure::group) {
@@ -282,10 +282,12 @@ void world::impl::publish(bool force) {
   last_publish = now;
   auto s = std::make_shared<world_snapshot>();
   s->at = time->now();
-  // Only look into line objects when some group saw an overrun: 100,000 objects are cache misses.
-  bool any_overrun = false;
-  for (const auto& g : groups) any_overrun = any_overrun || g.g->member_overruns() > 0;
+  // Only look into the line objects of groups that saw an overrun (only group members count
+  // overruns): 100,000 objects are 100,000 cache misses.
+  std::vector<bool> overran(groups.size());
+  for (std::size_t i = 0; i < groups.size(); ++i) overran[i] = groups[i].g->member_overruns() > 0;
   for (auto* c : ordered) {
+    const bool grouped = c->def->structure == scene_structure::group;
     scene_snapshot sc;
     sc.def = c->def;
     auto counts = dir->counts(c->def->id);
@@ -295,12 +297,15 @@ void world::impl::publish(bool force) {
     sc.line_full = c->line_full;
     sc.quarantined = c->quarantined;
     sc.evicted = c->evicted;
+    sc.lines.reserve(counts.live);
     dir->for_each_line(c->def->id, [&](const line_info& l) {
       sc.lines.push_back({l.handle.line, l.handle.generation, l.state, l.players});
       sc.players += l.players;
       c->max_players = std::max(c->max_players, l.players);
-      const auto& obj = c->objects[l.handle.line - 1];
-      if (any_overrun && obj && obj->overruns() > 0) {
+      const std::size_t index = l.handle.line - 1;
+      if (!grouped || !overran[c->group_of[index]]) return;
+      const auto& obj = c->objects[index];
+      if (obj && obj->overruns() > 0) {
         sc.overruns += obj->overruns();
         if (sc.overrunning.size() < 10)
           sc.overrunning.push_back(

@@ -107,9 +107,10 @@ std::optional<world_result> world::impl::hand_to_town(const location& loc, playe
   const bool posted = object(line).post([this, p, line, entering, move = std::move(move)]() mutable {
     world_event e;
     e.what = world_event::type::run;
-    e.fn = [this, p, line, entering, answer = move()](const line_directory&) mutable {
-      phase_answered(p, line, std::move(answer), entering);
-    };
+    e.fn = std::make_unique<world_event::directory_fn>(
+        [this, p, line, entering, answer = move()](const line_directory&) mutable {
+          phase_answered(p, line, std::move(answer), entering);
+        });
     push(std::move(e));
   });
   if (!posted)
