@@ -171,7 +171,15 @@ void scene::add_player(player_id player) {
   auto at = free_cell_near(entry_).value_or(entry_);
   SCENERT_ASSERT(grid_->add(id, grid::entity_type::player, at, grid::ignore_view{}).has_value(),
                  "scene: a player could not be put on the grid");
-  players_.emplace(player, id);
+  if (spare_players_.empty()) {
+    players_.emplace(player, id);
+  } else {
+    auto node = std::move(spare_players_.back());
+    spare_players_.pop_back();
+    node.key() = player;
+    node.mapped() = id;
+    players_.insert(std::move(node));
+  }
   for (auto& m : modules_) m->on_player_enter(*this, player);
 }
 
@@ -181,7 +189,10 @@ void scene::remove_player(player_id player, bool ack) {
     for (auto& m : modules_) m->on_player_leave(*this, player);
     (void)grid_->remove(it->second, grid::ignore_view{});
     free_ids_.push_back(it->second);
-    players_.erase(it);
+    if (spare_players_.size() < std::max(def_.capacity, def_.hard_capacity))
+      spare_players_.push_back(players_.extract(it));
+    else
+      players_.erase(it);
   }
   if (ack && host_) host_->player_left(line_, player);
   emptied_ = emptied_ || players_.empty();

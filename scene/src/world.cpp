@@ -27,11 +27,11 @@ void world::start() {
 }
 
 void world::submit(const world_request& request, world_reply reply) {
-  world_event e;
-  e.what = world_event::type::request;
+  auto& in = *impl_;
+  std::lock_guard lock(in.inbox_mutex);
+  auto& e = in.inbox.emplace_back();  // built in place: the inbox is the hot path
   e.req = request;
   e.reply = std::move(reply);
-  impl_->push(std::move(e));
 }
 
 std::future<world_result> world::submit(const world_request& request) {

@@ -158,7 +158,9 @@ class scene : public service {
   std::vector<roster_change> inbox_;
   std::vector<roster_change> draining_;
 
-  std::unordered_map<player_id, grid::entity_id> players_;
+  using player_map = std::unordered_map<player_id, grid::entity_id>;
+  player_map players_;
+  std::vector<player_map::node_type> spare_players_;  // recycled map nodes, at most hard capacity
   std::vector<grid::entity_id> monsters_;
   std::vector<grid::entity_id> free_ids_;
   grid::entity_id next_id_ = 0;
