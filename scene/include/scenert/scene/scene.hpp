@@ -146,22 +146,27 @@ class scene : public service {
   std::optional<grid::cell_point> free_cell_near(grid::cell_point at) const;
   grid::cell_point random_cell();
 
+  // What every tick reads, idle or not, comes first: with the service's own fields that is two
+  // cache lines per line per tick (100,000 idle lines tick a million times a second).
+  std::atomic<bool> inbox_pending_{false};
+  bool broken_ = false;
+  bool emptied_ = false;  // a player left during this roster batch: tell the host if none is left
+  std::vector<std::unique_ptr<scene_module>> modules_;
+  std::vector<grid::entity_id> monsters_;
+  using player_map = std::unordered_map<player_id, grid::entity_id>;
+  player_map players_;
+
   const scene_def& def_;
   std::shared_ptr<const grid::map_data> map_;
   scene_host* host_;
   line_handle line_{};
   std::unique_ptr<grid::grid> grid_;
-  std::vector<std::unique_ptr<scene_module>> modules_;
 
   std::mutex inbox_mutex_;
-  std::atomic<bool> inbox_pending_{false};
   std::vector<roster_change> inbox_;
   std::vector<roster_change> draining_;
 
-  using player_map = std::unordered_map<player_id, grid::entity_id>;
-  player_map players_;
   std::vector<player_map::node_type> spare_players_;  // recycled map nodes, at most hard capacity
-  std::vector<grid::entity_id> monsters_;
   std::vector<grid::entity_id> free_ids_;
   grid::entity_id next_id_ = 0;
   treasure_chest chest_;
@@ -170,8 +175,6 @@ class scene : public service {
 
   std::uint64_t ai_steps_ = 0, activations_ = 0, deactivations_ = 0, inits_ = 0;
   std::atomic<std::uint64_t> overruns_{0};
-  bool broken_ = false;
-  bool emptied_ = false;  // a player left during this roster batch: tell the host if none is left
 };
 
 /// Static map data for a map definition (blocks become block cells).
