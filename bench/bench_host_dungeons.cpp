@@ -2,7 +2,7 @@
 // 10 Hz on W workers; first idle for S seconds, then with players entering and leaving at a rate,
 // then line allocations pushed through the world as fast as it answers. Prints one JSON object.
 //   bench_host_dungeons --lines N --workers W --seconds S [--rate R] [--monsters M]
-//                       [--structure group|single] [--producers P] [--phases]
+//                       [--structure group|single] [--producers P] [--resident K] [--phases]
 // --phases adds a module to every line that records where in the 100 ms period its ticks fall
 // (1 ms slots): lines bunched into few slots tick in bursts, which shows up as lateness.
 // Progress goes to stderr.
@@ -35,6 +35,7 @@ struct args {
   double rate = 20'000;  // player enters per second in the churn phase (each leaves 1 s later)
   std::uint32_t monsters = 3;
   unsigned producers = 1;
+  std::uint64_t resident = 0;  // allocation phase: players each producer keeps in the world
   bool phases = false;
   double world_hz = 100;  // the world's tick rate: how often it applies its inbox
   scene_structure structure = scene_structure::group;
@@ -44,7 +45,7 @@ struct args {
   std::fprintf(
       stderr,
       "bench_host_dungeons: %s\nusage: bench_host_dungeons --lines N --workers W --seconds S [--rate R] "
-      "[--monsters M] [--structure group|single] [--producers P] [--world-hz H] [--phases]\n",
+      "[--monsters M] [--structure group|single] [--producers P] [--resident K] [--world-hz H] [--phases]\n",
       why.c_str());
   std::exit(2);
 }
@@ -69,6 +70,8 @@ args parse(int argc, char** argv) {
       a.monsters = static_cast<std::uint32_t>(std::stoul(val()));
     else if (k == "--producers")
       a.producers = static_cast<unsigned>(std::stoul(val()));
+    else if (k == "--resident")
+      a.resident = std::stoull(val());
     else if (k == "--world-hz")
       a.world_hz = std::stod(val());
     else if (k == "--phases")
@@ -264,22 +267,29 @@ int main(int argc, char** argv) {
   phase_clock alloc_clock;
   for (unsigned pi = 0; pi < a.producers; ++pi) {
     producers.emplace_back([&, pi] {
-      const std::uint64_t window_size = 50'000;
+      // Each player leaves `resident` allocations after it entered (0: at once, so every enter
+      // finds the line the previous player left; more: players are spread over many lines).
+      const std::uint64_t window_size = 50'000, resident = a.resident, span = 200'000 + resident;
       std::atomic<std::uint64_t> answered{0};
-      std::uint64_t sent = 0;
+      std::uint64_t sent = 0, leaves = 0;
       player_id base = 1'000'000'000ull * (pi + 1);
+      auto leave = [&](std::uint64_t i) {
+        w->submit(world_request::leave(base + i % span), [&](world_result) { bump(answered); });
+        ++leaves;
+      };
       while (!stop.load(std::memory_order_relaxed)) {
-        if (sent - answered.load(std::memory_order_acquire) >= window_size) {
+        if (leaves - answered.load(std::memory_order_acquire) >= window_size) {
           std::this_thread::sleep_for(100us);
           continue;
         }
         for (int k = 0; k < 1000; ++k, ++sent) {
-          player_id p = base + sent % 200'000;
-          w->submit(world_request::enter(p, 1), [&](world_result r) { bump(r ? allocated : alloc_err); });
-          w->submit(world_request::leave(p), [&](world_result) { bump(answered); });
+          w->submit(world_request::enter(base + sent % span, 1),
+                    [&](world_result r) { bump(r ? allocated : alloc_err); });
+          if (sent >= resident) leave(sent - resident);
         }
       }
-      while (answered.load() < sent) std::this_thread::sleep_for(1ms);
+      for (std::uint64_t i = sent - std::min(sent, resident); i < sent; ++i) leave(i);
+      while (answered.load() < leaves) std::this_thread::sleep_for(1ms);
     });
   }
   std::this_thread::sleep_for(std::chrono::duration<double>(alloc_s));
@@ -309,7 +319,8 @@ int main(int argc, char** argv) {
       "\"rss_per_open_line_bytes\": %.0f, \"rss_delta_bytes\": %zu,\n \"idle\": %s,\n \"churn\": {\"rate\": "
       "%.0f, "
       "\"entered\": %llu, \"errors\": %llu, \"window\": %s},\n \"allocation\": {\"allocations_per_s\": %.0f, "
-      "\"allocations\": %llu, \"errors\": %llu, \"producers\": %u, \"world_cpu_s\": %.3f, "
+      "\"allocations\": %llu, \"errors\": %llu, \"producers\": %u, \"resident\": %llu, \"world_cpu_s\": "
+      "%.3f, "
       "\"allocations_per_world_cpu_s\": %.0f, \"process_cpu_ns_per_allocation\": %.0f, \"window\": %s},\n "
       "\"requests_answered\": %llu%s}\n",
       a.lines, a.workers, a.seconds, a.structure == scene_structure::group ? "group" : "single", a.monsters,
@@ -318,7 +329,8 @@ int main(int argc, char** argv) {
       static_cast<unsigned long long>(churn_err.load()), json(churn, churn_cpu).c_str(),
       static_cast<double>(allocated_in_window) / alloc_elapsed,
       static_cast<unsigned long long>(allocated.load()), static_cast<unsigned long long>(alloc_err.load()),
-      a.producers, world_cpu_s, requests_in_alloc / 2 / std::max(world_cpu_s, 1e-9),
+      a.producers, static_cast<unsigned long long>(a.resident), world_cpu_s,
+      requests_in_alloc / 2 / std::max(world_cpu_s, 1e-9),
       alloc_cpu * alloc_elapsed * 1e9 / static_cast<double>(std::max<std::uint64_t>(1, allocated_in_window)),
       json(during_alloc, alloc_cpu).c_str(), static_cast<unsigned long long>(last->requests),
       a.phases ? (",\n \"tick_phase\": " + phase_json(phases)).c_str() : "");
