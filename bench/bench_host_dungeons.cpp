@@ -2,15 +2,19 @@
 // 10 Hz on W workers; first idle for S seconds, then with players entering and leaving at a rate,
 // then line allocations pushed through the world as fast as it answers. Prints one JSON object.
 //   bench_host_dungeons --lines N --workers W --seconds S [--rate R] [--monsters M]
-//                       [--structure group|single] [--producers P]
+//                       [--structure group|single] [--producers P] [--resident K] [--phases]
+// --phases adds a module to every line that records where in the 100 ms period its ticks fall
+// (1 ms slots): lines bunched into few slots tick in bursts, which shows up as lateness.
 // Progress goes to stderr.
 #include <scenert/runtime/processor_pool.hpp>
+#include <scenert/scene/scene.hpp>
 #include <scenert/scene/world.hpp>
 
 #include <fmt/format.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -31,6 +35,9 @@ struct args {
   double rate = 20'000;  // player enters per second in the churn phase (each leaves 1 s later)
   std::uint32_t monsters = 3;
   unsigned producers = 1;
+  std::uint64_t resident = 0;  // allocation phase: players each producer keeps in the world
+  bool phases = false;
+  double world_hz = 100;  // the world's tick rate: how often it applies its inbox
   scene_structure structure = scene_structure::group;
 };
 
@@ -38,7 +45,7 @@ struct args {
   std::fprintf(
       stderr,
       "bench_host_dungeons: %s\nusage: bench_host_dungeons --lines N --workers W --seconds S [--rate R] "
-      "[--monsters M] [--structure group|single] [--producers P]\n",
+      "[--monsters M] [--structure group|single] [--producers P] [--resident K] [--world-hz H] [--phases]\n",
       why.c_str());
   std::exit(2);
 }
@@ -63,6 +70,12 @@ args parse(int argc, char** argv) {
       a.monsters = static_cast<std::uint32_t>(std::stoul(val()));
     else if (k == "--producers")
       a.producers = static_cast<unsigned>(std::stoul(val()));
+    else if (k == "--resident")
+      a.resident = std::stoull(val());
+    else if (k == "--world-hz")
+      a.world_hz = std::stod(val());
+    else if (k == "--phases")
+      a.phases = true;
     else if (k == "--structure") {
       auto v = val();
       if (v != "group" && v != "single") usage("--structure is group or single");
@@ -134,6 +147,43 @@ scene_table dungeon_table(const args& a) {
   return t;
 }
 
+// Where in the 10 Hz period each line ticks: its fourth tick's start, in 1 ms slots.
+constexpr std::size_t phase_slots = 100;
+using phase_histogram = std::array<std::atomic<std::uint32_t>, phase_slots>;
+
+class phase_probe final : public scene_module {
+ public:
+  explicit phase_probe(phase_histogram& h) : h_(h) {}
+  void on_tick(scene&, const tick_context& ctx) override {
+    if (ctx.index != 3) return;
+    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(ctx.now.time_since_epoch()).count();
+    h_[static_cast<std::size_t>(ms) % phase_slots].fetch_add(1, std::memory_order_relaxed);
+  }
+
+ private:
+  phase_histogram& h_;
+};
+
+std::string phase_json(const phase_histogram& h) {
+  std::uint32_t total = 0, most = 0, empty = 0;
+  std::string slots;
+  for (std::size_t i = 0; i < phase_slots; ++i) {
+    auto n = h[i].load();
+    total += n, most = std::max(most, n), empty += n == 0;
+    slots += fmt::format("{}{}", i ? ", " : "", n);
+  }
+  double mean = static_cast<double>(total) / phase_slots;
+  return fmt::format(
+      R"({{"lines": {}, "mean_per_ms": {:.0f}, "max_per_ms": {}, "max_over_mean": {:.2f}, "empty_ms": {}, "per_ms": [{}]}})",
+      total, mean, most, mean > 0 ? most / mean : 0.0, empty, slots);
+}
+
+// Replies run on the world's thread only, one at a time: a counter they alone write needs no
+// read-modify-write (which would make the bench's own counting a large part of what it measures).
+void bump(std::atomic<std::uint64_t>& n) {
+  n.store(n.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+}
+
 struct phase_clock {
   std::chrono::steady_clock::time_point wall = std::chrono::steady_clock::now();
   double cpu = cpu_seconds();
@@ -153,7 +203,9 @@ int main(int argc, char** argv) {
   processor_pool pool(po);
   (void)pool.start();
   world_options wo;
-  wo.hz = 100;
+  wo.hz = a.world_hz;
+  phase_histogram phases{};
+  if (a.phases) wo.on_new_line = [&phases](scene& s) { s.add_module(std::make_unique<phase_probe>(phases)); };
   auto w = world::create(table, pool, std::move(wo));
   const std::size_t rss0 = rss_bytes();
   std::fprintf(stderr, "opening %u lines...\n", a.lines);
@@ -212,31 +264,37 @@ int main(int argc, char** argv) {
   std::vector<std::thread> producers;
   const auto before_alloc = w->snapshot();
   auto t_alloc = std::chrono::steady_clock::now();
+  phase_clock alloc_clock;
   for (unsigned pi = 0; pi < a.producers; ++pi) {
     producers.emplace_back([&, pi] {
-      const std::uint64_t window_size = 50'000;
+      // Each player leaves `resident` allocations after it entered (0: at once, so every enter
+      // finds the line the previous player left; more: players are spread over many lines).
+      const std::uint64_t window_size = 50'000, resident = a.resident, span = 200'000 + resident;
       std::atomic<std::uint64_t> answered{0};
-      std::uint64_t sent = 0;
+      std::uint64_t sent = 0, leaves = 0;
       player_id base = 1'000'000'000ull * (pi + 1);
+      auto leave = [&](std::uint64_t i) {
+        w->submit(world_request::leave(base + i % span), [&](world_result) { bump(answered); });
+        ++leaves;
+      };
       while (!stop.load(std::memory_order_relaxed)) {
-        if (sent - answered.load(std::memory_order_acquire) >= window_size) {
+        if (leaves - answered.load(std::memory_order_acquire) >= window_size) {
           std::this_thread::sleep_for(100us);
           continue;
         }
         for (int k = 0; k < 1000; ++k, ++sent) {
-          player_id p = base + sent % 200'000;
-          w->submit(world_request::enter(p, 1), [&](world_result r) {
-            (r ? allocated : alloc_err).fetch_add(1, std::memory_order_relaxed);
-          });
-          w->submit(world_request::leave(p),
-                    [&](world_result) { answered.fetch_add(1, std::memory_order_release); });
+          w->submit(world_request::enter(base + sent % span, 1),
+                    [&](world_result r) { bump(r ? allocated : alloc_err); });
+          if (sent >= resident) leave(sent - resident);
         }
       }
-      while (answered.load() < sent) std::this_thread::sleep_for(1ms);
+      for (std::uint64_t i = sent - std::min(sent, resident); i < sent; ++i) leave(i);
+      while (answered.load() < leaves) std::this_thread::sleep_for(1ms);
     });
   }
   std::this_thread::sleep_for(std::chrono::duration<double>(alloc_s));
   std::uint64_t allocated_in_window = allocated.load();
+  const double alloc_cpu = alloc_clock.cpu_per_s();
   double alloc_elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_alloc).count();
   stop = true;
   for (auto& p : producers) p.join();
@@ -261,15 +319,20 @@ int main(int argc, char** argv) {
       "\"rss_per_open_line_bytes\": %.0f, \"rss_delta_bytes\": %zu,\n \"idle\": %s,\n \"churn\": {\"rate\": "
       "%.0f, "
       "\"entered\": %llu, \"errors\": %llu, \"window\": %s},\n \"allocation\": {\"allocations_per_s\": %.0f, "
-      "\"allocations\": %llu, \"errors\": %llu, \"producers\": %u, \"world_cpu_s\": %.3f, "
-      "\"allocations_per_world_cpu_s\": %.0f, \"window\": %s},\n \"requests_answered\": %llu}\n",
+      "\"allocations\": %llu, \"errors\": %llu, \"producers\": %u, \"resident\": %llu, \"world_cpu_s\": "
+      "%.3f, "
+      "\"allocations_per_world_cpu_s\": %.0f, \"process_cpu_ns_per_allocation\": %.0f, \"window\": %s},\n "
+      "\"requests_answered\": %llu%s}\n",
       a.lines, a.workers, a.seconds, a.structure == scene_structure::group ? "group" : "single", a.monsters,
       sc.open_lines, snap->group_services, open_s, per_line, rss1 - rss0, json(idle, idle_cpu).c_str(),
       a.rate, static_cast<unsigned long long>(churn_ok.load()),
       static_cast<unsigned long long>(churn_err.load()), json(churn, churn_cpu).c_str(),
       static_cast<double>(allocated_in_window) / alloc_elapsed,
       static_cast<unsigned long long>(allocated.load()), static_cast<unsigned long long>(alloc_err.load()),
-      a.producers, world_cpu_s, requests_in_alloc / 2 / std::max(world_cpu_s, 1e-9),
-      json(during_alloc, 0).c_str(), static_cast<unsigned long long>(last->requests));
+      a.producers, static_cast<unsigned long long>(a.resident), world_cpu_s,
+      requests_in_alloc / 2 / std::max(world_cpu_s, 1e-9),
+      alloc_cpu * alloc_elapsed * 1e9 / static_cast<double>(std::max<std::uint64_t>(1, allocated_in_window)),
+      json(during_alloc, alloc_cpu).c_str(), static_cast<unsigned long long>(last->requests),
+      a.phases ? (",\n \"tick_phase\": " + phase_json(phases)).c_str() : "");
   return 0;
 }

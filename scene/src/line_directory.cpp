@@ -138,11 +138,11 @@ class local_line_directory final : public line_directory {
   }
 
   result<line_info, world_errc> check(line_handle line) const override {
-    auto it = scenes_.find(line.scene);
-    if (it == scenes_.end())
+    const auto* found = find(line.scene);
+    if (!found)
       return fail(world_errc::unknown_scene,
                   fmt::format("scene {} is not defined (or is a space)", line.scene));
-    const auto& s = it->second;
+    const auto& s = *found;
     if (line.line == 0 || line.line > s.def->max_lines)
       return fail(world_errc::unknown_line, fmt::format("scene {} has no line {} (lines 1..{})", line.scene,
                                                         line.line, s.def->max_lines));
@@ -188,8 +188,7 @@ class local_line_directory final : public line_directory {
   }
 
   void place(player_id player, line_handle line) override {
-    auto [it, fresh] = players_.try_emplace(player);
-    SCENERT_ASSERT(fresh, "place: the player is placed already");
+    auto it = new_player(player);
     it->second.loc = {location::state::in_line, line, {}};
     it->second.pos_line = attach(line, player);
   }
@@ -232,7 +231,10 @@ class local_line_directory final : public line_directory {
     SCENERT_ASSERT(it != players_.end() && it->second.loc.where == location::state::in_line,
                    "remove: player not on a line");
     detach(it->second.loc.line, it->second.pos_line);
-    players_.erase(it);
+    if (spare_.size() < max_spare)
+      spare_.push_back(players_.extract(it));
+    else
+      players_.erase(it);
   }
 
   std::vector<player_id> players(line_handle line) const override {
@@ -244,10 +246,17 @@ class local_line_directory final : public line_directory {
   std::size_t player_count() const override { return players_.size(); }
 
  private:
-  scene_lines& get(scene_id scene) {
+  // Calls come in runs for one scene: the last answer is kept (the scenes never move).
+  scene_lines* find(scene_id scene) const {
+    if (last_ && last_->def->id == scene) return last_;
     auto it = scenes_.find(scene);
-    SCENERT_ASSERT(it != scenes_.end(), "line_directory: unknown scene");
-    return it->second;
+    if (it == scenes_.end()) return nullptr;
+    return last_ = const_cast<scene_lines*>(&it->second);
+  }
+  scene_lines& get(scene_id scene) {
+    auto* s = find(scene);
+    SCENERT_ASSERT(s != nullptr, "line_directory: unknown scene");
+    return *s;
   }
   const scene_lines& get(scene_id scene) const { return const_cast<local_line_directory*>(this)->get(scene); }
   line_rec& live_rec(scene_lines& s, line_handle line) {
@@ -261,6 +270,23 @@ class local_line_directory final : public line_directory {
     auto it = players_.find(player);
     SCENERT_ASSERT(it != players_.end(), "line_directory: unknown player");
     return it->second;
+  }
+  // Players come and go by the million: their map nodes are recycled instead of freed.
+  using player_map = std::unordered_map<player_id, player_rec>;
+  static constexpr std::size_t max_spare = 4096;
+  player_map::iterator new_player(player_id player) {
+    if (spare_.empty()) {
+      auto [it, fresh] = players_.try_emplace(player);
+      SCENERT_ASSERT(fresh, "place: the player is placed already");
+      return it;
+    }
+    auto node = std::move(spare_.back());
+    spare_.pop_back();
+    node.key() = player;
+    node.mapped() = player_rec{};
+    auto placed = players_.insert(std::move(node));
+    SCENERT_ASSERT(placed.inserted, "place: the player is placed already");
+    return placed.position;
   }
   // Appends a player to a line (moving the line to its next bucket); returns its position.
   std::uint32_t attach(line_handle line, player_id player) {
@@ -290,7 +316,9 @@ class local_line_directory final : public line_directory {
   }
 
   std::unordered_map<scene_id, scene_lines> scenes_;
-  std::unordered_map<player_id, player_rec> players_;
+  mutable scene_lines* last_ = nullptr;
+  player_map players_;
+  std::vector<player_map::node_type> spare_;
 };
 
 }  // namespace

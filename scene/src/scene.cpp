@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -24,18 +25,21 @@ void scene::add_module(std::unique_ptr<scene_module> module) {
   modules_.push_back(std::move(module));
 }
 
-void scene::post_enter(player_id player) { push_roster({roster_event::kind::enter, player, {}}); }
+void scene::post_enter(player_id player) { push_roster({roster_change::kind::enter, player, {}}); }
 void scene::post_leave(player_id player, bool ack) {
-  push_roster({ack ? roster_event::kind::leave_ack : roster_event::kind::leave, player, {}});
+  push_roster({ack ? roster_change::kind::leave_ack : roster_change::kind::leave, player, {}});
 }
 void scene::post_move(player_id player, grid::cell_point to) {
-  push_roster({roster_event::kind::move, player, to});
+  push_roster({roster_change::kind::move, player, to});
 }
 
-void scene::push_roster(roster_event e) {
+void scene::push_roster(roster_change e) { post_roster({&e, 1}); }
+
+void scene::post_roster(std::span<const roster_change> changes) {
+  if (changes.empty()) return;
   {
     std::lock_guard lock(inbox_mutex_);
-    inbox_.push_back(e);
+    inbox_.insert(inbox_.end(), changes.begin(), changes.end());
   }
   inbox_pending_.store(true, std::memory_order_release);
 }
@@ -100,6 +104,7 @@ void scene::on_inactive() {
   chest_ = {};
   grid_->clear();
   broken_ = false;
+  emptied_ = false;
 }
 
 // A module that throws while the line opens leaves it unusable: it is reported like a quarantine
@@ -139,21 +144,25 @@ void scene::apply_roster() {
   }
   for (const auto& e : draining_) {
     switch (e.what) {
-      case roster_event::kind::enter:
+      case roster_change::kind::enter:
         add_player(e.player);
         break;
-      case roster_event::kind::leave:
+      case roster_change::kind::leave:
         remove_player(e.player, false);
         break;
-      case roster_event::kind::leave_ack:
+      case roster_change::kind::leave_ack:
         remove_player(e.player, true);
         break;
-      case roster_event::kind::move:
+      case roster_change::kind::move:
         move_player(e.player, e.to);
         break;
     }
   }
   draining_.clear();
+  // One notice per batch, not per leave: a busy line emptied and refilled many times in one tick
+  // tells the host once, and only when it ends the batch empty.
+  bool closes_itself = def_.kind != scene_kind::guild && def_.kind != scene_kind::space;
+  if (std::exchange(emptied_, false) && players_.empty() && closes_itself && host_) host_->scene_empty(line_);
 }
 
 void scene::add_player(player_id player) {
@@ -162,7 +171,15 @@ void scene::add_player(player_id player) {
   auto at = free_cell_near(entry_).value_or(entry_);
   SCENERT_ASSERT(grid_->add(id, grid::entity_type::player, at, grid::ignore_view{}).has_value(),
                  "scene: a player could not be put on the grid");
-  players_.emplace(player, id);
+  if (spare_players_.empty()) {
+    players_.emplace(player, id);
+  } else {
+    auto node = std::move(spare_players_.back());
+    spare_players_.pop_back();
+    node.key() = player;
+    node.mapped() = id;
+    players_.insert(std::move(node));
+  }
   for (auto& m : modules_) m->on_player_enter(*this, player);
 }
 
@@ -172,12 +189,13 @@ void scene::remove_player(player_id player, bool ack) {
     for (auto& m : modules_) m->on_player_leave(*this, player);
     (void)grid_->remove(it->second, grid::ignore_view{});
     free_ids_.push_back(it->second);
-    players_.erase(it);
+    if (spare_players_.size() < std::max(def_.capacity, def_.hard_capacity))
+      spare_players_.push_back(players_.extract(it));
+    else
+      players_.erase(it);
   }
-  if (!host_) return;
-  if (ack) host_->player_left(line_, player);
-  bool closes_itself = def_.kind != scene_kind::guild && def_.kind != scene_kind::space;
-  if (players_.empty() && closes_itself) host_->scene_empty(line_);
+  if (ack && host_) host_->player_left(line_, player);
+  emptied_ = emptied_ || players_.empty();
 }
 
 void scene::move_player(player_id player, grid::cell_point to) {

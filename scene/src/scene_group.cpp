@@ -38,6 +38,20 @@ void scene_group::remove_member(std::shared_ptr<scene> s, unique_function<void()
   queues_->waiting_remove.push({std::move(s), std::move(on_removed)});
 }
 
+namespace {
+
+constexpr std::size_t prefetch_ahead = 2;
+
+// The first cache lines of a member: the service's fields and the scene's per-tick ones.
+void prefetch(const scene& s) {
+  const auto* p = reinterpret_cast<const char*>(&s);
+  __builtin_prefetch(p);
+  __builtin_prefetch(p + 64);
+  __builtin_prefetch(p + 128);
+}
+
+}  // namespace
+
 time_point scene_group::now() const {
   return options_.time ? options_.time->now() : std::chrono::steady_clock::now();
 }
@@ -66,7 +80,11 @@ void scene_group::on_tick(const tick_context& ctx) {
   count_.store(members_.size(), std::memory_order_relaxed);
   const time_point start = now();
   time_point began = start;  // one clock read per member: its end is the next one's start
-  for (auto& m : members_) {
+  const std::size_t n = members_.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    auto& m = members_[i];
+    // Idle members cost mostly the cache misses on their objects: fetch a later one meanwhile.
+    if (i + prefetch_ahead < n) prefetch(*members_[i + prefetch_ahead].s);
     // Members run one after another: each is told the group's interval plus the time the
     // members before it took in this tick (seed 004), so its own clock does not drift.
     tick_context member_ctx{ctx.interval + (began - start), began, m.ticks++};

@@ -27,11 +27,11 @@ void world::start() {
 }
 
 void world::submit(const world_request& request, world_reply reply) {
-  world_event e;
-  e.what = world_event::type::request;
+  auto& in = *impl_;
+  std::lock_guard lock(in.inbox_mutex);
+  auto& e = in.inbox.emplace_back();  // built in place: the inbox is the hot path
   e.req = request;
   e.reply = std::move(reply);
-  impl_->push(std::move(e));
 }
 
 std::future<world_result> world::submit(const world_request& request) {
@@ -44,9 +44,9 @@ std::future<world_result> world::submit(const world_request& request) {
 void world::shutdown(unique_function<void()> done) {
   world_event e;
   e.what = world_event::type::shutdown;
-  e.fn = [d = std::move(done)](const line_directory&) mutable {
+  e.fn = std::make_unique<world_event::directory_fn>([d = std::move(done)](const line_directory&) mutable {
     if (d) d();
-  };
+  });
   impl_->push(std::move(e));
 }
 
@@ -65,7 +65,7 @@ std::shared_ptr<const world_snapshot> world::snapshot() const {
 void world::query(unique_function<void(const line_directory&)> fn) {
   world_event e;
   e.what = world_event::type::query;
-  e.fn = std::move(fn);
+  e.fn = std::make_unique<world_event::directory_fn>(std::move(fn));
   impl_->push(std::move(e));
 }
 
@@ -92,8 +92,11 @@ void world::on_tick(const tick_context&) {
   impl_->run_grace();
   if (!impl_->shutting_down) impl_->ensure_min_lines();
   impl_->check_shut_down();
+  impl_->flush_roster();
   impl_->publish(false);
 }
+
+static_assert(sizeof(world_event) <= 128, "world_event: keep the inbox's stream small");
 
 // ---- impl: inbox and dispatch ------------------------------------------------------------
 
@@ -125,22 +128,22 @@ void world::impl::push(world_event e) {
 void world::impl::scene_empty(line_handle line) {
   world_event e;
   e.what = world_event::type::scene_empty;
-  e.line = line;
+  e.req.line = line;
   push(std::move(e));
 }
 
 void world::impl::player_left(line_handle line, player_id player) {
   world_event e;
   e.what = world_event::type::player_left;
-  e.line = line;
-  e.player = player;
+  e.req.line = line;
+  e.req.player = player;
   push(std::move(e));
 }
 
 void world::impl::scene_quarantined(line_handle line) {
   world_event e;
   e.what = world_event::type::quarantined;
-  e.line = line;
+  e.req.line = line;
   push(std::move(e));
 }
 
@@ -174,16 +177,16 @@ void world::impl::handle(world_event& e) {
       break;
     }
     case world_event::type::scene_empty:
-      on_scene_empty(e.line);
+      on_scene_empty(e.req.line);
       break;
     case world_event::type::player_left:
-      on_player_left(e.line, e.player);
+      on_player_left(e.req.line, e.req.player);
       break;
     case world_event::type::quarantined:
-      on_quarantined(e.line);
+      on_quarantined(e.req.line);
       break;
     case world_event::type::line_closed:
-      on_line_closed(e.line);
+      on_line_closed(e.req.line);
       break;
     case world_event::type::group_removed:
       groups[e.index].in_pool = false;
@@ -192,11 +195,11 @@ void world::impl::handle(world_event& e) {
       offer_room(e.index);  // may take members again
       break;
     case world_event::type::shutdown:
-      begin_shutdown(std::move(e.fn));
+      begin_shutdown(std::move(*e.fn));
       break;
     case world_event::type::query:
     case world_event::type::run:
-      e.fn(*dir);
+      (*e.fn)(*dir);
       break;
   }
 }

@@ -3,6 +3,7 @@
 // handling. Everything but the inbox and the published snapshot is touched by the world's thread only.
 
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <unordered_map>
@@ -26,13 +27,13 @@ struct world_event {
     query,
     run  // work handed back from a scene's thread (phase answers), run on the world's thread
   };
+  using directory_fn = unique_function<void(const line_directory&)>;
+  // 128 bytes: the inbox streams millions of these per second, so the rare parts stay out of line.
   type what = type::request;
-  world_request req{};
-  line_handle line{};
-  player_id player = 0;
-  std::uint32_t index = 0;
-  world_reply reply;
-  unique_function<void(const line_directory&)> fn;
+  std::uint32_t index = 0;           // group_removed: the group
+  world_request req{};               // request; the notices use req.line and req.player
+  std::unique_ptr<directory_fn> fn;  // query, run, shutdown
+  world_reply reply;                 // request
 };
 
 struct world::impl final : scene_host {
@@ -102,7 +103,10 @@ struct world::impl final : scene_host {
 
   // lines (world_lines.cpp)
   container* find(scene_id id);
+  container& get(scene_id id);  // a scene known to be hosted
   scene& object(line_handle line);
+  void send(line_handle line, roster_change change);  // staged: sent by flush_roster
+  void flush_roster();
   void filled(line_handle line);
   std::optional<line_handle> open_line(container& c);
   void close_line(line_handle line);
@@ -131,8 +135,14 @@ struct world::impl final : scene_host {
   std::vector<world_event> inbox;
   std::vector<world_event> batch;
 
+  // Roster changes of this round, in order; flush_roster posts each run of one scene's changes
+  // with one lock. Flushed before anything else reaches a scene (a post, a close) and every tick.
+  std::vector<scene*> staged_to;
+  std::vector<roster_change> staged;
+
   std::unordered_map<scene_id, container> containers;
   std::vector<container*> ordered;
+  container* last_found = nullptr;
   std::vector<group_entry> groups;
   std::unordered_map<std::uint32_t, std::vector<std::uint32_t>> room;  // hz -> groups with room
   std::size_t groups_in_pool = 0;

@@ -9,19 +9,45 @@
 
 namespace scenert {
 
+// Requests come in runs for one scene: the last answer is kept (containers never move).
 world::impl::container* world::impl::find(scene_id id) {
+  if (last_found && last_found->def->id == id) return last_found;
   auto it = containers.find(id);
-  return it == containers.end() ? nullptr : &it->second;
+  if (it == containers.end()) return nullptr;
+  return last_found = &it->second;
+}
+
+world::impl::container& world::impl::get(scene_id id) {
+  auto* c = find(id);
+  SCENERT_ASSERT(c != nullptr, "world: a line of an unknown scene");
+  return *c;
 }
 
 scene& world::impl::object(line_handle line) {
-  auto& obj = containers.at(line.scene).objects[line.line - 1];
+  auto& obj = get(line.scene).objects[line.line - 1];
   SCENERT_ASSERT(obj != nullptr, "world: a live line has no scene object");
   return *obj;
 }
 
+void world::impl::send(line_handle line, roster_change change) {
+  staged_to.push_back(&object(line));
+  staged.push_back(change);
+}
+
+void world::impl::flush_roster() {
+  std::size_t n = staged.size();
+  for (std::size_t i = 0; i < n;) {
+    std::size_t j = i + 1;
+    while (j < n && staged_to[j] == staged_to[i]) ++j;
+    staged_to[i]->post_roster(std::span(staged).subspan(i, j - i));
+    i = j;
+  }
+  staged_to.clear();
+  staged.clear();
+}
+
 // A player was put on the line: it is not waiting to close any more.
-void world::impl::filled(line_handle line) { containers.at(line.scene).empty_since[line.line - 1] = -1; }
+void world::impl::filled(line_handle line) { get(line.scene).empty_since[line.line - 1] = -1; }
 
 std::optional<line_handle> world::impl::open_line(container& c) {
   if (shutting_down) return std::nullopt;
@@ -54,7 +80,8 @@ std::optional<line_handle> world::impl::open_line(container& c) {
 }
 
 void world::impl::close_line(line_handle line) {
-  auto& c = containers.at(line.scene);
+  flush_roster();  // what the line was sent reaches it before it closes
+  auto& c = get(line.scene);
   std::size_t index = line.line - 1;
   dir->close_line(line);
   c.empty_since[index] = -1;
@@ -62,7 +89,7 @@ void world::impl::close_line(line_handle line) {
   auto notify = [this, line] {
     world_event e;
     e.what = world_event::type::line_closed;
-    e.line = line;
+    e.req.line = line;
     push(std::move(e));
   };
   if (c.def->structure == scene_structure::group) {
@@ -79,7 +106,7 @@ void world::impl::maybe_close_quarantined(line_handle line) {
 }
 
 void world::impl::on_line_closed(line_handle line) {
-  auto& c = containers.at(line.scene);
+  auto& c = get(line.scene);
   std::size_t index = line.line - 1;
   dir->free_line(line.scene, line.line);
   auto s = std::move(c.objects[index]);
@@ -169,7 +196,7 @@ void world::impl::release_group(std::uint32_t gi, std::uint32_t weight) {
 void world::impl::on_scene_empty(line_handle line) {
   auto info = dir->check(line);
   if (!info || info->state != line_state::open || info->players != 0) return;  // refilled or gone
-  auto& since = containers.at(line.scene).empty_since[line.line - 1];
+  auto& since = get(line.scene).empty_since[line.line - 1];
   if (since >= 0) return;  // already waiting
   since = now_ns();
   grace.push_back({line, since, since + std::chrono::nanoseconds(table.runtime.idle_grace).count()});
@@ -183,7 +210,7 @@ void world::impl::run_grace() {
     auto e = grace.front();
     grace.pop_front();
     auto info = dir->check(e.line);
-    auto& c = containers.at(e.line.scene);
+    auto& c = get(e.line.scene);
     if (!info || info->state != line_state::open || info->players != 0) continue;
     if (c.empty_since[e.line.line - 1] != e.since) continue;  // refilled and emptied since
     if (dir->counts(e.line.scene).open > c.def->min_lines) {
@@ -222,7 +249,7 @@ void world::impl::begin_shutdown(unique_function<void(const line_directory&)> do
         if (loc.where == location::state::switching) dir->cancel_switch(p);
         if (!(loc.line == line)) continue;  // taken off with its source line
         dir->remove(p);
-        object(line).post_leave(p, false);
+        send(line, {roster_change::kind::leave, p, {}});
         auto it = pending.find(p);
         if (it != pending.end()) {
           auto reply = std::move(it->second);
@@ -255,10 +282,12 @@ void world::impl::publish(bool force) {
   last_publish = now;
   auto s = std::make_shared<world_snapshot>();
   s->at = time->now();
-  // Only look into line objects when some group saw an overrun: 100,000 objects are cache misses.
-  bool any_overrun = false;
-  for (const auto& g : groups) any_overrun = any_overrun || g.g->member_overruns() > 0;
+  // Only look into the line objects of groups that saw an overrun (only group members count
+  // overruns): 100,000 objects are 100,000 cache misses.
+  std::vector<bool> overran(groups.size());
+  for (std::size_t i = 0; i < groups.size(); ++i) overran[i] = groups[i].g->member_overruns() > 0;
   for (auto* c : ordered) {
+    const bool grouped = c->def->structure == scene_structure::group;
     scene_snapshot sc;
     sc.def = c->def;
     auto counts = dir->counts(c->def->id);
@@ -268,12 +297,15 @@ void world::impl::publish(bool force) {
     sc.line_full = c->line_full;
     sc.quarantined = c->quarantined;
     sc.evicted = c->evicted;
+    sc.lines.reserve(counts.live);
     dir->for_each_line(c->def->id, [&](const line_info& l) {
       sc.lines.push_back({l.handle.line, l.handle.generation, l.state, l.players});
       sc.players += l.players;
       c->max_players = std::max(c->max_players, l.players);
-      const auto& obj = c->objects[l.handle.line - 1];
-      if (any_overrun && obj && obj->overruns() > 0) {
+      const std::size_t index = l.handle.line - 1;
+      if (!grouped || !overran[c->group_of[index]]) return;
+      const auto& obj = c->objects[index];
+      if (obj && obj->overruns() > 0) {
         sc.overruns += obj->overruns();
         if (sc.overrunning.size() < 10)
           sc.overrunning.push_back(

@@ -40,6 +40,7 @@ std::optional<world_result> world::impl::phase_busy(const location& loc, player_
 void world::impl::drop_from_phase(player_id p, const location& loc) {
   if (loc.phase == 0) return;
   scene& town = object(loc.line);
+  flush_roster();  // the roster first, as if it had been posted at once
   if (auto* host = find_phase_host(town)) (void)town.post([host, p] { host->drop_from_phase(p); });
   dir->clear_phase(p);
 }
@@ -102,12 +103,14 @@ std::optional<world_result> world::impl::do_leave_phase(const world_request& r, 
 std::optional<world_result> world::impl::hand_to_town(const location& loc, player_id p, scene_id space,
                                                       world_reply& reply, bool entering, phase_move move) {
   const line_handle line = loc.line;
+  flush_roster();
   const bool posted = object(line).post([this, p, line, entering, move = std::move(move)]() mutable {
     world_event e;
     e.what = world_event::type::run;
-    e.fn = [this, p, line, entering, answer = move()](const line_directory&) mutable {
-      phase_answered(p, line, std::move(answer), entering);
-    };
+    e.fn = std::make_unique<world_event::directory_fn>(
+        [this, p, line, entering, answer = move()](const line_directory&) mutable {
+          phase_answered(p, line, std::move(answer), entering);
+        });
     push(std::move(e));
   });
   if (!posted)
@@ -120,8 +123,10 @@ std::optional<world_result> world::impl::hand_to_town(const location& loc, playe
 
 void world::impl::do_move_in_phase(const location& loc, const world_request& r) {
   scene& town = object(loc.line);
-  if (auto* host = find_phase_host(town))
+  if (auto* host = find_phase_host(town)) {
+    flush_roster();
     (void)town.post([host, p = r.player, to = r.to] { host->move_in_phase(p, to); });
+  }
 }
 
 // The town's phase host answered. The player may have been moved on meanwhile (its line failed, the

@@ -84,7 +84,7 @@ std::optional<world_result> world::impl::do_enter(const world_request& r) {
   if (!line) return world_result(line.error());
   dir->place(r.player, *line);
   filled(*line);
-  object(*line).post_enter(r.player);
+  send(*line, {roster_change::kind::enter, r.player, {}});
   return world_result(placement{*line});
 }
 
@@ -99,7 +99,7 @@ std::optional<world_result> world::impl::do_enter_line(const world_request& r) {
   if (!line) return world_result(line.error());
   dir->place(r.player, *line);
   filled(*line);
-  object(*line).post_enter(r.player);
+  send(*line, {roster_change::kind::enter, r.player, {}});
   return world_result(placement{*line});
 }
 
@@ -115,7 +115,7 @@ std::optional<world_result> world::impl::do_leave(const world_request& r) {
   if (auto busy = phase_busy(loc, r.player, "leave")) return busy;
   drop_from_phase(r.player, loc);
   dir->remove(r.player);
-  object(loc.line).post_leave(r.player, false);
+  send(loc.line, {roster_change::kind::leave, r.player, {}});
   return world_result(placement{loc.line});
 }
 
@@ -175,7 +175,7 @@ std::optional<world_result> world::impl::do_join_team(const world_request& r, wo
   }
   dir->place(r.player, *to);
   filled(*to);
-  object(*to).post_enter(r.player);
+  send(*to, {roster_change::kind::enter, r.player, {}});
   return world_result(placement{*to});
 }
 
@@ -189,7 +189,7 @@ std::optional<world_result> world::impl::do_move(const world_request& r) {
     do_move_in_phase(loc, r);
     return world_result(placement{loc.line, loc.space, loc.phase});
   }
-  object(loc.line).post_move(r.player, r.to);
+  send(loc.line, {roster_change::kind::move, r.player, r.to});
   return world_result(placement{loc.line});
 }
 
@@ -199,14 +199,14 @@ std::optional<world_result> world::impl::start_switch(player_id p, line_handle f
   dir->begin_switch(p, to);
   filled(to);
   pending.emplace(p, std::move(reply));
-  object(from).post_leave(p, true);
+  send(from, {roster_change::kind::leave_ack, p, {}});
   return std::nullopt;
 }
 
 void world::impl::land(player_id p) {
   dir->finish_switch(p);
   auto loc = dir->locate(p);
-  object(loc.line).post_enter(p);
+  send(loc.line, {roster_change::kind::enter, p, {}});
   auto it = pending.find(p);
   if (it == pending.end()) return;
   auto reply = std::move(it->second);
@@ -229,7 +229,7 @@ void world::impl::on_player_left(line_handle line, player_id p) {
     filled(*other);
     land(p);
   } else {
-    object(line).post_enter(p);  // back where it was
+    send(line, {roster_change::kind::enter, p, {}});  // back where it was
     auto it = pending.find(p);
     if (it != pending.end()) {
       auto reply = std::move(it->second);

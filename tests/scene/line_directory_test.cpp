@@ -166,6 +166,13 @@ TEST(LineDirectory, PicksMatchABruteForceModelOnRandomTraces) {
         }
       }
       ASSERT_EQ(dir->counts(sid).open, load.size());
+      ASSERT_EQ(dir->player_count(), where.size());
+      if (!where.empty()) {  // player records are recycled: every one must still be exact
+        auto it = std::next(where.begin(), static_cast<long>(rng() % where.size()));
+        auto loc = dir->locate(it->first);
+        ASSERT_EQ(loc.where, location::state::in_line);
+        ASSERT_EQ(loc.line.line, it->second);
+      }
     }
   }
 }

@@ -116,6 +116,57 @@ TEST_F(Scene, PlayersArriveAtTheNextTickAndTheLastLeaveTellsTheHost) {
   EXPECT_EQ(host.empties[0], s->line());
 }
 
+TEST_F(Scene, ALineEmptiedManyTimesInOneTickTellsTheHostOnceAndOnlyIfItEndsEmpty) {
+  auto s = make(test::dungeon_id);
+  s->activate();
+  for (player_id p = 1; p <= 50; ++p) {
+    s->post_enter(p);
+    s->post_leave(p, false);
+  }
+  s->post_enter(99);
+  tick(*s);
+  EXPECT_TRUE(host.empties.empty());  // ended the batch with player 99 on it
+  EXPECT_EQ(s->player_count(), 1u);
+  for (player_id p = 100; p < 150; ++p) {
+    s->post_enter(p);
+    s->post_leave(p, false);
+  }
+  s->post_leave(99, false);
+  tick(*s);
+  EXPECT_EQ(host.empties.size(), 1u);
+  EXPECT_EQ(s->player_count(), 0u);
+  tick(*s);  // a tick with no roster change says nothing
+  EXPECT_EQ(host.empties.size(), 1u);
+}
+
+TEST_F(Scene, ARosterBatchIsAppliedInOrderLikeSinglePosts) {
+  auto s = make(test::town_id);
+  s->activate();
+  std::vector<roster_change> batch{{roster_change::kind::enter, 1, {}},
+                                   {roster_change::kind::enter, 2, {}},
+                                   {roster_change::kind::move, 1, {20, 20}},
+                                   {roster_change::kind::leave_ack, 2, {}},
+                                   {roster_change::kind::enter, 3, {}}};
+  s->post_roster(batch);
+  s->post_enter(4);
+  tick(*s);
+  EXPECT_EQ(s->player_count(), 3u);
+  EXPECT_TRUE(s->has_player(1) && s->has_player(3) && s->has_player(4));
+  EXPECT_FALSE(s->has_player(2));
+  EXPECT_EQ(host.left, std::vector<player_id>{2});
+  EXPECT_EQ(s->grid().position_of(*s->entity_of(1)), (grid::cell_point{20, 20}));
+  // Recycled map nodes: the same players come and go many times and stay findable.
+  for (int round = 0; round < 20; ++round) {
+    s->post_roster(std::vector<roster_change>{{roster_change::kind::leave, 3, {}},
+                                              {roster_change::kind::leave, 4, {}},
+                                              {roster_change::kind::enter, 3, {}},
+                                              {roster_change::kind::enter, 4, {}}});
+    tick(*s);
+    ASSERT_EQ(s->player_count(), 3u);
+    ASSERT_TRUE(s->entity_of(3).has_value() && s->entity_of(4).has_value());
+  }
+}
+
 TEST_F(Scene, GuildScenesNeverAskToBeClosed) {
   auto s = make(test::guild_id);
   s->activate();

@@ -51,6 +51,24 @@ TEST(World, AnswersThroughACallback) {
   EXPECT_TRUE(*got);
 }
 
+TEST(World, ABurstOfRequestsInOneTickReachesTheScenesInOrder) {
+  test::manual_world mw;
+  std::vector<world_result> got;
+  auto keep = [&](world_result r) { got.push_back(std::move(r)); };
+  // Within one world tick: player 1 comes, goes and comes back; 2 comes and goes; 3 stays.
+  for (auto r : {R::enter(1, town_id), R::leave(1), R::enter(2, town_id), R::enter(1, town_id), R::leave(2),
+                 R::enter(3, field_id)})
+    mw.w->submit(r, keep);
+  mw.step();
+  ASSERT_EQ(got.size(), 6u);
+  for (const auto& r : got) EXPECT_TRUE(r) << r.error().message;
+  auto town = mw.w->line_object(got[0]->line);
+  EXPECT_TRUE(town->has_player(1));
+  EXPECT_FALSE(town->has_player(2));
+  EXPECT_EQ(town->player_count(), 1u);
+  EXPECT_TRUE(mw.w->line_object(got[5]->line)->has_player(3));
+}
+
 TEST(World, LeastLoadedSpreadsPlayersAndOpensALineWhenAllAreFull) {
   test::manual_world mw;
   for (player_id p = 1; p <= 3; ++p) EXPECT_EQ(mw.ask(R::enter(p, town_id))->line.line, 1u);
