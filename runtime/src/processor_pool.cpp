@@ -38,6 +38,7 @@ processor_pool::impl::impl(pool_options o)
     : opt(std::move(o)),
       clk(opt.manual != nullptr ? static_cast<const clock*>(opt.manual) : &steady),
       wheel(now_ns()) {
+  origin_ns = detail::timing_wheel::ceil_slot(now_ns()) * detail::slot_ns;
   unsigned n = opt.manual != nullptr ? 1 : std::max(1u, std::min(opt.workers, detail::max_workers));
   for (unsigned i = 0; i < n; ++i) slots.push_back(std::make_unique<detail::worker_slot>());
 }
@@ -225,12 +226,17 @@ result<void, pool_errc> processor_pool::stop() {
   return {};
 }
 
-result<void, pool_errc> processor_pool::add(std::shared_ptr<service> s, double hz) {
+result<void, pool_errc> processor_pool::add(std::shared_ptr<service> s, double hz,
+                                            std::optional<nanoseconds> phase) {
   auto& p = *impl_;
   if (!s) return fail(pool_errc::not_found, "add(): null service");
   if (!(hz > 0.0 && hz <= 1000.0) || !std::isfinite(hz))
     return fail(pool_errc::invalid_rate,
                 fmt::format("add('{}'): frame rate must be > 0 and <= 1000 Hz, got {}", s->name(), hz));
+  if (phase && (phase->count() < 0 || static_cast<double>(phase->count()) >= 1e9 / hz))
+    return fail(pool_errc::invalid_phase,
+                fmt::format("add('{}'): phase must be in [0, {} ns) at {} Hz, got {} ns", s->name(),
+                            std::llround(1e9 / hz), hz, phase->count()));
   auto* e = new pool_entry;
   {
     std::lock_guard lock(p.mu);
@@ -273,7 +279,14 @@ result<void, pool_errc> processor_pool::add(std::shared_ptr<service> s, double h
                 fmt::format("add('{}'): on_init or on_active threw", s->name()));
   }
   std::lock_guard lock(p.mu);
-  e->base_ns = detail::timing_wheel::ceil_slot(p.now_ns()) * detail::slot_ns;
+  std::int64_t now_slot = detail::timing_wheel::ceil_slot(p.now_ns()) * detail::slot_ns;
+  if (phase) {  // base = the grid point one period before the first one at least a slot ahead
+    double period = 1e9 / hz, from = static_cast<double>(p.origin_ns + phase->count());
+    auto j = std::ceil((static_cast<double>(now_slot + detail::slot_ns) - from) / period);
+    e->base_ns = p.origin_ns + phase->count() + std::llround((j - 1) * period);
+  } else {
+    e->base_ns = now_slot;
+  }
   e->k = 1;
   e->due_ns = e->due_of(1);
   e->ready = true;

@@ -55,6 +55,40 @@ struct manual_pool {
 
 std::int64_t ns_of(time_point t) { return t.time_since_epoch().count(); }
 
+TEST(ProcessorPool, RejectsAPhaseOutsideOnePeriod) {
+  manual_pool m;
+  for (nanoseconds phase : {nanoseconds(-1), nanoseconds(100ms), nanoseconds(150ms)}) {
+    auto s = std::make_shared<probe>("p");
+    auto r = m.pool.add(s, 10, phase);
+    ASSERT_FALSE(r) << phase.count();
+    EXPECT_EQ(r.error().code, pool_errc::invalid_phase);
+    EXPECT_NE(r.error().message.find("phase must be in [0, 100000000 ns) at 10 Hz"), std::string::npos)
+        << r.error().message;
+    EXPECT_EQ(s->actives, 0);
+  }
+}
+
+// With a phase the grid is the pool's, not the add's: services added at different times with one
+// phase tick together, and different phases spread over the period.
+TEST(ProcessorPool, TicksOnThePoolsGridAtTheGivenPhase) {
+  manual_pool m;
+  const std::int64_t origin = ns_of(m.clk.now());  // the manual clock starts on a whole millisecond
+  auto a = std::make_shared<probe>("a"), b = std::make_shared<probe>("b"), c = std::make_shared<probe>("c");
+  ASSERT_TRUE(m.pool.add(a, 10, 30ms));
+  ASSERT_TRUE(m.pool.add(c, 10, 0ms));  // the first at least 1 ms ahead: origin + 100 ms
+  m.pool.advance(55ms);
+  ASSERT_TRUE(m.pool.add(b, 10, 30ms));  // joins a's grid: origin + 130 ms, not 55 + 100 ms
+  m.pool.advance(200ms);
+  auto starts = [&](const probe& p) {
+    std::vector<std::int64_t> v;
+    for (auto& t : p.ticks) v.push_back((ns_of(t.now) - origin) / 1'000'000);
+    return v;
+  };
+  EXPECT_EQ(starts(*a), (std::vector<std::int64_t>{30, 130, 230}));
+  EXPECT_EQ(starts(*b), (std::vector<std::int64_t>{130, 230}));
+  EXPECT_EQ(starts(*c), (std::vector<std::int64_t>{100, 200}));
+}
+
 TEST(ProcessorPool, RejectsFrameRatesOutsideZeroToAThousand) {
   manual_pool m;
   for (double hz : {0.0, -1.0, 1000.5, std::nan(""), std::numeric_limits<double>::infinity()}) {

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string_view>
 
 #include <scenert/runtime/clock.hpp>
@@ -24,6 +25,7 @@ enum class pool_errc {
   stopped,            ///< the pool was stopped; it does not restart
   invalid_options,    ///< e.g. 0 workers
   activation_failed,  ///< the service's on_init or on_active threw; it was not added
+  invalid_phase,      ///< a phase outside [0, one period)
 };
 
 /// Which threads run the ticks. oneTBB is the default; the std::thread backend exists for
@@ -72,9 +74,14 @@ class processor_pool {
   result<void, pool_errc> stop();
 
   /// Activates `s` (on_init the first time, then on_active, both on the calling thread) and ticks
-  /// it at `hz` on a grid of due times base + k / hz (no drift), base being now rounded up to the
-  /// pool's 1 ms slot; the first tick is due one period after base. Allowed before start().
-  result<void, pool_errc> add(std::shared_ptr<service> s, double hz);
+  /// it at `hz` on a grid of due times base + k / hz (no drift). Without a phase, base is now
+  /// rounded up to the pool's 1 ms slot and the first tick is due one period after it. With a phase
+  /// (in [0, 1 / hz)), the grid is the pool's own: origin + phase + k / hz, origin being the pool's
+  /// creation rounded up to 1 ms, and the first tick is the first such time at least 1 ms from now
+  /// — so a host can spread services of one rate evenly over the period instead of letting those
+  /// added together tick together. Allowed before start().
+  result<void, pool_errc> add(std::shared_ptr<service> s, double hz,
+                              std::optional<nanoseconds> phase = std::nullopt);
   /// Asynchronous: after the service's last tick, runs its on_inactive (which drains its mailbox)
   /// and then `on_removed` (on a pool thread). Safe from inside the service's own tick.
   result<void, pool_errc> remove(service& s, unique_function<void()> on_removed = {});
