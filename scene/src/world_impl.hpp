@@ -70,6 +70,7 @@ struct world::impl final : scene_host {
   void scene_empty(line_handle line) override;
   void player_left(line_handle line, player_id player) override;
   void scene_quarantined(line_handle line) override;
+  void phase_closed(line_handle line, std::uint32_t phase, std::vector<player_id> players) override;
 
   void push(world_event e);
   void drain();

@@ -157,6 +157,23 @@ void world::impl::phase_answered(player_id p, line_handle line, result<std::uint
   if (reply) reply(std::move(out));
 }
 
+// A failed phase sent its players back onto the town line (on the town's thread); they are out of
+// it. One with a leave request under way keeps its switching state: the answer clears it.
+void world::impl::phase_closed(line_handle line, std::uint32_t phase, std::vector<player_id> players) {
+  world_event e;
+  e.what = world_event::type::run;
+  e.fn = std::make_unique<world_event::directory_fn>(
+      [this, line, phase, players = std::move(players)](const line_directory&) {
+        for (player_id p : players) {
+          auto loc = dir->locate(p);
+          if (loc.where == location::state::in_line && loc.line == line && loc.phase == phase &&
+              !loc.phase_pending)
+            dir->clear_phase(p);
+        }
+      });
+  push(std::move(e));
+}
+
 void world::impl::answer_phase_requests_at_shutdown() {
   for (auto& [p, reply] : phase_pending) {
     ++errors;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -195,6 +196,7 @@ void space_module::on_tick(scene& town, const tick_context& ctx) {
   // Close what was flagged on the previous tick, then tick the rest in creation order.
   for (auto& c : running_) {
     if (!c.removed) continue;
+    std::vector<player_id> home;
     for (auto it = visits_.begin(); it != visits_.end();) {  // a quarantined phase's players go home
       if (it->second.child != c.id) {
         ++it;
@@ -202,8 +204,12 @@ void space_module::on_tick(scene& town, const tick_context& ctx) {
       }
       town.post_enter(it->first);
       if (it->second.entered_at) town.post_move(it->first, *it->second.entered_at);
+      home.push_back(it->first);
       it = visits_.erase(it);
     }
+    // The world still has them in the phase: tell it, so their next request starts from the town.
+    if (!home.empty() && town.host() != nullptr)
+      town.host()->phase_closed(town.line(), c.id, std::move(home));
     park(c);
   }
   std::erase_if(running_, [](const running_child& c) { return c.removed; });

@@ -5,6 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <memory>
+#include <stdexcept>
+
 #include "../scene/fixture.hpp"
 
 namespace scenert {
@@ -116,6 +120,39 @@ TEST(WorldPhases, LeavingAPhaseReturnsThePlayerToItsTownLine) {
   EXPECT_EQ(obj->grid().position_of(*obj->entity_of(1)), (grid::cell_point{20, 21}));  // where it walked
   EXPECT_EQ(mw.where(1).phase, 0u);
   (void)in;
+}
+
+// A phase whose ticks keep failing closes and sends its players back to the town; the world hears
+// of it at once, so the player is on the town line, out of any phase, and may enter a new one.
+TEST(WorldPhases, AFailingPhaseSendsItsPlayersHomeAndTheWorldKnows) {
+  struct failing final : scene_module {
+    explicit failing(std::shared_ptr<std::atomic<bool>> a) : armed(std::move(a)) {}
+    std::shared_ptr<std::atomic<bool>> armed;
+    void on_tick(scene&, const tick_context&) override {
+      if (armed->load()) throw std::runtime_error("quest script bug");
+    }
+  };
+  auto armed = std::make_shared<std::atomic<bool>>(false);
+  space_limits limits;
+  limits.quarantine_after = 2;
+  limits.on_new_phase = [armed](scene&, scene& phase) { phase.add_module(std::make_unique<failing>(armed)); };
+  test::manual_world mw(table(), with_phases(limits));
+  auto town = *mw.ask(R::enter(1, town_id));
+  auto in = mw.ask(R::enter_phase(1, space_id));
+  ASSERT_TRUE(in) << in.error().message;
+  armed->store(true);
+  mw.step(1s);  // two failing phase ticks, then the town's tick sends the player home
+  armed->store(false);
+  auto loc = mw.where(1);
+  EXPECT_EQ(loc.where, location::state::in_line);
+  EXPECT_EQ(loc.line, town.line);
+  EXPECT_EQ(loc.phase, 0u) << "the world still has the player in the failed phase";
+  EXPECT_FALSE(loc.phase_pending);
+  EXPECT_TRUE(mw.w->line_object(town.line)->has_player(1));
+  EXPECT_EQ(phases_of(mw, town.line).running(), 0u);
+  auto again = mw.ask(R::enter_phase(1, space_id));
+  ASSERT_TRUE(again) << again.error().message;
+  EXPECT_NE(again->phase, in->phase);
 }
 
 TEST(WorldPhases, LeavingTheWorldFromAPhaseLosesNobody) {

@@ -31,6 +31,9 @@ class scene_host {
   virtual void player_left(line_handle line, player_id player) = 0;
   /// The scene failed too many ticks in a row: it takes no players and its players must move.
   virtual void scene_quarantined(line_handle line) = 0;
+  /// A phase of this town line failed and closed; its players stand on the town line again.
+  virtual void phase_closed(line_handle /*town_line*/, std::uint32_t /*phase*/,
+                            std::vector<player_id> /*players*/) {}
 };
 
 /// A piece of scene behaviour (e.g. a town's phases). Hooks run on the scene's thread, in the
@@ -79,6 +82,7 @@ class scene : public service {
 
   [[nodiscard]] const scene_def& def() const noexcept { return def_; }  ///< the definition
   [[nodiscard]] line_handle line() const noexcept { return line_; }     ///< the line it runs as
+  [[nodiscard]] scene_host* host() const noexcept { return host_; }     ///< whom it tells
   /// Gives the object the line it opens as next; only while it is not active.
   void assign_line(line_handle line);
   /// Adds a module; only before the first activation.
