@@ -13,8 +13,6 @@
 #include <scenert/scene/scene_group.hpp>
 #include <scenert/scene/world.hpp>
 
-#include "tick_phases.hpp"
-
 namespace scenert {
 
 struct world_event {
@@ -55,7 +53,6 @@ struct world::impl final : scene_host {
     std::uint32_t hz = 0;
     std::uint32_t weight = 0;  // capacity of its members
     std::uint32_t members = 0;
-    std::chrono::nanoseconds phase{0};  // where in the period it ticks while in the pool
     bool in_pool = false, removing = false, in_room = false;
   };
   struct grace_entry {
@@ -150,7 +147,6 @@ struct world::impl final : scene_host {
   std::vector<group_entry> groups;
   std::unordered_map<std::uint32_t, std::vector<std::uint32_t>> room;  // hz -> groups with room
   std::size_t groups_in_pool = 0;
-  detail::tick_phases phases;  // groups spread over their period
   std::deque<grace_entry> grace;
   std::unordered_map<player_id, world_reply> pending;        // replies of switching players
   std::unordered_map<player_id, world_reply> phase_pending;  // replies of phase requests under way

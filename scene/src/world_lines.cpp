@@ -151,14 +151,12 @@ std::uint32_t world::impl::assign_group(const std::shared_ptr<scene>& s) {
   }
   auto& g = groups[*chosen];
   if (!g.in_pool) {
-    g.phase = phases.take(g.hz);
-    auto added = pool.add(g.g, g.hz, g.phase);
+    auto added = pool.add(g.g, g.hz);
     SCENERT_ASSERT(added.has_value(), "world: the pool refused a scene group");
     g.in_pool = true;
     ++groups_in_pool;
   }
   g.weight += w;
-  phases.adjust(g.hz, g.phase, w);
   ++g.members;
   g.g->add_member(s);
   if (g.weight + w > budget && g.in_room) {
@@ -178,7 +176,6 @@ void world::impl::offer_room(std::uint32_t gi) {
 void world::impl::release_group(std::uint32_t gi, std::uint32_t weight) {
   auto& g = groups[gi];
   g.weight -= weight;
-  phases.adjust(g.hz, g.phase, -static_cast<std::int64_t>(weight));
   --g.members;
   if (g.members == 0) {
     g.removing = true;
