@@ -139,7 +139,7 @@ struct processor_pool::impl {
   std::size_t removals_waiting = 0;
   std::atomic<std::int64_t> in_flight{0};  // submitted batches and finalizations not yet done
   std::atomic<std::uint64_t> stalls{0};
-  detail::tsc_rate tsc;  // refined by the dispatcher, read by the workers' tick clocks
+  detail::tsc_rate tsc;        // refined by the dispatcher, read by the workers' tick clocks
   std::int64_t origin_ns = 0;  // the grid of add() with a phase: creation, rounded up to a slot
   std::atomic<std::int64_t> start_ns{0}, last_progress_ns{0};
   std::vector<detail::pool_entry*> scratch;
