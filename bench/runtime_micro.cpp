@@ -15,8 +15,8 @@
 
 namespace {
 
+using scenert::detail::cohort;
 using scenert::detail::mailbox;
-using scenert::detail::pool_entry;
 using scenert::detail::timing_wheel;
 
 void BM_MailboxPost(benchmark::State& state) {
@@ -93,25 +93,22 @@ BENCHMARK(BM_MailboxContendedPost)->Threads(3)->UseRealTime();
 constexpr std::int64_t period = 100'000'000;  // 10 Hz
 
 // 100k timers spread over one 100 ms period: expire one slot, re-insert each one period later.
-// The wheel's own cost: the due times travel with the entries, which are not read.
+// The wheel's own cost: the due times travel with the items, whose cohorts are not read. (The
+// pool puts a cohort of services of one grid behind each item; this is the cost per item.)
 void BM_WheelExpireReinsert(benchmark::State& state) {
   auto n = static_cast<std::size_t>(state.range(0));
-  std::vector<pool_entry> entries(n);
+  std::vector<cohort> cohorts(n);
   timing_wheel wheel(0);
-  for (std::size_t i = 0; i < n; ++i) {
-    entries[i].due_ns = 1'000'000 + static_cast<std::int64_t>(i) * period / static_cast<std::int64_t>(n);
-    wheel.insert(&entries[i]);
-  }
+  for (std::size_t i = 0; i < n; ++i)
+    wheel.insert(1'000'000 + static_cast<std::int64_t>(i) * period / static_cast<std::int64_t>(n),
+                 &cohorts[i]);
   std::int64_t moved = 0;
-  std::vector<scenert::detail::ticket> due;  // as the dispatcher hands them out and back
+  std::vector<timing_wheel::item> due;  // as the dispatcher hands them out and back
   due.reserve(n);
   for (auto _ : state) {
-    wheel.take_due<false>(wheel.cursor_ns(), [&](const scenert::detail::ticket& t) { due.push_back(t); });
+    wheel.take_due(wheel.cursor_ns(), [&](const timing_wheel::item& it) { due.push_back(it); });
     wheel.step();
-    for (auto& t : due) {
-      t.due += period;
-      wheel.insert(t);
-    }
+    for (auto& it : due) wheel.insert(it.due + period, it.c);
     moved += static_cast<std::int64_t>(due.size());
     due.clear();
   }

@@ -2,6 +2,7 @@
 /// detail::log_histogram: a fixed-bucket latency histogram, preallocated, with no allocation and
 /// no locked instruction on the measurement path (one writer at a time; readers from any thread).
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <bit>
@@ -15,6 +16,12 @@ namespace scenert::detail {
 /// Buckets of 2^SubBits per power of two between 2^MinExp and 2^MaxExp nanoseconds, one below
 /// and one overflow bucket. Thread-safety: record() by one thread at a time (the handover of a
 /// service between workers orders successive writers); snapshot() from any thread.
+/// The bit width of a measurement (negative counts as 0): what both histograms index by, so that
+/// a value recorded in two of them is measured once.
+inline unsigned width_of(std::int64_t ns) noexcept {
+  return static_cast<unsigned>(std::bit_width(static_cast<std::uint64_t>(ns < 0 ? 0 : ns)));
+}
+
 template <unsigned SubBits, unsigned MinExp, unsigned MaxExp, class Count>
 class log_histogram {
   static_assert(MinExp >= SubBits && MaxExp > MinExp);
@@ -24,8 +31,12 @@ class log_histogram {
 
   static unsigned index(std::int64_t ns) noexcept {
     auto v = static_cast<std::uint64_t>(ns < 0 ? 0 : ns);
-    if (v < (std::uint64_t{1} << MinExp)) return 0;
-    auto e = static_cast<unsigned>(std::bit_width(v) - 1);
+    return index(v, static_cast<unsigned>(std::bit_width(v)));
+  }
+  /// The same, for `v` >= 0 whose bit width the caller knows.
+  static unsigned index(std::uint64_t v, unsigned width) noexcept {
+    if (width <= MinExp) return 0;
+    unsigned e = width - 1;
     if (e >= MaxExp) return bucket_count - 1;
     auto sub = static_cast<unsigned>(v >> (e - SubBits)) & ((1u << SubBits) - 1);
     return 1 + ((e - MinExp) << SubBits) + sub;
@@ -38,10 +49,19 @@ class log_histogram {
   }
 
   void record(std::int64_t ns) noexcept {
-    auto& c = counts_[index(ns)];
+    count(ns);
+    add(ns, ns);
+  }
+  /// record() in two halves, for a writer that keeps the sum and the maximum of many values
+  /// itself: count() each value, then add() their sum and maximum.
+  void count(std::int64_t ns) noexcept { count(static_cast<std::uint64_t>(ns < 0 ? 0 : ns), width_of(ns)); }
+  void count(std::uint64_t v, unsigned width) noexcept {
+    auto& c = counts_[index(v, width)];
     c.store(c.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-    if (ns > max_.load(std::memory_order_relaxed)) max_.store(ns, std::memory_order_relaxed);
-    sum_.store(sum_.load(std::memory_order_relaxed) + ns, std::memory_order_relaxed);
+  }
+  void add(std::int64_t sum, std::int64_t max) noexcept {
+    if (max > max_.load(std::memory_order_relaxed)) max_.store(max, std::memory_order_relaxed);
+    sum_.store(sum_.load(std::memory_order_relaxed) + sum, std::memory_order_relaxed);
   }
 
   [[nodiscard]] std::int64_t max() const noexcept { return max_.load(std::memory_order_relaxed); }
@@ -73,23 +93,57 @@ class log_histogram {
 
 /// Per pool and worker: 4 buckets per octave from 64 ns to 68 s.
 using fine_histogram = log_histogram<2, 6, 36, std::uint64_t>;
-/// Per service, kept to 40 bytes for a million services: one bucket per octave from 1 us to
-/// 16 ms, 16-bit counts halved together when one fills (quantiles stay right), and the maximum.
+/// Per service, kept to 16 bytes so that a service's whole per-tick state fits one cache line:
+/// one-byte counts for one bucket per octave from 1 us to 4 ms (plus one below and one above),
+/// halved together when one fills (the shares, and so the quantiles, stay right; a count never
+/// halves from 1 to 0, so a rare slow tick stays visible), and the maximum as a 16-bit float
+/// rounded up (within 0.1%, never below the true value).
 /// Thread-safety: as log_histogram.
 class compact_histogram {
-  using layout = log_histogram<0, 10, 24, std::uint16_t>;
-
  public:
-  static constexpr unsigned bucket_count = layout::bucket_count;
+  static constexpr unsigned bucket_count = 14;
 
-  void record(std::int64_t ns) noexcept {
-    auto& c = counts_[layout::index(ns)];
-    auto v = static_cast<std::uint16_t>(c.load(std::memory_order_relaxed) + 1);
-    c.store(v, std::memory_order_relaxed);
-    if (v == 0xFFFF) halve();
-    if (ns > max_.load(std::memory_order_relaxed)) max_.store(ns, std::memory_order_relaxed);
+  static unsigned index(std::int64_t ns) noexcept { return index_of_width(width_of(ns)); }
+  static unsigned index_of_width(unsigned w) noexcept {
+    return w <= 10 ? 0 : (w >= 10 + bucket_count - 1 ? bucket_count - 1 : w - 10);
   }
-  [[nodiscard]] std::int64_t max() const noexcept { return max_.load(std::memory_order_relaxed); }
+  /// Values in bucket i are below upper_bound(i); the last bucket has no bound.
+  static std::int64_t upper_bound(unsigned i) noexcept { return std::int64_t{1} << (10 + i); }
+
+  /// A 16-bit code for `ns`, ordered as the values are: below 1024 exact, above it a 10-bit
+  /// fraction and a 6-bit exponent, rounded up.
+  static std::uint16_t encode(std::int64_t ns) noexcept {
+    auto v = static_cast<std::uint64_t>(ns < 0 ? 0 : ns);
+    if (v < 1024) return static_cast<std::uint16_t>(v);
+    auto e = static_cast<unsigned>(std::bit_width(v) - 10);                // v in [2^(e+9), 2^(e+10))
+    std::uint64_t m = (v + (std::uint64_t{1} << (e - 1)) - 1) >> (e - 1);  // in [1024, 2048]
+    if (m == 2048) ++e, m = 1024;
+    return static_cast<std::uint16_t>(e << 10 | (m - 1024));
+  }
+  static std::int64_t decode(std::uint16_t code) noexcept {
+    unsigned e = code >> 10, f = code & 1023u;
+    return e == 0 ? f : static_cast<std::int64_t>(std::uint64_t{1024u + f} << (e - 1));
+  }
+
+  void record(std::int64_t ns) noexcept { record(ns, width_of(ns)); }
+  /// The same, for a value whose width_of() the caller knows.
+  void record(std::int64_t ns, unsigned width) noexcept {
+    auto& c = counts_[index_of_width(width)];
+    auto v = static_cast<std::uint8_t>(c.load(std::memory_order_relaxed) + 1);
+    c.store(v, std::memory_order_relaxed);
+    if (v == 0xFF) [[unlikely]]
+      halve();
+    // A value whose code exponent is below the maximum's is below the maximum: mostly, one compare.
+    std::uint16_t top = max_.load(std::memory_order_relaxed);
+    if ((width <= 10 ? 0u : width - 10) >= (top >> 10u) && ns > decode(top))
+      max_.store(encode(ns), std::memory_order_relaxed);
+  }
+  /// For a record reused by another service; not while a reader may look (that would be torn).
+  void clear() noexcept {
+    for (auto& c : counts_) c.store(0, std::memory_order_relaxed);
+    max_.store(0, std::memory_order_relaxed);
+  }
+  [[nodiscard]] std::int64_t max() const noexcept { return decode(max_.load(std::memory_order_relaxed)); }
   [[nodiscard]] std::int64_t quantile(double q) const noexcept {
     std::uint64_t total = 0;
     for (auto& c : counts_) total += c.load(std::memory_order_relaxed);
@@ -99,19 +153,22 @@ class compact_histogram {
     std::uint64_t seen = 0;
     for (unsigned i = 0; i + 1 < bucket_count; ++i) {
       seen += counts_[i].load(std::memory_order_relaxed);
-      if (seen > rank) return std::min(layout::upper_bound(i), max());
+      if (seen > rank) return std::min(upper_bound(i), max());
     }
     return max();
   }
 
  private:
   void halve() noexcept {
-    for (auto& c : counts_)
-      c.store(static_cast<std::uint16_t>(c.load(std::memory_order_relaxed) / 2), std::memory_order_relaxed);
+    for (auto& c : counts_) {
+      unsigned v = c.load(std::memory_order_relaxed);
+      c.store(static_cast<std::uint8_t>((v + 1) / 2), std::memory_order_relaxed);
+    }
   }
-  std::array<std::atomic<std::uint16_t>, bucket_count> counts_{};
-  std::atomic<std::int64_t> max_{0};
+  std::array<std::atomic<std::uint8_t>, bucket_count> counts_{};
+  std::atomic<std::uint16_t> max_{0};
 };
+static_assert(sizeof(compact_histogram) == 16);
 
 /// Adds `h` into a snapshot whose buckets follow fine_histogram's.
 inline void accumulate(histogram_snapshot& out, const fine_histogram& h) {

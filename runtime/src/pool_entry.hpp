@@ -1,12 +1,13 @@
 #pragma once
-/// detail::pool_entry: what the pool keeps per service — schedule, links, counters.
+/// What the pool keeps per service: the entry (registry, ownership, rare counters), the member
+/// record a worker reads and writes each tick, the cohort that holds member records of one grid,
+/// and the timing wheel of cohorts.
 
 #include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <type_traits>
 #include <vector>
 
 #include <scenert/runtime/assert.hpp>
@@ -19,72 +20,112 @@ namespace scenert::detail {
 
 constexpr std::int64_t slot_ns = 1'000'000;  // the timing wheel's resolution: 1 ms
 
-/// Where an entry is; owned by the scheduling thread (dispatcher, or advance() caller).
-enum class entry_state : std::uint8_t { fresh, in_wheel, running, parked, finalizing };
+struct cohort;
+struct member;
 
-/// Thread-safety: schedule fields are handed between the scheduling thread and one worker at a
-/// time (release/acquire on the hand-over); counters are read by metrics() from any thread;
-/// the registry links and flags marked (mu) are guarded by the pool's command mutex.
-struct alignas(64) pool_entry {
-  // The first two cache lines are all a worker touches per tick (at an integral period in ns):
-  // the scheduling thread reads none of it per tick (the ticket carries due time and id).
-  service* run = nullptr;         // svc.get()
-  std::int64_t due_ns = 0;        // base + round(k * 1e9 / hz)
-  std::int64_t k = 0;             // the grid index of due_ns
-  std::int64_t exact_period = 0;  // the period in ns when 1e9 / hz is a whole number, else 0
-  std::int64_t last_start_ns = -1;
-  std::atomic<std::uint64_t> ticks{0};  // ticks since activation (each add is a new entry)
-  compact_histogram tick_hist, late_hist;
-
-  // cold: rates that are not a whole number of ns, overruns, the registry
+/// One service in the pool, off the tick's path.
+/// Thread-safety: the links and flags marked (mu) are guarded by the pool's command mutex;
+/// (sched) fields belong to the scheduling thread; counters are read by metrics() from any thread.
+struct pool_entry {
   std::shared_ptr<service> svc;
   double hz = 0;
-  std::int64_t base_ns = 0;       // the grid every due time sits on
-  bool remove_requested = false;  // scheduling thread
+  std::int64_t base_ns = 0;              // the grid: base + k / hz
+  std::uint64_t seq = 0;                 // order of adding, breaks ties between equal due times
+  cohort* home = nullptr;                // (sched) where its member record is
+  std::uint32_t index = 0;               // (sched) which one
+  bool remove_requested = false;         // (sched)
+  std::atomic<member*> record{nullptr};  // set once placed: what metrics() reads
   std::atomic<std::uint64_t> overruns{0}, stalls{0};
-  std::uint64_t seq = 0;               // order of adding, breaks ties between equal due times
-  std::uint32_t id = 0;                // scheduling thread: index into the pool's dense state array
   pool_entry* reg_next = nullptr;      // (mu) every live entry
   pool_entry* reg_prev = nullptr;      // (mu)
   unique_function<void()> on_removed;  // (mu) until the removal is applied
   bool removal_queued = false;         // (mu)
   bool ready = false;                  // (mu) activated, its add command queued
+};
 
-  void set_rate(double rate) noexcept {
+/// A service's per-tick state, in its cohort's array: the worker streams through these in order
+/// and touches, per tick, this one line and the service object.
+/// Thread-safety: written by the thread ticking the cohort (handed over with release/acquire);
+/// `ticks` and the histograms are read by metrics() from any thread.
+struct alignas(64) member {
+  static constexpr std::int64_t parked = INT64_MAX;  // k of a quarantined member: never due
+
+  service* run = nullptr;  // null: a vacant record
+  std::int64_t k = 0;      // the grid index of its next tick; above the cohort's: not due at this run
+  std::int64_t last_start_ns = -1;
+  std::atomic<std::uint64_t> ticks{0};  // since activation
+  compact_histogram tick_hist, late_hist;
+};
+static_assert(sizeof(member) == 64, "one line per member");
+
+/// What the pool needs of a member off the tick's path.
+struct member_link {
+  pool_entry* e = nullptr;
+  std::atomic<bool> held{false};  // the entry may still read the record (until it is finalized)
+};
+
+/// Where a cohort is; owned by the scheduling thread.
+enum class cohort_state : std::uint8_t { in_wheel, running, idle, retired };
+
+/// Services of one rate on one grid (added in the same 1 ms slot, or with the same phase): they
+/// share a due time, so the wheel, the dispatcher and the batches handle one cohort where they
+/// would handle each service. Each member keeps its own next grid index, so a member that overran
+/// skips the grid points it missed while the others keep theirs. Records never move: a removed
+/// member leaves a vacant record; a cohort whose members are all gone is recycled.
+/// Thread-safety: the scheduling thread, or the one worker it handed the cohort to.
+struct cohort {
+  static constexpr std::uint32_t capacity = 128;
+
+  double hz = 0;
+  std::int64_t base_ns = 0;
+  std::int64_t exact_period = 0;            // 1e9 / hz when that is a whole number of ns, else 0
+  std::int64_t k = 1;                       // the grid index of the next run
+  std::int64_t due_ns = 0;                  // due_of(k)
+  std::uint32_t size = 0;                   // records in use or vacated (vacant ones are not reused)
+  std::uint32_t live = 0;                   // (sched) members not vacated
+  std::uint32_t ticking = 0;                // members live and not parked: out from a worker, kept by sched
+  std::uint32_t removals_waiting = 0;       // (sched) members to vacate once the run returns
+  cohort_state state = cohort_state::idle;  // (sched)
+  bool open = false;                        // (sched) new members of its grid may join
+  std::unique_ptr<member[]> members;  // `capacity` records, made with the cohort's first member
+  std::unique_ptr<member_link[]> links;
+
+  void set_grid(double rate, std::int64_t base) noexcept {
     hz = rate;
+    base_ns = base;
     double p = 1e9 / rate;
     exact_period = p == std::floor(p) ? static_cast<std::int64_t>(p) : 0;
+    k = 1;
+    due_ns = due_of(1);
   }
   [[nodiscard]] std::int64_t due_of(std::int64_t kk) const noexcept {
     if (exact_period != 0) return base_ns + kk * exact_period;
     return base_ns + std::llround(static_cast<double>(kk) * 1e9 / hz);
   }
   [[nodiscard]] std::int64_t period_ns() const noexcept { return std::llround(1e9 / hz); }
-};
-static_assert(offsetof(pool_entry, svc) == 128, "a worker's per-tick fields fill two cache lines");
-
-/// One entry as the wheel holds it and as it travels to a worker and back. It carries what the
-/// scheduling thread needs (due time, id) and what the worker prefetches (entry and service), so
-/// neither thread reads an entry just to find another address. The worker fills in the next due
-/// time and whether the entry was quarantined.
-struct ticket {
-  pool_entry* e;
-  service* run;
-  std::int64_t due;  // in the wheel: the due time; back from a worker: the next one
-  std::uint32_t id;
-  bool parked;  // back from a worker: quarantined, to be parked rather than re-inserted
+  /// The last grid index whose time is at or before `t` (at least `from`).
+  [[nodiscard]] std::int64_t last_index_by(std::int64_t t, std::int64_t from) const noexcept {
+    auto k2 = static_cast<std::int64_t>(std::floor(static_cast<double>(t - base_ns) * hz / 1e9));
+    k2 = k2 < from ? from : k2;
+    while (due_of(k2 + 1) <= t) ++k2;
+    while (k2 > from && due_of(k2) > t) --k2;
+    return k2;
+  }
 };
 
-/// A single-level timing wheel of 1 ms slots; slot s holds due times in (s - 1 ms, s]. Entries
-/// further out than one revolution stay in their slot until their revolution comes. A slot is a
-/// vector of tickets, so that expiry and re-insertion read no entry. A slot emptied by expiry hands
-/// its storage to the next slot that fills: the wheel holds about as much memory as it holds
-/// tickets (a vector per slot kept its capacity for each of the 4096 slots it ever filled, 40 times
-/// the tickets at 10 Hz, and filled fresh pages for the first four seconds).
+/// A single-level timing wheel of 1 ms slots holding cohorts; slot s holds due times in
+/// (s - 1 ms, s]. Cohorts further out than one revolution stay in their slot until their
+/// revolution comes. A slot is a vector of (due, cohort) pairs, so expiry reads no cohort; a slot
+/// emptied by expiry hands its storage to the next slot that fills, so the wheel holds about as
+/// much memory as it holds items.
 /// Thread-safety: one thread (the scheduling thread).
 class timing_wheel {
  public:
   static constexpr std::int64_t slots = 4096;
+  struct item {
+    std::int64_t due;
+    cohort* c;
+  };
 
   explicit timing_wheel(std::int64_t start_ns) : cursor_(ceil_slot(start_ns)), slots_(slots) {}
 
@@ -94,51 +135,38 @@ class timing_wheel {
   /// The time of the next slot to expire.
   [[nodiscard]] std::int64_t cursor_ns() const noexcept { return cursor_ * slot_ns; }
   [[nodiscard]] std::size_t size() const noexcept { return size_; }
-  /// Tickets the wheel has storage for, in its slots and spare (walks every slot).
+  /// Items the wheel has storage for, in its slots and spare (walks every slot).
   [[nodiscard]] std::size_t reserved() const noexcept {
     std::size_t n = 0;
     for (const auto& v : slots_) n += v.capacity();
     for (const auto& v : spare_) n += v.capacity();
     return n;
   }
-  /// Entries in the cursor's slot (due now or in a later revolution).
-  [[nodiscard]] std::size_t cursor_slot_size() const noexcept { return at(cursor_).size(); }
 
-  /// An entry due before the cursor goes into the cursor's slot, to run at its next expiry.
-  void insert(pool_entry* e) { insert(ticket{e, e->run, e->due_ns, e->id, false}); }
-  /// The same, from a ticket: the entry is not read.
-  void insert(const ticket& t) {
-    storage(slot_of(t.due)).push_back(t);
+  /// An item due before the cursor goes into the cursor's slot, to run at its next expiry.
+  void insert(std::int64_t due, cohort* c) {
+    storage(slot_of(due)).push_back({due, c});
     ++size_;
   }
-  /// Inserts tickets whose due times all fall in one slot, at once.
-  void insert_same_slot(const std::vector<ticket>& ts) {
-    if (ts.empty()) return;
-    auto& v = storage(slot_of(ts.front().due));
-    v.insert(v.end(), ts.begin(), ts.end());
-    size_ += ts.size();
-  }
-  /// Takes `e` out; its due time must not have changed since insert().
-  void unlink(pool_entry* e) noexcept {
-    auto& v = at(slot_of(e->due_ns));
+  /// Takes `c`, due at `due`, out.
+  void unlink(std::int64_t due, const cohort* c) noexcept {
+    auto& v = at(slot_of(due));
     for (auto& it : v) {
-      if (it.e != e) continue;
+      if (it.c != c) continue;
       it = v.back();
       v.pop_back();
       --size_;
       return;
     }
-    SCENERT_ASSERT(false, "timing_wheel::unlink of an entry not in the wheel");
+    SCENERT_ASSERT(false, "timing_wheel::unlink of a cohort not in the wheel");
   }
-  /// Calls `on_due(ticket)` for each entry of the cursor's slot due at or before `limit_ns` and
-  /// takes it out, returning how many; does not move the cursor. With `Prefetch`, hints the entries
-  /// ahead, for a caller that reads them (each one is a cache miss at 100k services).
-  template <bool Prefetch = true, class F>
+  /// Calls `on_due(item)` for each item of the cursor's slot due at or before `limit_ns` and
+  /// takes it out, returning how many; does not move the cursor.
+  template <class F>
   std::size_t take_due(std::int64_t limit_ns, F&& on_due) {
     auto& v = at(cursor_);
     std::size_t keep = 0, n = v.size();
     for (std::size_t i = 0; i < n; ++i) {
-      if (Prefetch && i + 32 < n) __builtin_prefetch(v[i + 32].e);
       if (v[i].due <= limit_ns)
         on_due(v[i]);
       else
@@ -161,7 +189,7 @@ class timing_wheel {
     return s < cursor_ ? cursor_ : s;
   }
   /// Slot `s`, given spare storage if it has none.
-  std::vector<ticket>& storage(std::int64_t s) {
+  std::vector<item>& storage(std::int64_t s) {
     auto& v = at(s);
     if (v.capacity() == 0 && !spare_.empty()) {
       v = std::move(spare_.back());
@@ -169,22 +197,18 @@ class timing_wheel {
     }
     return v;
   }
-  std::vector<ticket>& at(std::int64_t s) noexcept { return slots_[static_cast<std::size_t>(s % slots)]; }
-  [[nodiscard]] const std::vector<ticket>& at(std::int64_t s) const noexcept {
-    return slots_[static_cast<std::size_t>(s % slots)];
-  }
+  std::vector<item>& at(std::int64_t s) noexcept { return slots_[static_cast<std::size_t>(s % slots)]; }
 
   std::int64_t cursor_;
   std::size_t size_ = 0;
-  std::vector<std::vector<ticket>> slots_;
-  std::vector<std::vector<ticket>> spare_;  // emptied slots' storage, for slots that fill next
+  std::vector<std::vector<item>> slots_;
+  std::vector<std::vector<item>> spare_;  // emptied slots' storage, for slots that fill next
 };
 
-/// Entries handed to one worker at once; recycled, so steady running allocates nothing.
+/// Cohorts handed to one worker at once; recycled, so steady running allocates nothing.
 struct batch {
-  std::vector<ticket> items;
-  bool same_slot = false;  // out: every item's next due time falls in one slot, none parked
-  batch* next = nullptr;   // the return stack, or the free list
+  std::vector<cohort*> cohorts;
+  batch* next = nullptr;  // the return stack, or the free list
 };
 
 }  // namespace scenert::detail

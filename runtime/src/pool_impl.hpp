@@ -12,6 +12,8 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "executor.hpp"
@@ -27,29 +29,44 @@ namespace detail {
 struct pool_access {
   static std::atomic<pool_entry*>& entry(service& s) noexcept { return s.state_->entry; }
   static std::atomic<const void*>& owner(service& s) noexcept { return s.state_->owner; }
-  /// The service's first 64 bytes (one line, or two when the object starts inside a line): the
-  /// tick's flags and a derived service's first fields.
+  /// The line (or two, when they straddle one) of what a tick reads of the service itself: the
+  /// vtable pointer and the tick's flags. A derived service's first fields mostly share it.
   static void prefetch_service(const service& s) noexcept {
     __builtin_prefetch(&s);
-    __builtin_prefetch(reinterpret_cast<const char*>(&s) + 63);
+    __builtin_prefetch(reinterpret_cast<const char*>(&s) + sizeof(service) - 1);
   }
 };
 
 /// What one worker records: written by that worker only, read by metrics() and the watchdog.
 struct alignas(64) worker_slot {
-  std::atomic<pool_entry*> current{nullptr};  // the entry ticking now
-  std::atomic<std::int64_t> started_ns{0};
-  std::atomic<std::uint64_t> tick_seq{0};
-  std::atomic<std::uint64_t> reported_seq{0};  // the last tick counted as a stall
+  std::atomic<const member*> current{nullptr};   // the member ticking now
+  std::atomic<cohort*> cohort_now{nullptr};      // its cohort (stored before current)
+  std::atomic<std::int64_t> started_ns{0};       // when that tick began: also its identity
+  std::atomic<std::int64_t> reported_start{-1};  // the last tick counted as a stall
   std::atomic<std::uint64_t> ticks{0}, overruns{0}, exceptions{0};
   std::atomic<std::int64_t> busy_ns{0};
   fine_histogram tick_hist, late_hist;
   std::string failure;  // what the last failed tick threw; reused, so a tick allocates nothing
 };
 
-/// A worker's counts over one batch, added to its slot once at the end (no per-tick atomics).
+/// A worker's counts over one batch, added to its slot once at the end (no per-tick atomics);
+/// the histograms' buckets are counted per tick, their sums and maxima here.
 struct tick_counts {
   std::uint64_t ticks = 0, overruns = 0, exceptions = 0;
+  std::int64_t took_sum = 0, took_max = 0, late_sum = 0, late_max = 0;
+
+  /// Records a tick's duration and lateness in the member's and the worker's histograms.
+  void record(worker_slot& w, member& m, std::int64_t took, std::int64_t late) noexcept {
+    unsigned tw = width_of(took), lw = width_of(late);
+    m.tick_hist.record(took, tw);
+    m.late_hist.record(late, lw);
+    w.tick_hist.count(static_cast<std::uint64_t>(took < 0 ? 0 : took), tw);
+    w.late_hist.count(static_cast<std::uint64_t>(late < 0 ? 0 : late), lw);
+    took_sum += took;
+    late_sum += late;
+    took_max = took > took_max ? took : took_max;
+    late_max = late > late_max ? late : late_max;
+  }
   void flush(worker_slot& w) noexcept {
     auto add = [](std::atomic<std::uint64_t>& a, std::uint64_t v) {
       if (v != 0) a.store(a.load(std::memory_order_relaxed) + v, std::memory_order_relaxed);
@@ -57,6 +74,8 @@ struct tick_counts {
     add(w.ticks, ticks);
     add(w.overruns, overruns);
     add(w.exceptions, exceptions);
+    w.tick_hist.add(took_sum, took_max);
+    w.late_hist.add(late_sum, late_max);
     *this = {};
   }
 };
@@ -85,13 +104,16 @@ struct processor_pool::impl {
   // ---- scheduling thread (the dispatcher, or the caller of advance / stop) -----------------
   void apply_commands();
   void apply(detail::pool_entry* e, bool remove);
-  void on_returned(detail::pool_entry* e, bool parked);
-  std::uint32_t new_id();
+  void place(detail::pool_entry* e);   // gives a new entry its member record
+  void vacate(detail::pool_entry* e);  // frees its record, then finalizes it
+  void on_returned(detail::cohort* c);
   void begin_finalize(detail::pool_entry* e);
   void finalize(detail::pool_entry* e) noexcept;
-  void shutdown_entries();  // stop: finalize every entry left, inline
+  void recycle_retired();
+  void close(detail::cohort* c);  // takes no new member from now on
+  void shutdown_entries();        // stop: finalize every entry left, inline
   void dispatcher_main();
-  void dispatch_slot();  // hands the cursor slot's due entries to the workers in batches
+  void dispatch_slot();  // hands the cursor slot's due cohorts to the workers in batches
   void submit(detail::batch* b);
   detail::batch* get_batch();
   void reap_returns();
@@ -99,10 +121,15 @@ struct processor_pool::impl {
   void advance_manual(std::int64_t target);
 
   // ---- workers ----------------------------------------------------------------------------
-  std::int64_t run_one(detail::pool_entry* e, std::int64_t t_start, detail::tick_clock& clock,
-                       detail::worker_slot& w, detail::tick_counts& counts, bool& parked) noexcept;
+  std::int64_t run_member(detail::cohort& c, std::uint32_t i, std::int64_t t_start, detail::tick_clock& clock,
+                          detail::worker_slot& w, detail::tick_counts& counts) noexcept;
+  std::int64_t run_cohort(detail::cohort& c, std::int64_t t, detail::tick_clock& clock,
+                          detail::worker_slot& w, detail::tick_counts& counts) noexcept;
+  void after_rare_tick(detail::cohort& c, std::uint32_t i, std::int64_t t_start, std::int64_t t_end,
+                       bool overran, tick_outcome outcome, detail::worker_slot& w,
+                       detail::tick_counts& counts) noexcept;
+  void finish_run(detail::cohort& c) noexcept;
   void run_batch(detail::batch* b, unsigned worker) noexcept;
-  void schedule_next(detail::pool_entry* e, std::int64_t t_end) noexcept;
   void count_stall(detail::pool_entry* e, std::int64_t running_ns) noexcept;
 
   pool_options opt;
@@ -132,17 +159,28 @@ struct processor_pool::impl {
   std::atomic<detail::batch*> returns{nullptr};         // batches back from the workers
   std::vector<std::unique_ptr<detail::batch>> batches;  // every batch ever made
   detail::batch* free_batches = nullptr;
-  // Scheduling thread: each entry's state by id (dense, so expiry and re-insertion read no
-  // entry), the ids free for reuse, and the removals waiting for a running entry to return.
-  std::vector<detail::entry_state> states;
-  std::vector<std::uint32_t> free_ids;
-  std::size_t removals_waiting = 0;
+  // Scheduling thread: every cohort ever made, those free for reuse, those whose members are
+  // gone but whose records a finalization may still read, and the cohort each grid is filling.
+  struct grid_key {
+    double hz;
+    std::int64_t base_ns;
+    bool operator==(const grid_key&) const = default;
+  };
+  struct grid_hash {
+    std::size_t operator()(const grid_key& g) const noexcept {
+      return std::hash<double>{}(g.hz) * 31 + std::hash<std::int64_t>{}(g.base_ns);
+    }
+  };
+  std::vector<std::unique_ptr<detail::cohort>> cohorts;
+  std::vector<detail::cohort*> free_cohorts, retired;
+  std::unordered_map<grid_key, detail::cohort*, grid_hash> filling;
   std::atomic<std::int64_t> in_flight{0};  // submitted batches and finalizations not yet done
   std::atomic<std::uint64_t> stalls{0};
   detail::tsc_rate tsc;        // refined by the dispatcher, read by the workers' tick clocks
   std::int64_t origin_ns = 0;  // the grid of add() with a phase: creation, rounded up to a slot
   std::atomic<std::int64_t> start_ns{0}, last_progress_ns{0};
-  std::vector<detail::pool_entry*> scratch;
+  std::vector<std::pair<detail::cohort*, std::uint32_t>> scratch;  // advance(): due members
+  std::vector<detail::cohort*> due_cohorts;                        // the slot being dispatched or run inline
 
   std::mutex stall_mu;
   std::vector<std::string> stalled_now;

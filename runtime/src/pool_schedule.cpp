@@ -17,65 +17,106 @@ namespace scenert {
 using detail::pool_entry;
 using detail::worker_slot;
 
-// The caller sets tls_ticking around its ticks (once per batch).
-std::int64_t processor_pool::impl::run_one(pool_entry* e, std::int64_t t_start, detail::tick_clock& clock,
-                                           worker_slot& w, detail::tick_counts& counts,
-                                           bool& parked) noexcept {
+// One member's tick, due at its cohort's due time; the caller sets tls_ticking (once per batch).
+// The member's next grid index stays on the grid; what is rare (an overrun, a stall, a failure)
+// is out of line, so that this inlines into the loop over a cohort.
+[[gnu::always_inline]] inline std::int64_t processor_pool::impl::run_member(
+    detail::cohort& c, std::uint32_t i, std::int64_t t_start, detail::tick_clock& clock, worker_slot& w,
+    detail::tick_counts& counts) noexcept {
+  detail::member& m = c.members[i];
   tick_context ctx;
-  ctx.interval = nanoseconds(e->last_start_ns < 0 ? e->period_ns() : t_start - e->last_start_ns);
+  ctx.interval = nanoseconds(m.last_start_ns < 0 ? c.period_ns() : t_start - m.last_start_ns);
   ctx.now = time_point(nanoseconds(t_start));
-  std::uint64_t ticks = e->ticks.load(std::memory_order_relaxed);
+  std::uint64_t ticks = m.ticks.load(std::memory_order_relaxed);
   ctx.index = ticks;
-  std::uint64_t seq = w.tick_seq.load(std::memory_order_relaxed) + 1;
   w.started_ns.store(t_start, std::memory_order_relaxed);
-  w.tick_seq.store(seq, std::memory_order_relaxed);
-  w.current.store(e, std::memory_order_release);
-  tick_outcome outcome = e->run->tick(ctx, opt.quarantine_after, opt.mailbox_batch, &w.failure);
-  parked = outcome == tick_outcome::quarantined;
+  w.current.store(&m, std::memory_order_release);
+  tick_outcome outcome = m.run->tick(ctx, opt.quarantine_after, opt.mailbox_batch, &w.failure);
   std::int64_t t_end = clock.now();
   w.current.store(nullptr, std::memory_order_release);
 
-  std::int64_t took = t_end - t_start, late = t_start - e->due_ns;
-  e->tick_hist.record(took);
-  e->late_hist.record(late);
-  w.tick_hist.record(took);
-  w.late_hist.record(late);
-  e->ticks.store(ticks + 1, std::memory_order_relaxed);
+  std::int64_t took = t_end - t_start;
+  counts.record(w, m, took, t_start - c.due_ns);
+  m.ticks.store(ticks + 1, std::memory_order_relaxed);
+  m.last_start_ns = t_start;
   ++counts.ticks;
-  if (took > opt.stall_threshold.count()) [[unlikely]] {
-    std::uint64_t seen = w.reported_seq.load(std::memory_order_relaxed);
-    if (seen != seq && w.reported_seq.compare_exchange_strong(seen, seq)) count_stall(e, took);
-  }
-  if (outcome != tick_outcome::ok) [[unlikely]] {
-    ++counts.exceptions;
-    log(log_level::error, w.failure);
-    w.failure.clear();
-    if (outcome == tick_outcome::quarantined)
-      log(log_level::error, fmt::format("service '{}': quarantined after {} consecutive failed ticks",
-                                        e->svc->name(), opt.quarantine_after));
-  }
-  e->last_start_ns = t_start;
-  schedule_next(e, t_end);
-  if (e->k > 0 && e->due_ns <= t_end) ++counts.overruns;
+  m.k = c.k + 1;
+  bool overran = (c.exact_period != 0 ? c.due_ns + c.exact_period : c.due_of(m.k)) <= t_end;
+  if (overran || took > opt.stall_threshold.count() || outcome != tick_outcome::ok) [[unlikely]]
+    after_rare_tick(c, i, t_start, t_end, overran, outcome, w, counts);
   return t_end;
 }
 
-// The next due time stays on the grid. A tick that ended after the next due time makes that
-// next tick late; every grid point already passed is skipped but the last one, so exactly one
-// late tick runs and no burst follows.
-void processor_pool::impl::schedule_next(pool_entry* e, std::int64_t t_end) noexcept {
-  std::int64_t k = e->k + 1;
-  std::int64_t next = e->exact_period != 0 ? e->due_ns + e->exact_period : e->due_of(k);
-  if (next <= t_end) [[unlikely]] {
-    e->overruns.store(e->overruns.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-    auto guess = static_cast<std::int64_t>(std::floor(static_cast<double>(t_end - e->base_ns) * e->hz / 1e9));
-    k = std::max(k, guess);
-    while (e->due_of(k + 1) <= t_end) ++k;
-    while (k > e->k + 1 && e->due_of(k) > t_end) --k;
-    next = e->due_of(k);
+// A tick that ended after the next due time makes that next tick late, and every grid point
+// already passed is skipped but the last one: exactly one late tick runs and no burst follows. A
+// tick that itself began after those points (held up by a slow cohort mate) was that late tick.
+void processor_pool::impl::after_rare_tick(detail::cohort& c, std::uint32_t i, std::int64_t t_start,
+                                           std::int64_t t_end, bool overran, tick_outcome outcome,
+                                           worker_slot& w, detail::tick_counts& counts) noexcept {
+  detail::member& m = c.members[i];
+  pool_entry* e = c.links[i].e;
+  if (overran) {
+    m.k = c.last_index_by(t_end, m.k);
+    if (t_start >= c.due_of(m.k)) {
+      ++m.k;  // it began after every point it missed (a cohort mate held the worker): it was the late one
+    } else {
+      e->overruns.store(e->overruns.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+      ++counts.overruns;
+    }
   }
-  e->k = k;
-  e->due_ns = next;
+  if (t_end - t_start > opt.stall_threshold.count()) {
+    std::int64_t seen = w.reported_start.load(std::memory_order_relaxed);
+    if (seen != t_start && w.reported_start.compare_exchange_strong(seen, t_start))
+      count_stall(e, t_end - t_start);
+  }
+  if (outcome != tick_outcome::ok) {
+    ++counts.exceptions;
+    log(log_level::error, w.failure);
+    w.failure.clear();
+    if (outcome == tick_outcome::quarantined) {
+      m.k = detail::member::parked;
+      --c.ticking;
+      log(log_level::error, fmt::format("service '{}': quarantined after {} consecutive failed ticks",
+                                        e->svc->name(), opt.quarantine_after));
+    }
+  }
+}
+
+// Ticks the cohort's members due at this run, in order, and moves the cohort to the earliest
+// next grid index among them. The records are streamed in order; the services they name are
+// scattered in memory, so the loop prefetches the records and then the services ahead.
+std::int64_t processor_pool::impl::run_cohort(detail::cohort& c, std::int64_t t, detail::tick_clock& clock,
+                                              worker_slot& w, detail::tick_counts& counts) noexcept {
+  w.cohort_now.store(&c, std::memory_order_relaxed);
+  detail::member* ms = c.members.get();
+  std::uint32_t n = c.size;
+  std::int64_t min_k = detail::member::parked;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (i + 12 < n) __builtin_prefetch(&ms[i + 12]);
+    if (i + 6 < n && ms[i + 6].run != nullptr) detail::pool_access::prefetch_service(*ms[i + 6].run);
+    detail::member& m = ms[i];
+    if (m.run == nullptr) continue;
+    if (m.k == c.k) t = run_member(c, i, t, clock, w, counts);
+    min_k = m.k < min_k ? m.k : min_k;  // a parked member's k is above every other
+  }
+  if (min_k != detail::member::parked) {
+    c.k = min_k;
+    c.due_ns = c.due_of(min_k);
+  }
+  return t;
+}
+
+// The manual clock's counterpart of run_cohort's end: the earliest next grid index.
+void processor_pool::impl::finish_run(detail::cohort& c) noexcept {
+  std::int64_t min_k = detail::member::parked;
+  for (std::uint32_t i = 0; i < c.size; ++i) {
+    const detail::member& m = c.members[i];
+    if (m.run != nullptr && m.k < min_k) min_k = m.k;
+  }
+  if (min_k != detail::member::parked) {
+    c.k = min_k;
+    c.due_ns = c.due_of(min_k);
+  }
 }
 
 void processor_pool::impl::count_stall(pool_entry* e, std::int64_t running_ns) noexcept {
@@ -86,36 +127,22 @@ void processor_pool::impl::count_stall(pool_entry* e, std::int64_t running_ns) n
                                    static_cast<double>(opt.stall_threshold.count()) / 1e9));
 }
 
-// Ticks a batch. The entries and services are scattered in memory, so the loop prefetches both,
-// eight tickets ahead (the ticket names both: no dependent load). A quiet service's mailbox is
-// not read at all (the service keeps a mail flag on its first line). The batch goes back marked
-// when every next due time falls in one wheel slot, so the scheduling thread re-inserts it whole.
+// Ticks a batch of cohorts and hands it back.
 void processor_pool::impl::run_batch(detail::batch* b, unsigned worker) noexcept {
   SCENERT_ASSERT(worker < slots.size(), "executor worker index out of range");
   worker_slot& w = *slots[worker];
-  auto& items = b->items;
-  std::size_t n = items.size();
   detail::tick_counts counts;
   detail::tls_ticking = this;
   detail::tick_clock clock(tsc.ns_per_cycle(), opt.manual);
   std::int64_t t0 = clock.now(), t = t0;
-  bool same_slot = true;
-  std::int64_t slot = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (i + 8 < n) {
-      auto* ahead = reinterpret_cast<const char*>(items[i + 8].e);
-      __builtin_prefetch(ahead);
-      __builtin_prefetch(ahead + 64);
-      detail::pool_access::prefetch_service(*items[i + 8].run);
+  auto& cs = b->cohorts;
+  for (std::size_t j = 0; j < cs.size(); ++j) {
+    if (j + 1 < cs.size()) {  // the next cohort's first records
+      __builtin_prefetch(cs[j + 1]);
+      __builtin_prefetch(cs[j + 1]->members.get());
     }
-    detail::ticket& k = items[i];
-    t = run_one(k.e, t, clock, w, counts, k.parked);
-    k.due = k.e->due_ns;
-    std::int64_t s = detail::timing_wheel::ceil_slot(k.due);
-    if (i == 0) slot = s;
-    same_slot = same_slot && s == slot && !k.parked;
+    t = run_cohort(*cs[j], t, clock, w, counts);
   }
-  b->same_slot = same_slot;
   detail::tls_ticking = nullptr;
   counts.flush(w);
   w.busy_ns.store(w.busy_ns.load(std::memory_order_relaxed) + (t - t0), std::memory_order_relaxed);
@@ -142,22 +169,39 @@ void processor_pool::impl::submit(detail::batch* b) {
   exec->submit([this, b](unsigned worker) { run_batch(b, worker); });
 }
 
-// Hands the cursor slot's due entries to the workers in a few batches, each submitted as soon as
-// it is full: one submit costs about a microsecond, so batches are large, but at least two per
-// worker so that the workers share the load.
+// A cohort takes no new member once it has run (its members would no longer share its grid).
+void processor_pool::impl::close(detail::cohort* c) {
+  if (!c->open) return;
+  c->open = false;
+  if (auto it = filling.find(grid_key{c->hz, c->base_ns}); it != filling.end() && it->second == c)
+    filling.erase(it);
+}
+
+// Hands the cursor slot's due cohorts to the workers in a few batches, each submitted as soon as
+// it holds its share of the slot's services: one submit costs about a microsecond, so batches are
+// large, but at least two per worker so that the workers share the load.
 void processor_pool::impl::dispatch_slot() {
-  std::size_t n = wheel.cursor_slot_size();
-  std::size_t per = std::max<std::size_t>(32, (n + 2 * slots.size() - 1) / (2 * slots.size()));
+  due_cohorts.clear();
+  std::size_t services = 0;
+  wheel.take_due(wheel.cursor_ns(), [&](const detail::timing_wheel::item& it) {
+    due_cohorts.push_back(it.c);
+    services += it.c->ticking;
+  });
+  std::size_t per = std::max<std::size_t>(64, (services + 2 * slots.size() - 1) / (2 * slots.size()));
   detail::batch* b = nullptr;
-  wheel.take_due<false>(wheel.cursor_ns(), [&](const detail::ticket& t) {
-    states[t.id] = detail::entry_state::running;
+  std::size_t filled = 0;
+  for (detail::cohort* c : due_cohorts) {
+    close(c);
+    c->state = detail::cohort_state::running;
     if (b == nullptr) b = get_batch();
-    b->items.push_back(t);
-    if (b->items.size() == per) {
+    b->cohorts.push_back(c);
+    filled += c->ticking;
+    if (filled >= per) {
       submit(b);
       b = nullptr;
+      filled = 0;
     }
-  });
+  }
   if (b != nullptr) submit(b);
 }
 
@@ -165,23 +209,8 @@ void processor_pool::impl::reap_returns() {
   detail::batch* b = returns.exchange(nullptr, std::memory_order_acquire);
   while (b != nullptr) {
     detail::batch* next = b->next;
-    // The common case reads no entry (the ticket carries the next due time and the id) and
-    // moves the whole batch into one slot.
-    if (b->same_slot && removals_waiting == 0) {
-      for (const detail::ticket& t : b->items) states[t.id] = detail::entry_state::in_wheel;
-      wheel.insert_same_slot(b->items);
-    } else {
-      for (const detail::ticket& t : b->items) {
-        if (t.parked || (removals_waiting != 0 && t.e->remove_requested)) [[unlikely]] {
-          on_returned(t.e, t.parked);
-        } else {
-          states[t.id] = detail::entry_state::in_wheel;
-          wheel.insert(t);
-        }
-      }
-    }
-    auto& items = b->items;
-    items.clear();
+    for (detail::cohort* c : b->cohorts) on_returned(c);
+    b->cohorts.clear();
     b->next = free_batches;
     free_batches = b;
     b = next;
@@ -191,14 +220,21 @@ void processor_pool::impl::reap_returns() {
 void processor_pool::impl::watchdog(std::int64_t now) {
   std::vector<std::string> names;
   for (auto& slot : slots) {
-    pool_entry* e = slot->current.load(std::memory_order_acquire);
-    if (e == nullptr) continue;
-    std::uint64_t seq = slot->tick_seq.load(std::memory_order_relaxed);
-    std::int64_t running = now - slot->started_ns.load(std::memory_order_relaxed);
+    // The worker stores its cohort before the member, so this cohort is the member's or a later
+    // one (then the member is not in it: looked at again next time). Entries of a running
+    // cohort are vacated only on this thread, so `e` stays alive here.
+    const detail::member* m = slot->current.load(std::memory_order_acquire);
+    if (m == nullptr) continue;
+    std::int64_t start = slot->started_ns.load(std::memory_order_relaxed);
+    std::int64_t running = now - start;
     if (running <= opt.stall_threshold.count()) continue;
+    detail::cohort* c = slot->cohort_now.load(std::memory_order_relaxed);
+    auto idx = reinterpret_cast<std::uintptr_t>(m) - reinterpret_cast<std::uintptr_t>(c->members.get());
+    if (idx >= std::uintptr_t{c->size} * sizeof(detail::member)) continue;
+    pool_entry* e = c->links[idx / sizeof(detail::member)].e;
     names.push_back(fmt::format("{} (running {:.1f} s)", e->svc->name(), static_cast<double>(running) / 1e9));
-    std::uint64_t seen = slot->reported_seq.load(std::memory_order_relaxed);
-    if (seen != seq && slot->reported_seq.compare_exchange_strong(seen, seq)) count_stall(e, running);
+    std::int64_t seen = slot->reported_start.load(std::memory_order_relaxed);
+    if (seen != start && slot->reported_start.compare_exchange_strong(seen, start)) count_stall(e, running);
   }
   std::lock_guard lock(stall_mu);
   if (!names.empty() || !stalled_now.empty()) stalled_now.swap(names);
@@ -212,6 +248,7 @@ void processor_pool::impl::dispatcher_main() {
   for (;;) {
     apply_commands();
     reap_returns();
+    if (!retired.empty()) recycle_retired();
     {
       std::lock_guard lock(cmd_mu);
       if (stop_cmd) break;
@@ -246,34 +283,47 @@ void processor_pool::impl::advance_manual(std::int64_t target) {
   auto* manual = opt.manual;
   for (;;) {
     apply_commands();
+    recycle_retired();
     {
       std::lock_guard lock(mu);
       if (stop_requested || shut_down) break;
     }
     if (wheel.size() == 0) wheel.jump(std::min(now_ns(), target));
-    scratch.clear();
-    while (scratch.empty()) {
+    due_cohorts.clear();
+    while (due_cohorts.empty()) {
       std::int64_t c = wheel.cursor_ns();
-      wheel.take_due(std::min(c, target), [this](const detail::ticket& t) { scratch.push_back(t.e); });
-      if (!scratch.empty() || c > target) break;
+      wheel.take_due(std::min(c, target),
+                     [this](const detail::timing_wheel::item& it) { due_cohorts.push_back(it.c); });
+      if (!due_cohorts.empty() || c > target) break;
       wheel.step();
     }
-    if (scratch.empty()) break;
-    std::sort(scratch.begin(), scratch.end(), [](const pool_entry* a, const pool_entry* b) {
-      return a->due_ns != b->due_ns ? a->due_ns < b->due_ns : a->seq < b->seq;
+    if (due_cohorts.empty()) break;
+    scratch.clear();
+    for (detail::cohort* c : due_cohorts) {
+      close(c);
+      c->state = detail::cohort_state::running;
+      for (std::uint32_t i = 0; i < c->size; ++i) {
+        const detail::member& m = c->members[i];
+        if (m.run != nullptr && m.k == c->k) scratch.emplace_back(c, i);
+      }
+    }
+    std::sort(scratch.begin(), scratch.end(), [](const auto& a, const auto& b) {
+      if (a.first->due_ns != b.first->due_ns) return a.first->due_ns < b.first->due_ns;
+      return a.first->links[a.second].e->seq < b.first->links[b.second].e->seq;
     });
-    for (pool_entry* e : scratch) {
-      if (now_ns() < e->due_ns) manual->advance(nanoseconds(e->due_ns - now_ns()));
-      states[e->id] = detail::entry_state::running;
+    for (auto [c, i] : scratch) {
+      if (now_ns() < c->due_ns) manual->advance(nanoseconds(c->due_ns - now_ns()));
       detail::tick_counts counts;
       detail::tls_ticking = this;
-      bool parked = false;
       detail::tick_clock clock(0, opt.manual);
-      (void)run_one(e, now_ns(), clock, *slots[0], counts, parked);
+      (void)run_member(*c, i, now_ns(), clock, *slots[0], counts);
       detail::tls_ticking = nullptr;
       counts.flush(*slots[0]);
       last_progress_ns.store(now_ns(), std::memory_order_relaxed);
-      on_returned(e, parked);
+    }
+    for (detail::cohort* c : due_cohorts) {
+      finish_run(*c);
+      on_returned(c);
     }
   }
   if (now_ns() < target) manual->advance(nanoseconds(target - now_ns()));
@@ -293,19 +343,21 @@ service_metrics row_of(const pool_entry& e) {
   service_metrics r;
   r.name = e.svc->name();
   r.hz = e.hz;
-  r.ticks = e.ticks.load(std::memory_order_relaxed);
   r.overruns = e.overruns.load(std::memory_order_relaxed);
   r.exceptions = e.svc->failures();
   r.stalls = e.stalls.load(std::memory_order_relaxed);
   r.dropped_messages = e.svc->dropped_messages();
   r.mailbox_depth = e.svc->mailbox_depth();
   r.quarantined = e.svc->quarantined();
-  r.tick_p50 = nanoseconds(e.tick_hist.quantile(0.5));
-  r.tick_p99 = nanoseconds(e.tick_hist.quantile(0.99));
-  r.tick_max = nanoseconds(e.tick_hist.max());
-  r.lateness_p50 = nanoseconds(e.late_hist.quantile(0.5));
-  r.lateness_p99 = nanoseconds(e.late_hist.quantile(0.99));
-  r.lateness_max = nanoseconds(e.late_hist.max());
+  const detail::member* m = e.record.load(std::memory_order_acquire);
+  if (m == nullptr) return r;  // its add is not applied yet
+  r.ticks = m->ticks.load(std::memory_order_relaxed);
+  r.tick_p50 = nanoseconds(m->tick_hist.quantile(0.5));
+  r.tick_p99 = nanoseconds(m->tick_hist.quantile(0.99));
+  r.tick_max = nanoseconds(m->tick_hist.max());
+  r.lateness_p50 = nanoseconds(m->late_hist.quantile(0.5));
+  r.lateness_p99 = nanoseconds(m->late_hist.quantile(0.99));
+  r.lateness_max = nanoseconds(m->late_hist.max());
   return r;
 }
 

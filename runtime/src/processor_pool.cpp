@@ -67,53 +67,112 @@ void processor_pool::impl::apply_commands() {
   for (auto c : taken) apply(c.e, c.remove);
 }
 
-std::uint32_t processor_pool::impl::new_id() {
-  if (!free_ids.empty()) {
-    std::uint32_t id = free_ids.back();
-    free_ids.pop_back();
-    return id;
-  }
-  SCENERT_ASSERT(states.size() < UINT32_MAX, "too many services in one pool");
-  states.push_back(detail::entry_state::fresh);
-  return static_cast<std::uint32_t>(states.size() - 1);
-}
-
 void processor_pool::impl::apply(pool_entry* e, bool remove) {
-  using detail::entry_state;
   if (!remove) {  // add: commands run in order, so a remove of this entry comes later
-    e->id = new_id();
-    states[e->id] = entry_state::in_wheel;
-    wheel.insert(e);
+    place(e);
     return;
   }
   e->remove_requested = true;
-  entry_state st = states[e->id];
-  if (st == entry_state::in_wheel) {
-    wheel.unlink(e);
-    begin_finalize(e);
-  } else if (st == entry_state::parked) {
-    begin_finalize(e);
-  } else if (st == entry_state::running) {
-    ++removals_waiting;  // finalized when it returns
-  }
+  if (e->home->state == detail::cohort_state::running)
+    ++e->home->removals_waiting;  // vacated when the run returns
+  else
+    vacate(e);
 }
 
-void processor_pool::impl::on_returned(pool_entry* e, bool parked) {
-  using detail::entry_state;
-  if (e->remove_requested) {
-    if (removals_waiting > 0) --removals_waiting;
-    begin_finalize(e);
-  } else if (parked) {
-    states[e->id] = entry_state::parked;  // no more ticks; stays until removed or stopped
-  } else {
-    states[e->id] = entry_state::in_wheel;
-    wheel.insert(e);
+// A new member joins the cohort filling its grid while that cohort has not run yet (so they
+// share every due time), else a fresh one.
+void processor_pool::impl::place(pool_entry* e) {
+  using detail::cohort_state;
+  grid_key key{e->hz, e->base_ns};
+  detail::cohort* c = nullptr;
+  if (auto it = filling.find(key); it != filling.end()) {
+    c = it->second;
+    if (!c->open || c->size == detail::cohort::capacity || c->state != cohort_state::in_wheel) {
+      c->open = false;
+      filling.erase(it);
+      c = nullptr;
+    }
+  }
+  if (c == nullptr) {
+    if (free_cohorts.empty()) {
+      auto fresh = std::make_unique<detail::cohort>();
+      fresh->members = std::make_unique<detail::member[]>(detail::cohort::capacity);
+      fresh->links = std::make_unique<detail::member_link[]>(detail::cohort::capacity);
+      free_cohorts.push_back(fresh.get());
+      cohorts.push_back(std::move(fresh));
+    }
+    c = free_cohorts.back();
+    free_cohorts.pop_back();
+    c->set_grid(e->hz, e->base_ns);
+    c->size = c->live = c->ticking = c->removals_waiting = 0;
+    c->open = true;
+    c->state = cohort_state::in_wheel;
+    wheel.insert(c->due_ns, c);
+    filling[key] = c;
+  }
+  detail::member& m = c->members[c->size];
+  m.run = e->svc.get();
+  m.k = 1;
+  m.last_start_ns = -1;
+  m.ticks.store(0, std::memory_order_relaxed);
+  m.tick_hist.clear();
+  m.late_hist.clear();
+  c->links[c->size].e = e;
+  c->links[c->size].held.store(true, std::memory_order_relaxed);
+  e->home = c;
+  e->index = c->size++;
+  e->record.store(&m, std::memory_order_release);
+  ++c->live;
+  ++c->ticking;
+}
+
+// Only while the cohort is not running. A cohort left with nothing to tick leaves the wheel; one
+// left with no member at all is retired until every finalization has stopped reading it.
+void processor_pool::impl::vacate(pool_entry* e) {
+  using detail::cohort_state;
+  detail::cohort* c = e->home;
+  detail::member& m = c->members[e->index];
+  if (m.k != detail::member::parked) --c->ticking;
+  m.run = nullptr;
+  --c->live;
+  if (c->ticking == 0 && c->state == cohort_state::in_wheel) {
+    wheel.unlink(c->due_ns, c);
+    c->state = cohort_state::idle;
+  }
+  if (c->live == 0) {
+    if (c->open) {
+      filling.erase(grid_key{c->hz, c->base_ns});
+      c->open = false;
+    }
+    c->state = cohort_state::retired;
+    retired.push_back(c);
+  }
+  begin_finalize(e);
+}
+
+void processor_pool::impl::recycle_retired() {
+  std::erase_if(retired, [this](detail::cohort* c) {
+    for (std::uint32_t i = 0; i < c->size; ++i)
+      if (c->links[i].held.load(std::memory_order_acquire)) return false;
+    free_cohorts.push_back(c);
+    return true;
+  });
+}
+
+// A cohort back from its run: members whose removal came meanwhile are vacated, the rest waits
+// in the wheel for the next due time (or, with nothing left to tick, outside it).
+void processor_pool::impl::on_returned(detail::cohort* c) {
+  using detail::cohort_state;
+  c->state = c->ticking == 0 ? cohort_state::idle : cohort_state::in_wheel;
+  if (c->state == cohort_state::in_wheel) wheel.insert(c->due_ns, c);
+  if (c->removals_waiting == 0) return;
+  c->removals_waiting = 0;
+  for (std::uint32_t i = 0; i < c->size; ++i) {
+    if (c->members[i].run != nullptr && c->links[i].e->remove_requested) vacate(c->links[i].e);
   }
 }
 
 void processor_pool::impl::begin_finalize(pool_entry* e) {
-  states[e->id] = detail::entry_state::finalizing;
-  free_ids.push_back(e->id);  // the entry is out of the wheel and no batch holds it
   if (!exec) {
     finalize(e);
     return;
@@ -142,6 +201,8 @@ void processor_pool::impl::finalize(pool_entry* e) noexcept {
     pool_access::entry(*e->svc).store(nullptr, std::memory_order_release);
     done = std::move(e->on_removed);
   }
+  // No reader can reach the record now (metrics() finds entries through the registry).
+  if (e->home != nullptr) e->home->links[e->index].held.store(false, std::memory_order_release);
   if (done) {
     try {
       done();
@@ -252,8 +313,7 @@ result<void, pool_errc> processor_pool::add(std::shared_ptr<service> s, double h
     }
     pool_access::owner(*s).store(&p, std::memory_order_relaxed);
     e->svc = s;
-    e->run = s.get();
-    e->set_rate(hz);
+    e->hz = hz;
     e->seq = p.next_seq++;
     e->reg_next = p.registry;
     if (p.registry != nullptr) p.registry->reg_prev = e;
@@ -287,8 +347,6 @@ result<void, pool_errc> processor_pool::add(std::shared_ptr<service> s, double h
   } else {
     e->base_ns = now_slot;
   }
-  e->k = 1;
-  e->due_ns = e->due_of(1);
   e->ready = true;
   --p.adding;
   p.push_command(e, false);

@@ -60,8 +60,8 @@ void service::activate() {
   active_.store(true, std::memory_order_release);
 }
 
-tick_outcome service::tick(const tick_context& ctx, unsigned quarantine_after, std::size_t mailbox_batch,
-                           std::string* failure) noexcept {
+tick_outcome service::tick_slow(const tick_context& ctx, unsigned quarantine_after, std::size_t mailbox_batch,
+                                std::string* failure) noexcept {
   if (quarantined_.load(std::memory_order_relaxed)) return tick_outcome::quarantined;
   try {
     // The exchange reads the latest flag, so a post whose flag it clears is visible to the drain;
@@ -78,11 +78,15 @@ tick_outcome service::tick(const tick_context& ctx, unsigned quarantine_after, s
     on_tick(ctx);
   } catch (...) {
     mail_.store(true, std::memory_order_relaxed);  // a throwing message may leave others queued
-    report(failure, state_->name, "tick", current_what());
-    return fail_tick(quarantine_after);
+    return tick_threw(quarantine_after, failure);
   }
-  if (consecutive_failures_ != 0) consecutive_failures_ = 0;  // a quiet tick writes nothing here
+  consecutive_failures_ = 0;
   return tick_outcome::ok;
+}
+
+tick_outcome service::tick_threw(unsigned quarantine_after, std::string* failure) noexcept {
+  report(failure, state_->name, "tick", current_what());
+  return fail_tick(quarantine_after);
 }
 
 tick_outcome service::fail_tick(unsigned quarantine_after) noexcept {

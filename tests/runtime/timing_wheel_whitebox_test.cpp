@@ -2,9 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <random>
-#include <set>
 #include <vector>
 
 #include "histogram.hpp"
@@ -13,43 +13,43 @@
 namespace scenert::detail {
 namespace {
 
-TEST(TimingWheel, ExpiresExactlyTheDueEntriesOfEachSlotOnRandomTraces) {
+TEST(TimingWheel, ExpiresExactlyTheDueItemsOfEachSlotOnRandomTraces) {
   for (unsigned seed = 1; seed <= 3; ++seed) {
     std::mt19937_64 rng(seed);
     const std::int64_t start = 3'600'000'000'000;
     timing_wheel wheel(start);
-    std::vector<std::unique_ptr<pool_entry>> pool;
-    std::set<pool_entry*> live;  // oracle: every entry in the wheel, with its due time
+    std::vector<std::unique_ptr<cohort>> pool;
+    std::map<cohort*, std::int64_t> live;  // oracle: every item in the wheel, with its due time
     auto add = [&](std::int64_t now) {
-      pool.push_back(std::make_unique<pool_entry>());
-      auto* e = pool.back().get();
+      pool.push_back(std::make_unique<cohort>());
+      auto* c = pool.back().get();
       // Mostly within a revolution; some several revolutions out; some already late.
       std::int64_t span = rng() % 4 == 0 ? 3 * timing_wheel::slots * slot_ns : 200 * slot_ns;
-      e->due_ns = now - 2 * slot_ns + static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(span));
-      wheel.insert(e);
-      live.insert(e);
+      std::int64_t due =
+          now - 2 * slot_ns + static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(span));
+      wheel.insert(due, c);
+      live[c] = due;
     };
     for (int i = 0; i < 1000; ++i) add(start);
     for (int step = 0; step < 9000; ++step) {
       std::int64_t slot_time = wheel.cursor_ns();
-      std::vector<pool_entry*> got;
-      wheel.take_due(slot_time, [&](const scenert::detail::ticket& t) {
-        ASSERT_EQ(t.due, t.e->due_ns);
-        got.push_back(t.e);
+      std::vector<cohort*> got;
+      wheel.take_due(slot_time, [&](const timing_wheel::item& it) {
+        ASSERT_EQ(it.due, live[it.c]);
+        got.push_back(it.c);
       });
-      std::vector<pool_entry*> want;
-      for (auto* e : live)
-        if (e->due_ns <= slot_time) want.push_back(e);
+      std::vector<cohort*> want;
+      for (auto [c, due] : live)
+        if (due <= slot_time) want.push_back(c);
       std::sort(got.begin(), got.end());
-      std::sort(want.begin(), want.end());
       ASSERT_EQ(got, want) << "seed " << seed << " step " << step;
-      for (auto* e : got) live.erase(e);
+      for (auto* c : got) live.erase(c);
       wheel.step();
       if (rng() % 3 == 0) add(wheel.cursor_ns());
       if (rng() % 7 == 0 && !live.empty()) {  // unlink one at random
         auto it = live.begin();
         std::advance(it, static_cast<long>(rng() % live.size()));
-        wheel.unlink(*it);
+        wheel.unlink(it->second, it->first);
         live.erase(it);
       }
       ASSERT_EQ(wheel.size(), live.size());
@@ -57,52 +57,63 @@ TEST(TimingWheel, ExpiresExactlyTheDueEntriesOfEachSlotOnRandomTraces) {
   }
 }
 
-// A batch whose next due times share a slot goes back whole, also when that slot is overdue
-// (it then runs at the next expiry) and next to tickets inserted one by one.
-TEST(TimingWheel, InsertsABatchOfOneSlotWhole) {
-  const std::int64_t start = 5 * slot_ns;
-  timing_wheel wheel(start);
-  std::vector<pool_entry> entries(4);
-  std::vector<ticket> batch;
-  for (std::uint32_t i = 0; i < 3; ++i)
-    batch.push_back({&entries[i], nullptr, 7 * slot_ns - static_cast<std::int64_t>(i) * 1000, i, false});
-  wheel.insert_same_slot(batch);
-  wheel.insert(ticket{&entries[3], nullptr, 7 * slot_ns, 3, false});
-  ASSERT_EQ(wheel.size(), 4u);
-  std::vector<std::uint32_t> got;
-  for (int step = 0; step < 3; ++step, wheel.step())
-    wheel.take_due(wheel.cursor_ns(), [&](const ticket& t) {
-      EXPECT_EQ(wheel.cursor_ns(), 7 * slot_ns) << "ticket " << t.id;
-      got.push_back(t.id);
-    });
-  EXPECT_EQ(got, (std::vector<std::uint32_t>{0, 1, 2, 3}));
-  EXPECT_EQ(wheel.size(), 0u);
-
-  for (auto& t : batch) t.due = 2 * slot_ns;  // overdue: lands in the cursor's slot
-  wheel.insert_same_slot(batch);
-  std::size_t n = wheel.take_due(wheel.cursor_ns(), [](const ticket&) {});
-  EXPECT_EQ(n, 3u);
-}
-
-// 10,000 entries at 10 Hz spread over the period, run through three revolutions of the wheel
-// (about 12 s): the storage follows the tickets held, not the slots ever used.
-TEST(TimingWheel, HoldsStorageForAboutTheTicketsItHolds) {
+// 10,000 items at 10 Hz spread over the period, run through three revolutions of the wheel
+// (about 12 s): the storage follows the items held, not the slots ever used.
+TEST(TimingWheel, HoldsStorageForAboutTheItemsItHolds) {
   const std::int64_t period = 100 * slot_ns, n = 10'000;
   timing_wheel wheel(0);
-  std::vector<pool_entry> entries(static_cast<std::size_t>(n));
-  for (std::int64_t i = 0; i < n; ++i)
-    wheel.insert(ticket{&entries[static_cast<std::size_t>(i)], nullptr, slot_ns + i * period / n,
-                        static_cast<std::uint32_t>(i), false});
-  std::vector<ticket> due;
+  cohort c;
+  for (std::int64_t i = 0; i < n; ++i) wheel.insert(slot_ns + i * period / n, &c);
+  std::vector<timing_wheel::item> due;
   for (std::int64_t step = 0; step < 3 * timing_wheel::slots; ++step) {
-    wheel.take_due(wheel.cursor_ns(), [&](const ticket& t) { due.push_back(t); });
+    wheel.take_due(wheel.cursor_ns(), [&](const timing_wheel::item& it) { due.push_back(it); });
     wheel.step();
-    for (auto& t : due) t.due += period;
-    wheel.insert_same_slot(due);
+    for (auto& it : due) wheel.insert(it.due + period, it.c);
     due.clear();
   }
   EXPECT_EQ(wheel.size(), static_cast<std::size_t>(n));
   EXPECT_LT(wheel.reserved(), static_cast<std::size_t>(3 * n)) << "a vector per slot would hold about 41 x n";
+}
+
+// Services added in one slot at one rate share a cohort's due times, but each keeps its own
+// next grid index: a member that overran skips the points it missed, the others keep theirs.
+TEST(Cohort, FindsTheLastGridIndexByATimeOnExactAndInexactRates) {
+  for (double hz : {10.0, 3.0, 60.0, 1000.0, 0.5}) {
+    cohort c;
+    c.set_grid(hz, 7 * slot_ns);
+    for (std::int64_t from = 1; from < 50; from += 7) {
+      for (std::int64_t t = c.due_of(from); t < c.due_of(from + 40); t += c.period_ns() / 3 + 1) {
+        std::int64_t k = c.last_index_by(t, from);
+        ASSERT_LE(c.due_of(k), t) << hz;
+        ASSERT_GT(c.due_of(k + 1), t) << hz;
+      }
+    }
+  }
+}
+
+TEST(CompactHistogram, KeepsTheMaximumWithinATenthOfAPercentAndNeverBelow) {
+  std::mt19937_64 rng(11);
+  for (int round = 0; round < 2000; ++round) {
+    compact_histogram h;
+    std::int64_t top = 0;
+    for (int i = 0; i < 50; ++i) {
+      auto v = static_cast<std::int64_t>(rng() >> (rng() % 60));  // every magnitude
+      top = std::max(top, v);
+      h.record(v);
+    }
+    ASSERT_GE(h.max(), top);
+    ASSERT_LE(static_cast<double>(h.max()), static_cast<double>(top) * 1.001 + 1);
+  }
+}
+
+TEST(CompactHistogram, HalvingKeepsRareSlowTicksAndTheQuantiles) {
+  compact_histogram h;
+  h.record(3'000'000);  // one slow tick: bucket [2 ms, 4 ms)
+  for (int i = 0; i < 100'000; ++i) h.record(i % 100 < 98 ? 1'500 : 40'000);
+  EXPECT_EQ(h.quantile(0.5), 2'048);          // the bucket [1 us, 2 us)
+  EXPECT_EQ(h.quantile(0.99), 65'536);        // [32 us, 64 us): 2% of the ticks
+  EXPECT_GE(h.quantile(0.99999), 3'000'000);  // still there after hundreds of halvings
+  EXPECT_GE(h.max(), 3'000'000);
 }
 
 TEST(LogHistogram, BucketsBoundValuesAndQuantilesStayWithinABucket) {
