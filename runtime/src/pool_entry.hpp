@@ -87,7 +87,7 @@ struct cohort {
   std::uint32_t removals_waiting = 0;       // (sched) members to vacate once the run returns
   cohort_state state = cohort_state::idle;  // (sched)
   bool open = false;                        // (sched) new members of its grid may join
-  std::unique_ptr<member[]> members;  // `capacity` records, made with the cohort's first member
+  std::unique_ptr<member[]> members;        // `capacity` records, made with the cohort's first member
   std::unique_ptr<member_link[]> links;
 
   void set_grid(double rate, std::int64_t base) noexcept {
