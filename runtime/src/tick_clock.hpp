@@ -72,23 +72,29 @@ class tsc_rate {
 };
 
 /// One worker's clock over one batch: anchored to CLOCK_MONOTONIC at the start and again after
-/// each millisecond, extrapolated by the counter in between (an error of nanoseconds), and never
-/// running backwards. Without a rate it is CLOCK_MONOTONIC itself; with a manual clock, that clock.
+/// each millisecond, extrapolated by the counter in between (an error of nanoseconds, in 32.32
+/// fixed point: no float conversions on a tick's path), and never running backwards. Without a
+/// rate it is CLOCK_MONOTONIC itself; with a manual clock, that clock.
 class tick_clock {
  public:
   tick_clock(double ns_per_cycle, const clock* manual) noexcept
-      : manual_(manual), scale_(manual != nullptr ? 0 : ns_per_cycle) {
+      : manual_(manual),
+        mult_(manual != nullptr || !(ns_per_cycle > 0) ? 0
+                                                       : static_cast<std::uint64_t>(ns_per_cycle * 0x1p32)) {
     if (manual_ == nullptr) anchor();
   }
 
   std::int64_t now() noexcept {
+    if (mult_ != 0) [[likely]] {
+      std::uint64_t cycles = read_tsc() - tsc0_;
+      if (cycles > reanchor_cycles_) [[unlikely]]
+        return anchor();
+      auto t = ns0_ + static_cast<std::int64_t>((cycles * mult_) >> 32);
+      last_ = t > last_ ? t : last_;
+      return last_;
+    }
     if (manual_ != nullptr) return manual_->now().time_since_epoch().count();
-    if (scale_ == 0) return monotonic_ns();
-    std::uint64_t cycles = read_tsc() - tsc0_;
-    if (cycles > reanchor_cycles_) return anchor();
-    auto t = ns0_ + static_cast<std::int64_t>(static_cast<double>(cycles) * scale_);
-    last_ = t > last_ ? t : last_;
-    return last_;
+    return monotonic_ns();
   }
 
  private:
@@ -96,12 +102,14 @@ class tick_clock {
     tsc0_ = read_tsc();
     ns0_ = monotonic_ns();
     last_ = ns0_ > last_ ? ns0_ : last_;
-    if (scale_ != 0) reanchor_cycles_ = static_cast<std::uint64_t>(1e6 / scale_);
+    // A millisecond of cycles (below 2^32 for any counter under 4 THz), so that cycles * mult_
+    // stays within 64 bits.
+    if (mult_ != 0) reanchor_cycles_ = (std::uint64_t{1'000'000} << 32) / mult_;
     return last_;
   }
 
   const clock* manual_;
-  double scale_;
+  std::uint64_t mult_;  // ns per cycle, times 2^32; 0: no counter
   std::uint64_t tsc0_ = 0, reanchor_cycles_ = 0;
   std::int64_t ns0_ = 0, last_ = 0;
 };
