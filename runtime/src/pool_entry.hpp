@@ -71,10 +71,19 @@ enum class cohort_state : std::uint8_t { in_wheel, running, idle, retired };
 /// share a due time, so the wheel, the dispatcher and the batches handle one cohort where they
 /// would handle each service. Each member keeps its own next grid index, so a member that overran
 /// skips the grid points it missed while the others keep theirs. Records never move: a removed
-/// member leaves a vacant record; a cohort whose members are all gone is recycled.
+/// member leaves a vacant record; a cohort whose members are all gone is recycled. A grid's first
+/// cohort is small (most grids hold one service: one added alone in its millisecond); once a grid
+/// has filled one, the next are large.
 /// Thread-safety: the scheduling thread, or the one worker it handed the cohort to.
 struct cohort {
-  static constexpr std::uint32_t capacity = 128;
+  static constexpr std::uint32_t small = 8, large = 128;
+
+  explicit cohort(std::uint32_t cap = 0)
+      : capacity(cap),
+        members(cap != 0 ? std::make_unique<member[]>(cap) : nullptr),
+        links(cap != 0 ? std::make_unique<member_link[]>(cap) : nullptr) {}
+
+  std::uint32_t capacity;
 
   double hz = 0;
   std::int64_t base_ns = 0;
@@ -87,7 +96,7 @@ struct cohort {
   std::uint32_t removals_waiting = 0;       // (sched) members to vacate once the run returns
   cohort_state state = cohort_state::idle;  // (sched)
   bool open = false;                        // (sched) new members of its grid may join
-  std::unique_ptr<member[]> members;        // `capacity` records, made with the cohort's first member
+  std::unique_ptr<member[]> members;        // `capacity` records
   std::unique_ptr<member_link[]> links;
 
   void set_grid(double rate, std::int64_t base) noexcept {

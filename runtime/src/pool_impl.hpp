@@ -172,7 +172,7 @@ struct processor_pool::impl {
     }
   };
   std::vector<std::unique_ptr<detail::cohort>> cohorts;
-  std::vector<detail::cohort*> free_cohorts, retired;
+  std::vector<detail::cohort*> free_cohorts[2], retired;  // free: small ones, large ones
   std::unordered_map<grid_key, detail::cohort*, grid_hash> filling;
   std::atomic<std::int64_t> in_flight{0};  // submitted batches and finalizations not yet done
   std::atomic<std::uint64_t> stalls{0};

@@ -85,24 +85,25 @@ void processor_pool::impl::place(pool_entry* e) {
   using detail::cohort_state;
   grid_key key{e->hz, e->base_ns};
   detail::cohort* c = nullptr;
+  bool busy = false;  // the grid filled a cohort already: many services are joining it
   if (auto it = filling.find(key); it != filling.end()) {
     c = it->second;
-    if (!c->open || c->size == detail::cohort::capacity || c->state != cohort_state::in_wheel) {
+    busy = c->size == c->capacity;
+    if (!c->open || busy || c->state != cohort_state::in_wheel) {
       c->open = false;
       filling.erase(it);
       c = nullptr;
     }
   }
   if (c == nullptr) {
-    if (free_cohorts.empty()) {
-      auto fresh = std::make_unique<detail::cohort>();
-      fresh->members = std::make_unique<detail::member[]>(detail::cohort::capacity);
-      fresh->links = std::make_unique<detail::member_link[]>(detail::cohort::capacity);
-      free_cohorts.push_back(fresh.get());
-      cohorts.push_back(std::move(fresh));
+    auto& spare = free_cohorts[busy ? 1 : 0];
+    if (spare.empty()) {
+      cohorts.push_back(
+          std::make_unique<detail::cohort>(busy ? detail::cohort::large : detail::cohort::small));
+      spare.push_back(cohorts.back().get());
     }
-    c = free_cohorts.back();
-    free_cohorts.pop_back();
+    c = spare.back();
+    spare.pop_back();
     c->set_grid(e->hz, e->base_ns);
     c->size = c->live = c->ticking = c->removals_waiting = 0;
     c->open = true;
@@ -154,7 +155,7 @@ void processor_pool::impl::recycle_retired() {
   std::erase_if(retired, [this](detail::cohort* c) {
     for (std::uint32_t i = 0; i < c->size; ++i)
       if (c->links[i].held.load(std::memory_order_acquire)) return false;
-    free_cohorts.push_back(c);
+    free_cohorts[c->capacity == detail::cohort::large ? 1 : 0].push_back(c);
     return true;
   });
 }
