@@ -1,11 +1,16 @@
 // bench_pool: N no-op services at R Hz on W workers for S seconds; prints one JSON object.
 //   bench_pool --services N --hz R --workers W --seconds S [--executor tbb|threads]
-//              [--check-count] [--overrun] [--realtime PRIORITY]
+//              [--check-count] [--overrun] [--realtime PRIORITY] [--wake-probe]
 // --check-count: every service must tick seconds*hz +- 1 times inside the measured window.
 // --overrun: one service whose third tick runs 3.5 periods; proves one late tick, no burst.
 // --realtime: the pool's threads on SCHED_FIFO at PRIORITY (pool_options::realtime_priority).
+// --wake-probe: during the measured window a plain thread (not realtime) sleeps to every 1 ms
+//   boundary as the dispatcher does; platform_wake_* report how late it woke, the machine's share
+//   of the pool's lateness (zeros without the flag). Its own CPU is left out of cpu_ns_per_tick.
 // Progress goes to stderr.
 #include <scenert/runtime/processor_pool.hpp>
+
+#include "wake_probe.hpp"
 
 #include <fmt/format.h>
 
@@ -31,14 +36,14 @@ struct args {
   unsigned workers = 2;
   double seconds = 2;
   scenert::executor_kind executor = scenert::default_executor();
-  bool check_count = false, overrun = false;
+  bool check_count = false, overrun = false, wake_probe = false;
   int realtime = 0;
 };
 
 [[noreturn]] void usage(const std::string& why) {
   std::fprintf(stderr,
                "bench_pool: %s\nusage: bench_pool --services N --hz R --workers W --seconds S "
-               "[--executor tbb|threads] [--check-count] [--overrun] [--realtime PRIORITY]\n",
+               "[--executor tbb|threads] [--check-count] [--overrun] [--realtime PRIORITY] [--wake-probe]\n",
                why.c_str());
   std::exit(2);
 }
@@ -69,6 +74,8 @@ args parse(int argc, char** argv) {
       a.overrun = true;
     else if (k == "--realtime")
       a.realtime = std::stoi(val());
+    else if (k == "--wake-probe")
+      a.wake_probe = true;
     else
       usage(fmt::format("unknown flag {}", k));
   }
@@ -122,6 +129,15 @@ std::int64_t window_max(const scenert::histogram_snapshot& a, const scenert::his
   return 0;
 }
 
+// The report's platform_wake_* fields; zeros when the probe did not run.
+std::string wake_fields(bool ran, const scenert::bench::wake_summary& w) {
+  return fmt::format(
+      "\"wake_probe\": {}, \"platform_wake_p50_us\": {:.1f}, \"platform_wake_p99_us\": {:.1f}, "
+      "\"platform_wake_max_us\": {:.1f}, \"platform_wakes_over_2ms\": {}, \"platform_wake_samples\": {}",
+      ran, static_cast<double>(w.p50_ns) / 1e3, static_cast<double>(w.p99_ns) / 1e3,
+      static_cast<double>(w.max_ns) / 1e3, w.over_2ms, w.samples);
+}
+
 int run_overrun(const args& a);
 
 }  // namespace
@@ -150,16 +166,20 @@ int main(int argc, char** argv) {
   std::fprintf(stderr, "bench_pool: %zu services added in %.0f ms; warming up one period\n", a.services,
                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   std::this_thread::sleep_for(period * 1.5);
+  scenert::bench::wake_probe probe(a.wake_probe ? a.seconds : 0);
   auto before = pool.metrics();
+  if (a.wake_probe) probe.start();
   auto wall0 = std::chrono::steady_clock::now();
   window_begin.store(ns(wall0) + std::chrono::duration_cast<nanoseconds>(period).count() / 2);
   window_end.store(window_begin.load() + static_cast<std::int64_t>(a.seconds * 1e9));
-  auto cpu0 = cpu_ns();
+  // The probe's own CPU is the machine's business, not the pool's: leave it out.
+  auto cpu0 = cpu_ns() - probe.cpu_ns();
   std::this_thread::sleep_until(
       wall0 + std::chrono::duration_cast<nanoseconds>(std::chrono::duration<double>(a.seconds)));
-  auto cpu1 = cpu_ns();
+  auto cpu1 = cpu_ns() - probe.cpu_ns();
   auto wall1 = std::chrono::steady_clock::now();
   auto after = pool.metrics();
+  probe.stop();
   std::this_thread::sleep_for(period * 1.5);  // the window's last ticks finish
   (void)pool.stop();
 
@@ -181,7 +201,7 @@ int main(int argc, char** argv) {
       "\"lateness_p50_us\": {:.1f}, \"lateness_p99_us\": {:.1f}, \"lateness_max_us\": {:.1f}, "
       "\"lateness_max_since_start_us\": {:.1f}, "
       "\"overruns\": {}, \"utilisation\": {:.4f}, \"ticks_in_window_min\": {}, \"ticks_in_window_max\": {}, "
-      "\"expected_per_service\": {}, \"services_off_count\": {}}}\n",
+      "\"expected_per_service\": {}, \"services_off_count\": {}, {}}}\n",
       a.services, a.hz, a.workers, a.seconds, a.executor == scenert::executor_kind::tbb ? "tbb" : "threads",
       a.realtime, ticks, static_cast<double>(ticks) / wall,
       static_cast<double>(cpu1 - cpu0) / static_cast<double>(std::max<std::uint64_t>(ticks, 1)),
@@ -189,7 +209,7 @@ int main(int argc, char** argv) {
       static_cast<double>(quantile(before.lateness, after.lateness, 0.99)) / 1e3,
       static_cast<double>(window_max(before.lateness, after.lateness)) / 1e3,
       static_cast<double>(after.lateness.max.count()) / 1e3, after.overruns - before.overruns,
-      after.utilisation, lo, hi, expected, off);
+      after.utilisation, lo, hi, expected, off, wake_fields(a.wake_probe, probe.summary()));
   if (a.check_count && off != 0) {
     std::fprintf(stderr, "bench_pool: %zu services ticked outside %lld +- 1 times\n", off,
                  static_cast<long long>(expected));

@@ -25,7 +25,7 @@ rm -rf "$out" && mkdir -p "$out"
 secs=10 services=100000 lines=100000
 ((quick)) && secs=2 services=20000 lines=20000
 benches=(
-  "pool_100k|$bin/bench_pool --services $services --hz 10 --workers 2 --seconds $secs"
+  "pool_100k|$bin/bench_pool --services $services --hz 10 --workers 2 --seconds $secs --wake-probe"
   "pool_1m|$bin/bench_pool --services $((services * 10)) --hz 10 --workers 2 --seconds $secs"
   "dungeons|$bin/bench_host_dungeons --lines $lines --workers 2 --seconds $secs"
 )
