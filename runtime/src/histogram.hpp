@@ -34,12 +34,10 @@ class log_histogram {
     return index(v, static_cast<unsigned>(std::bit_width(v)));
   }
   /// The same, for `v` >= 0 whose bit width the caller knows.
+  /// By table, without a branch: it runs twice per tick.
   static unsigned index(std::uint64_t v, unsigned width) noexcept {
-    if (width <= MinExp) return 0;
-    unsigned e = width - 1;
-    if (e >= MaxExp) return bucket_count - 1;
-    auto sub = static_cast<unsigned>(v >> (e - SubBits)) & ((1u << SubBits) - 1);
-    return 1 + ((e - MinExp) << SubBits) + sub;
+    const by_width& b = table[width];
+    return b.base + (static_cast<unsigned>(v >> b.shift) & b.mask);
   }
   /// Values in bucket i are below upper_bound(i); the overflow bucket has none.
   static std::int64_t upper_bound(unsigned i) noexcept {
@@ -86,6 +84,25 @@ class log_histogram {
   }
 
  private:
+  // For a bit width: the bucket of its lowest value, and which bits below the top pick the sub-bucket.
+  struct by_width {
+    std::uint8_t base, shift, mask;
+  };
+  static constexpr std::array<by_width, 65> table = [] {
+    std::array<by_width, 65> t{};
+    for (unsigned w = 0; w <= 64; ++w) {
+      if (w <= MinExp)
+        t[w] = {0, 0, 0};
+      else if (w - 1 >= MaxExp)
+        t[w] = {static_cast<std::uint8_t>(bucket_count - 1), 0, 0};
+      else
+        t[w] = {static_cast<std::uint8_t>(1 + ((w - 1 - MinExp) << SubBits)),
+                static_cast<std::uint8_t>(w - 1 - SubBits), static_cast<std::uint8_t>((1u << SubBits) - 1)};
+    }
+    return t;
+  }();
+  static_assert(bucket_count <= 256);
+
   std::array<std::atomic<Count>, bucket_count> counts_{};
   std::atomic<std::int64_t> max_{0};
   std::atomic<std::int64_t> sum_{0};
@@ -104,9 +121,7 @@ class compact_histogram {
   static constexpr unsigned bucket_count = 14;
 
   static unsigned index(std::int64_t ns) noexcept { return index_of_width(width_of(ns)); }
-  static unsigned index_of_width(unsigned w) noexcept {
-    return w <= 10 ? 0 : (w >= 10 + bucket_count - 1 ? bucket_count - 1 : w - 10);
-  }
+  static unsigned index_of_width(unsigned w) noexcept { return bucket_of_width[w]; }
   /// Values in bucket i are below upper_bound(i); the last bucket has no bound.
   static std::int64_t upper_bound(unsigned i) noexcept { return std::int64_t{1} << (10 + i); }
 
@@ -135,7 +150,7 @@ class compact_histogram {
       halve();
     // A value whose code exponent is below the maximum's is below the maximum: mostly, one compare.
     std::uint16_t top = max_.load(std::memory_order_relaxed);
-    if ((width <= 10 ? 0u : width - 10) >= (top >> 10u) && ns > decode(top))
+    if (exponent_of_width[width] >= (top >> 10u) && ns > decode(top))
       max_.store(encode(ns), std::memory_order_relaxed);
   }
   /// For a record reused by another service; not while a reader may look (that would be torn).
@@ -165,6 +180,19 @@ class compact_histogram {
       c.store(static_cast<std::uint8_t>((v + 1) / 2), std::memory_order_relaxed);
     }
   }
+  // By bit width: the bucket, and the exponent encode() gives (codes of a lower exponent are smaller).
+  static constexpr std::array<std::uint8_t, 65> bucket_of_width = [] {
+    std::array<std::uint8_t, 65> t{};
+    for (unsigned w = 0; w <= 64; ++w)
+      t[w] = static_cast<std::uint8_t>(w <= 10 ? 0 : std::min(w - 10, bucket_count - 1));
+    return t;
+  }();
+  static constexpr std::array<std::uint8_t, 65> exponent_of_width = [] {
+    std::array<std::uint8_t, 65> t{};
+    for (unsigned w = 0; w <= 64; ++w) t[w] = static_cast<std::uint8_t>(w <= 10 ? 0 : w - 10);
+    return t;
+  }();
+
   std::array<std::atomic<std::uint8_t>, bucket_count> counts_{};
   std::atomic<std::uint16_t> max_{0};
 };

@@ -5,6 +5,7 @@
 #include <scenert/runtime/processor_pool.hpp>
 
 #include <atomic>
+#include <bit>
 #include <condition_variable>
 #include <cstdint>
 #include <ctime>
@@ -57,11 +58,14 @@ struct tick_counts {
 
   /// Records a tick's duration and lateness in the member's and the worker's histograms.
   void record(worker_slot& w, member& m, std::int64_t took, std::int64_t late) noexcept {
-    unsigned tw = width_of(took), lw = width_of(late);
+    // A tick's duration is never negative (the tick clock never runs backwards); a tick may start
+    // a hair before its due time by the worker's clock.
+    auto t = static_cast<std::uint64_t>(took), l = static_cast<std::uint64_t>(late < 0 ? 0 : late);
+    auto tw = static_cast<unsigned>(std::bit_width(t)), lw = static_cast<unsigned>(std::bit_width(l));
     m.tick_hist.record(took, tw);
     m.late_hist.record(late, lw);
-    w.tick_hist.count(static_cast<std::uint64_t>(took < 0 ? 0 : took), tw);
-    w.late_hist.count(static_cast<std::uint64_t>(late < 0 ? 0 : late), lw);
+    w.tick_hist.count(t, tw);
+    w.late_hist.count(l, lw);
     took_sum += took;
     late_sum += late;
     took_max = took > took_max ? took : took_max;

@@ -32,8 +32,7 @@ using detail::worker_slot;
   w.started_ns.store(t_start, std::memory_order_relaxed);
   w.current.store(&m, std::memory_order_release);
   tick_outcome outcome = m.run->tick(ctx, opt.quarantine_after, opt.mailbox_batch, &w.failure);
-  std::int64_t t_end = clock.now();
-  w.current.store(nullptr, std::memory_order_release);
+  std::int64_t t_end = clock.now();  // `current` stays until the next tick or the batch's end
 
   std::int64_t took = t_end - t_start;
   counts.record(w, m, took, t_start - c.due_ns);
@@ -143,6 +142,7 @@ void processor_pool::impl::run_batch(detail::batch* b, unsigned worker) noexcept
     }
     t = run_cohort(*cs[j], t, clock, w, counts);
   }
+  w.current.store(nullptr, std::memory_order_release);
   detail::tls_ticking = nullptr;
   counts.flush(w);
   w.busy_ns.store(w.busy_ns.load(std::memory_order_relaxed) + (t - t0), std::memory_order_relaxed);
@@ -316,7 +316,9 @@ void processor_pool::impl::advance_manual(std::int64_t target) {
       detail::tick_counts counts;
       detail::tls_ticking = this;
       detail::tick_clock clock(0, opt.manual);
+      slots[0]->cohort_now.store(c, std::memory_order_relaxed);
       (void)run_member(*c, i, now_ns(), clock, *slots[0], counts);
+      slots[0]->current.store(nullptr, std::memory_order_release);
       detail::tls_ticking = nullptr;
       counts.flush(*slots[0]);
       last_progress_ns.store(now_ns(), std::memory_order_relaxed);
