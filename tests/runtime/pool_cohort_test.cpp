@@ -16,9 +16,7 @@ namespace scenert {
 namespace {
 
 using namespace std::chrono_literals;
-using testing::manual_pool;
-using testing::ns_of;
-using testing::probe;
+using namespace testing;  // scenert::testing: the probe service and the manual pool
 
 // More than one cohort holds (128), added at one instant: each tick of the period runs them all,
 // in the order they were added; removing some leaves the others' order and grid alone.

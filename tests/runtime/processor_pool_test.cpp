@@ -17,9 +17,7 @@ namespace scenert {
 namespace {
 
 using namespace std::chrono_literals;
-using testing::manual_pool;
-using testing::ns_of;
-using testing::probe;
+using namespace testing;  // scenert::testing: the probe service and the manual pool
 
 TEST(ProcessorPool, RejectsAPhaseOutsideOnePeriod) {
   manual_pool m;
