@@ -13,15 +13,15 @@
 
 namespace scenert::detail {
 
-/// Buckets of 2^SubBits per power of two between 2^MinExp and 2^MaxExp nanoseconds, one below
-/// and one overflow bucket. Thread-safety: record() by one thread at a time (the handover of a
-/// service between workers orders successive writers); snapshot() from any thread.
 /// The bit width of a measurement (negative counts as 0): what both histograms index by, so that
 /// a value recorded in two of them is measured once.
 inline unsigned width_of(std::int64_t ns) noexcept {
   return static_cast<unsigned>(std::bit_width(static_cast<std::uint64_t>(ns < 0 ? 0 : ns)));
 }
 
+/// Buckets of 2^SubBits per power of two between 2^MinExp and 2^MaxExp nanoseconds, one below
+/// and one overflow bucket. Thread-safety: record() by one thread at a time (the handover of a
+/// service between workers orders successive writers); snapshot() from any thread.
 template <unsigned SubBits, unsigned MinExp, unsigned MaxExp, class Count>
 class log_histogram {
   static_assert(MinExp >= SubBits && MaxExp > MinExp);
@@ -30,11 +30,10 @@ class log_histogram {
   static constexpr unsigned bucket_count = 2 + ((MaxExp - MinExp) << SubBits);
 
   static unsigned index(std::int64_t ns) noexcept {
-    auto v = static_cast<std::uint64_t>(ns < 0 ? 0 : ns);
-    return index(v, static_cast<unsigned>(std::bit_width(v)));
+    return index(static_cast<std::uint64_t>(ns < 0 ? 0 : ns), width_of(ns));
   }
-  /// The same, for `v` >= 0 whose bit width the caller knows.
-  /// By table, without a branch: it runs twice per tick.
+  /// The same, for `v` >= 0 whose bit width the caller knows; by table, without a branch (it
+  /// runs twice per tick).
   static unsigned index(std::uint64_t v, unsigned width) noexcept {
     const by_width& b = table[width];
     return b.base + (static_cast<unsigned>(v >> b.shift) & b.mask);

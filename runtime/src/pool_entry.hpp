@@ -111,6 +111,13 @@ struct cohort {
     if (exact_period != 0) return base_ns + kk * exact_period;
     return base_ns + std::llround(static_cast<double>(kk) * 1e9 / hz);
   }
+  /// After a run: the next one is at the earliest next grid index of its members (`parked`, when
+  /// every one is quarantined, leaves it as it is: it ticks nothing).
+  void move_to(std::int64_t kk) noexcept {
+    if (kk == member::parked) return;
+    k = kk;
+    due_ns = due_of(kk);
+  }
   [[nodiscard]] std::int64_t period_ns() const noexcept { return std::llround(1e9 / hz); }
   /// The last grid index whose time is at or before `t` (at least `from`).
   [[nodiscard]] std::int64_t last_index_by(std::int64_t t, std::int64_t from) const noexcept {

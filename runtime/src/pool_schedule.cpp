@@ -98,10 +98,7 @@ std::int64_t processor_pool::impl::run_cohort(detail::cohort& c, std::int64_t t,
     if (m.k == c.k) t = run_member(c, i, t, clock, w, counts);
     min_k = m.k < min_k ? m.k : min_k;  // a parked member's k is above every other
   }
-  if (min_k != detail::member::parked) {
-    c.k = min_k;
-    c.due_ns = c.due_of(min_k);
-  }
+  c.move_to(min_k);
   return t;
 }
 
@@ -112,10 +109,7 @@ void processor_pool::impl::finish_run(detail::cohort& c) noexcept {
     const detail::member& m = c.members[i];
     if (m.run != nullptr && m.k < min_k) min_k = m.k;
   }
-  if (min_k != detail::member::parked) {
-    c.k = min_k;
-    c.due_ns = c.due_of(min_k);
-  }
+  c.move_to(min_k);
 }
 
 void processor_pool::impl::count_stall(pool_entry* e, std::int64_t running_ns) noexcept {

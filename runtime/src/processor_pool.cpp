@@ -90,8 +90,7 @@ void processor_pool::impl::place(pool_entry* e) {
     c = it->second;
     busy = c->size == c->capacity;
     if (!c->open || busy || c->state != cohort_state::in_wheel) {
-      c->open = false;
-      filling.erase(it);
+      close(c);
       c = nullptr;
     }
   }
@@ -141,10 +140,7 @@ void processor_pool::impl::vacate(pool_entry* e) {
     c->state = cohort_state::idle;
   }
   if (c->live == 0) {
-    if (c->open) {
-      filling.erase(grid_key{c->hz, c->base_ns});
-      c->open = false;
-    }
+    close(c);
     c->state = cohort_state::retired;
     retired.push_back(c);
   }
