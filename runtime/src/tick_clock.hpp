@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <ctime>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 #include <scenert/runtime/clock.hpp>
@@ -34,11 +35,11 @@ inline std::uint64_t read_tsc() noexcept {
 
 /// Nanoseconds per TSC cycle, measured against CLOCK_MONOTONIC over a baseline that grows as the
 /// pool runs (so NTP's slewing of the monotonic clock is followed too). Zero, and never used,
-/// where the kernel itself does not trust the TSC as its clock source.
+/// where the counter cannot be trusted as a clock: see counter_is_a_clock().
 /// Thread-safety: refine() from the scheduling thread; ns_per_cycle() from any thread.
 class tsc_rate {
  public:
-  tsc_rate() : usable_(kernel_uses_tsc()) {}
+  tsc_rate() : usable_(counter_is_a_clock()) {}
 
   /// Takes a (clock, counter) pair; the rate is published once 20 ms separate it from the first.
   void refine() noexcept {
@@ -54,17 +55,34 @@ class tsc_rate {
   }
   [[nodiscard]] double ns_per_cycle() const noexcept { return rate_.load(std::memory_order_relaxed); }
 
- private:
-  static bool kernel_uses_tsc() {
+  /// The kernel clocks itself by the TSC, or the CPU says its TSC runs at one rate through
+  /// frequency changes and sleep states (an invariant TSC). A virtual machine's kernel clocks
+  /// itself by kvm-clock even then, and a clock_gettime there costs 30-50 ns (a third of a no-op
+  /// tick); the counter is safe to extrapolate by, since a tick clock re-anchors to the kernel's
+  /// clock every millisecond and whenever the counter jumps.
+  static bool counter_is_a_clock() {
 #if defined(__x86_64__)
-    std::ifstream f("/sys/devices/system/clocksource/clocksource0/current_clocksource");
+    std::ifstream source("/sys/devices/system/clocksource/clocksource0/current_clocksource");
     std::string s;
-    return f >> s && s == "tsc";
-#else
-    return false;
+    if (source >> s && s == "tsc") return true;
+    std::ifstream cpuinfo("/proc/cpuinfo");
+    for (std::string line; std::getline(cpuinfo, line);)
+      if (line.rfind("flags", 0) == 0) return invariant_tsc(line);
 #endif
+    return false;
+  }
+  /// Whether a /proc/cpuinfo flags line names both halves of an invariant TSC.
+  static bool invariant_tsc(const std::string& flags) {
+    std::istringstream words(flags);
+    bool constant = false, nonstop = false;
+    for (std::string w; words >> w;) {
+      constant = constant || w == "constant_tsc";
+      nonstop = nonstop || w == "nonstop_tsc";
+    }
+    return constant && nonstop;
   }
 
+ private:
   bool usable_;
   std::int64_t ns0_ = 0;
   std::uint64_t tsc0_ = 0;

@@ -29,6 +29,15 @@ TEST(TickClock, FollowsTheMonotonicClockAfterCalibration) {
   }
 }
 
+// A virtual machine's kernel clocks itself by kvm-clock; the CPU's flags still tell whether its
+// counter keeps one rate.
+TEST(TickClock, TrustsTheCounterOnlyWhenItIsInvariant) {
+  EXPECT_TRUE(tsc_rate::invariant_tsc("flags\t\t: fpu tsc constant_tsc rep_good nonstop_tsc cpuid"));
+  EXPECT_FALSE(tsc_rate::invariant_tsc("flags\t\t: fpu tsc constant_tsc rep_good cpuid"));
+  EXPECT_FALSE(tsc_rate::invariant_tsc("flags\t\t: fpu tsc nonstop_tsc"));
+  EXPECT_FALSE(tsc_rate::invariant_tsc("flags\t\t: fpu tsc constant_tsc_x nonstop_tsc"));
+}
+
 TEST(TickClock, ReadsTheManualClockWhenGivenOne) {
   scenert::manual_clock manual;
   tick_clock clock(1.0, &manual);
