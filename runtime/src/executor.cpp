@@ -1,16 +1,22 @@
 #include "executor.hpp"
 #include "thread_priority.hpp"
+#include "tick_clock.hpp"
 
 #include <tbb/global_control.h>
 #include <tbb/task_arena.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
-#include <deque>
 #include <mutex>
 #include <thread>
 #include <utility>
 #include <vector>
+
+#if defined(__linux__)
+#include <sys/prctl.h>
+#endif
 
 namespace scenert {
 
@@ -25,33 +31,35 @@ executor_kind default_executor() noexcept {
 namespace detail {
 namespace {
 
-// The batches waiting for a worker: a mutex, a condition variable and a deque. An idle worker
-// sleeps on the condition variable at once, where an idle oneTBB worker would spin and yield
-// for a while after each batch (at one batch per millisecond that spinning costs more CPU
-// than the ticks themselves).
+// The batches waiting for a worker, earliest first: a mutex, a condition variable and a heap.
+// A worker waits for the earliest task's time by its own timer, so a batch handed over ahead of
+// its time starts one wake-up after it, where a batch handed over at its time would start after
+// the dispatcher's wake-up and then the worker's. An idle worker sleeps at once, where an idle
+// oneTBB worker would spin and yield for a while after each batch (at one batch per millisecond
+// that spinning costs more CPU than the ticks themselves).
 class task_queue {
  public:
   explicit task_queue(int realtime_priority) : priority_(realtime_priority) {}
-  void push(executor::task t) {
+  void push(executor::task t, std::int64_t not_before_ns) {
+    bool first;
     {
       std::lock_guard lock(mu_);
-      queue_.push_back(std::move(t));
+      heap_.push_back({not_before_ns, seq_++, std::move(t)});
+      std::push_heap(heap_.begin(), heap_.end(), later);
+      first = heap_.front().seq == seq_ - 1;
     }
-    cv_.notify_one();
+    // A later task needs no word: whoever takes the one before it passes the word on.
+    if (first) cv_.notify_one();
   }
   /// Runs tasks as worker `index` until close(); returns once the queue is drained.
   void serve(unsigned index) {
+#if defined(__linux__)
+    prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);  // wake at the task's time, not up to 50 us after
+#endif
     realtime_scope realtime(priority_);  // start() checked that the system allows it
-    for (;;) {
-      executor::task t;
-      {
-        std::unique_lock lock(mu_);
-        cv_.wait(lock, [&] { return done_ || !queue_.empty(); });
-        if (queue_.empty()) return;  // done_ and drained
-        t = std::move(queue_.front());
-        queue_.pop_front();
-      }
+    for (executor::task t; take(t);) {
       t(index);
+      t = {};
     }
   }
   void close() {
@@ -63,9 +71,40 @@ class task_queue {
   }
 
  private:
+  struct entry {
+    std::int64_t not_before;
+    std::uint64_t seq;
+    executor::task fn;
+  };
+  static bool later(const entry& a, const entry& b) noexcept {
+    return a.not_before != b.not_before ? a.not_before > b.not_before : a.seq > b.seq;
+  }
+
+  /// Waits for the earliest task's time and takes it; false once closed and drained.
+  bool take(executor::task& out) {
+    std::unique_lock lock(mu_);
+    for (;;) {
+      if (heap_.empty()) {
+        if (done_) return false;
+        cv_.wait(lock);
+        continue;
+      }
+      std::int64_t due = heap_.front().not_before;
+      if (due <= monotonic_ns()) break;
+      cv_.wait_until(lock, std::chrono::steady_clock::time_point(std::chrono::nanoseconds(due)));
+    }
+    std::pop_heap(heap_.begin(), heap_.end(), later);
+    out = std::move(heap_.back().fn);
+    heap_.pop_back();
+    // Another task is due: a sleeping worker may be waiting for a later time, or for none.
+    if (!heap_.empty() && heap_.front().not_before <= monotonic_ns()) cv_.notify_one();
+    return true;
+  }
+
   std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<executor::task> queue_;
+  std::vector<entry> heap_;
+  std::uint64_t seq_ = 0;
   bool done_ = false;
   int priority_;
 };
@@ -92,7 +131,7 @@ class tbb_executor final : public executor {
     arena_.terminate();
   }
 
-  void submit(task t) override { queue_.push(std::move(t)); }
+  void submit(task t, std::int64_t not_before_ns) override { queue_.push(std::move(t), not_before_ns); }
   [[nodiscard]] unsigned workers() const noexcept override { return workers_; }
 
  private:
@@ -124,7 +163,7 @@ class thread_executor final : public executor {
     for (auto& t : threads_) t.join();
   }
 
-  void submit(task t) override { queue_.push(std::move(t)); }
+  void submit(task t, std::int64_t not_before_ns) override { queue_.push(std::move(t), not_before_ns); }
   [[nodiscard]] unsigned workers() const noexcept override { return static_cast<unsigned>(threads_.size()); }
 
  private:

@@ -2,6 +2,7 @@
 /// detail::executor: the threads that run batches of ticks. Two backends behind one interface:
 /// a oneTBB task_arena (the default) and a plain std::thread pool (for ThreadSanitizer builds).
 
+#include <cstdint>
 #include <memory>
 
 #include <scenert/runtime/processor_pool.hpp>
@@ -15,8 +16,9 @@ class executor {
  public:
   using task = unique_function<void(unsigned worker)>;
   virtual ~executor() = default;
-  /// Runs `t` on some worker, soon. Never runs it inline.
-  virtual void submit(task t) = 0;
+  /// Runs `t` on some worker once CLOCK_MONOTONIC reaches `not_before_ns` (at once if it has),
+  /// tasks in order of that time, then of submission. Never runs it inline.
+  virtual void submit(task t, std::int64_t not_before_ns = 0) = 0;
   [[nodiscard]] virtual unsigned workers() const noexcept = 0;
 };
 

@@ -64,8 +64,9 @@ struct member_link {
   std::atomic<bool> held{false};  // the entry may still read the record (until it is finalized)
 };
 
-/// Where a cohort is; owned by the scheduling thread.
-enum class cohort_state : std::uint8_t { in_wheel, running, idle, retired };
+/// Where a cohort is; owned by the scheduling thread. `late`: due in a slot the dispatcher handed
+/// out already, it waits in the pool's late list for the dispatcher's next pass.
+enum class cohort_state : std::uint8_t { in_wheel, late, running, idle, retired };
 
 /// Services of one rate on one grid (added in the same 1 ms slot, or with the same phase): they
 /// share a due time, so the wheel, the dispatcher and the batches handle one cohort where they
@@ -224,6 +225,7 @@ class timing_wheel {
 /// Cohorts handed to one worker at once; recycled, so steady running allocates nothing.
 struct batch {
   std::vector<cohort*> cohorts;
+  std::int64_t not_before = 0;  // the latest slot time among its cohorts: none ticks early
   batch* next = nullptr;  // the return stack, or the free list
 };
 

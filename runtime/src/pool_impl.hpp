@@ -111,13 +111,19 @@ struct processor_pool::impl {
   void place(detail::pool_entry* e);   // gives a new entry its member record
   void vacate(detail::pool_entry* e);  // frees its record, then finalizes it
   void on_returned(detail::cohort* c);
+  void schedule(detail::cohort* c);  // into the wheel, or `late` if its slot was handed out already
   void begin_finalize(detail::pool_entry* e);
   void finalize(detail::pool_entry* e) noexcept;
   void recycle_retired();
   void close(detail::cohort* c);  // takes no new member from now on
   void shutdown_entries();        // stop: finalize every entry left, inline
   void dispatcher_main();
+  // How far ahead slots go out: the next slot's batches wait in the executor when a worker
+  // finishes the current one's, and the dispatcher wakes between the workers' wake-ups.
+  static constexpr std::int64_t lead_ns = 3 * detail::slot_ns / 2;
   void dispatch_slot();  // hands the cursor slot's due cohorts to the workers in batches
+  void dispatch_late();  // the same for `late`
+  void hand_out(const std::vector<detail::cohort*>& cs);
   void submit(detail::batch* b);
   detail::batch* get_batch();
   void reap_returns();
@@ -185,6 +191,7 @@ struct processor_pool::impl {
   std::atomic<std::int64_t> start_ns{0}, last_progress_ns{0};
   std::vector<std::pair<detail::cohort*, std::uint32_t>> scratch;  // advance(): due members
   std::vector<detail::cohort*> due_cohorts;                        // the slot being dispatched or run inline
+  std::vector<detail::cohort*> late;  // due in a slot already handed out: handed out on their own
 
   std::mutex stall_mu;
   std::vector<std::string> stalled_now;

@@ -160,7 +160,7 @@ detail::batch* processor_pool::impl::get_batch() {
 
 void processor_pool::impl::submit(detail::batch* b) {
   in_flight.fetch_add(1, std::memory_order_relaxed);
-  exec->submit([this, b](unsigned worker) { run_batch(b, worker); });
+  exec->submit([this, b](unsigned worker) { run_batch(b, worker); }, b->not_before);
 }
 
 // A cohort takes no new member once it has run (its members would no longer share its grid).
@@ -171,24 +171,34 @@ void processor_pool::impl::close(detail::cohort* c) {
     filling.erase(it);
 }
 
-// Hands the cursor slot's due cohorts to the workers in a few batches, each submitted as soon as
-// it holds its share of the slot's services: one submit costs about a microsecond, so batches are
-// large, but at least two per worker so that the workers share the load.
 void processor_pool::impl::dispatch_slot() {
   due_cohorts.clear();
+  wheel.take_due(wheel.cursor_ns(), [&](const detail::timing_wheel::item& it) { due_cohorts.push_back(it.c); });
+  hand_out(due_cohorts);
+}
+
+void processor_pool::impl::dispatch_late() {
+  std::sort(late.begin(), late.end(), [](auto* a, auto* b) { return a->due_ns < b->due_ns; });
+  hand_out(late);
+  late.clear();
+}
+
+// Hands cohorts (in due order) to the workers in a few batches, each submitted as soon as it
+// holds its share of the services: one submit costs about a microsecond, so batches are large,
+// but at least two per worker so that the workers share the load. A batch waits in the executor
+// for its latest slot time, so that no cohort ticks before it is due.
+void processor_pool::impl::hand_out(const std::vector<detail::cohort*>& cs) {
   std::size_t services = 0;
-  wheel.take_due(wheel.cursor_ns(), [&](const detail::timing_wheel::item& it) {
-    due_cohorts.push_back(it.c);
-    services += it.c->ticking;
-  });
+  for (detail::cohort* c : cs) services += c->ticking;
   std::size_t per = std::max<std::size_t>(64, (services + 2 * slots.size() - 1) / (2 * slots.size()));
   detail::batch* b = nullptr;
   std::size_t filled = 0;
-  for (detail::cohort* c : due_cohorts) {
+  for (detail::cohort* c : cs) {
     close(c);
     c->state = detail::cohort_state::running;
     if (b == nullptr) b = get_batch();
     b->cohorts.push_back(c);
+    b->not_before = std::max(b->not_before, detail::timing_wheel::ceil_slot(c->due_ns) * detail::slot_ns);
     filled += c->ticking;
     if (filled >= per) {
       submit(b);
@@ -205,6 +215,7 @@ void processor_pool::impl::reap_returns() {
     detail::batch* next = b->next;
     for (detail::cohort* c : b->cohorts) on_returned(c);
     b->cohorts.clear();
+    b->not_before = 0;
     b->next = free_batches;
     free_batches = b;
     b = next;
@@ -249,8 +260,12 @@ void processor_pool::impl::dispatcher_main() {
     }
     std::int64_t now = now_ns();
     tsc.refine();
+    if (!late.empty()) dispatch_late();
     if (wheel.size() == 0) wheel.jump(now);
-    while (wheel.cursor_ns() <= now) {
+    // Slots go out `lead` ahead of their time and wait in the executor: a worker then starts a
+    // slot one wake-up after its time, by its own timer, where a slot handed out at its time
+    // would start after the dispatcher's wake-up and then the worker's.
+    while (wheel.cursor_ns() <= now + lead_ns) {
       dispatch_slot();
       wheel.step();
     }
@@ -258,7 +273,7 @@ void processor_pool::impl::dispatcher_main() {
     // A batch pushes its entries back before it leaves in_flight, so this order misses none.
     bool idle = wheel.size() == 0 && in_flight.load(std::memory_order_acquire) == 0 &&
                 returns.load(std::memory_order_acquire) == nullptr;
-    auto wake = time_point(nanoseconds(idle ? now + 50 * detail::slot_ns : wheel.cursor_ns()));
+    auto wake = time_point(nanoseconds(idle ? now + 50 * detail::slot_ns : wheel.cursor_ns() - lead_ns));
     std::unique_lock lock(cmd_mu);
     cv.wait_until(lock, wake, [&] { return stop_cmd || !commands.empty(); });
   }

@@ -89,7 +89,7 @@ void processor_pool::impl::place(pool_entry* e) {
   if (auto it = filling.find(key); it != filling.end()) {
     c = it->second;
     busy = c->size == c->capacity;
-    if (!c->open || busy || c->state != cohort_state::in_wheel) {
+    if (!c->open || busy || (c->state != cohort_state::in_wheel && c->state != cohort_state::late)) {
       close(c);
       c = nullptr;
     }
@@ -106,8 +106,7 @@ void processor_pool::impl::place(pool_entry* e) {
     c->set_grid(e->hz, e->base_ns);
     c->size = c->live = c->ticking = c->removals_waiting = 0;
     c->open = true;
-    c->state = cohort_state::in_wheel;
-    wheel.insert(c->due_ns, c);
+    schedule(c);
     filling[key] = c;
   }
   detail::member& m = c->members[c->size];
@@ -138,6 +137,9 @@ void processor_pool::impl::vacate(pool_entry* e) {
   if (c->ticking == 0 && c->state == cohort_state::in_wheel) {
     wheel.unlink(c->due_ns, c);
     c->state = cohort_state::idle;
+  } else if (c->ticking == 0 && c->state == cohort_state::late) {
+    std::erase(late, c);
+    c->state = cohort_state::idle;
   }
   if (c->live == 0) {
     close(c);
@@ -160,12 +162,25 @@ void processor_pool::impl::recycle_retired() {
 // in the wheel for the next due time (or, with nothing left to tick, outside it).
 void processor_pool::impl::on_returned(detail::cohort* c) {
   using detail::cohort_state;
-  c->state = c->ticking == 0 ? cohort_state::idle : cohort_state::in_wheel;
-  if (c->state == cohort_state::in_wheel) wheel.insert(c->due_ns, c);
+  c->state = cohort_state::idle;
+  if (c->ticking != 0) schedule(c);
   if (c->removals_waiting == 0) return;
   c->removals_waiting = 0;
   for (std::uint32_t i = 0; i < c->size; ++i) {
     if (c->members[i].run != nullptr && c->links[i].e->remove_requested) vacate(c->links[i].e);
+  }
+}
+
+// The dispatcher hands slots out ahead of their time; a cohort due in a slot already handed out
+// (a rate above 500 Hz, or a late tick after an overrun) goes out on its own at the next pass.
+// Under the manual clock the wheel takes it: its cursor slot runs at the next advance.
+void processor_pool::impl::schedule(detail::cohort* c) {
+  if (exec && detail::timing_wheel::ceil_slot(c->due_ns) * detail::slot_ns < wheel.cursor_ns()) {
+    c->state = detail::cohort_state::late;
+    late.push_back(c);
+  } else {
+    c->state = detail::cohort_state::in_wheel;
+    wheel.insert(c->due_ns, c);
   }
 }
 
@@ -211,6 +226,9 @@ void processor_pool::impl::finalize(pool_entry* e) noexcept {
 }
 
 void processor_pool::impl::shutdown_entries() {
+  // Every batch has returned; finalizations that the last returns began run to their end here,
+  // so that their entries leave the registry before it is read (else they would be finalized twice).
+  exec.reset();
   std::vector<pool_entry*> left;
   for (;;) {
     {
@@ -226,7 +244,6 @@ void processor_pool::impl::shutdown_entries() {
     }
     std::this_thread::yield();
   }
-  exec.reset();  // every batch has returned; no task is left
   for (auto c : taken) {
     if (c.remove) c.e->remove_requested = true;
   }
