@@ -226,7 +226,7 @@ class timing_wheel {
 struct batch {
   std::vector<cohort*> cohorts;
   std::int64_t not_before = 0;  // the latest slot time among its cohorts: none ticks early
-  batch* next = nullptr;  // the return stack, or the free list
+  batch* next = nullptr;        // the return stack, or the free list
 };
 
 }  // namespace scenert::detail

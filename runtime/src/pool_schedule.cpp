@@ -173,7 +173,8 @@ void processor_pool::impl::close(detail::cohort* c) {
 
 void processor_pool::impl::dispatch_slot() {
   due_cohorts.clear();
-  wheel.take_due(wheel.cursor_ns(), [&](const detail::timing_wheel::item& it) { due_cohorts.push_back(it.c); });
+  wheel.take_due(wheel.cursor_ns(),
+                 [&](const detail::timing_wheel::item& it) { due_cohorts.push_back(it.c); });
   hand_out(due_cohorts);
 }
 
