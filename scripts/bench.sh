@@ -27,6 +27,7 @@ secs=10 services=100000 lines=100000
 benches=(
   "pool_100k|$bin/bench_pool --services $services --hz 10 --workers 2 --seconds $secs --wake-probe"
   "pool_1m|$bin/bench_pool --services $((services * 10)) --hz 10 --workers 2 --seconds $secs"
+  "pool_1m_thp|env GLIBC_TUNABLES=glibc.malloc.hugetlb=1 $bin/bench_pool --services $((services * 10)) --hz 10 --workers 2 --seconds $secs"
   "dungeons|$bin/bench_host_dungeons --lines $lines --workers 2 --seconds $secs"
 )
 for s in s1 s2 s3 s4 s5 seed001; do benches+=("aoi_$s|$bin/bench_aoi --scenario $s"); done

@@ -41,11 +41,12 @@ def row(label, value, unit, target=""):
 
 
 def main(folder):
-    for name in ("pool_100k", "pool_1m"):
+    for name in ("pool_100k", "pool_1m", "pool_1m_thp"):
         runs = load(folder, name)
         if not runs:
             continue
-        print(f"{name} ({runs[0].get('services')} no-op services at {runs[0].get('hz')} Hz, median of {len(runs)})")
+        heap = ", heap on huge pages" if name.endswith("_thp") else ""
+        print(f"{name} ({runs[0].get('services')} no-op services at {runs[0].get('hz')} Hz{heap}, median of {len(runs)})")
         row("CPU per tick", median(runs, "cpu_ns_per_tick"), "ns", "target <= 150 (100k), <= 50 (1M)")
         row("ticks per second", median(runs, "ticks_per_second"), "")
         row("lateness p50", median(runs, "lateness_p50_us"), "us", "target < 150")
