@@ -134,11 +134,11 @@ void processor_pool::impl::vacate(pool_entry* e) {
   if (m.k != detail::member::parked) --c->ticking;
   m.run = nullptr;
   --c->live;
-  if (c->ticking == 0 && c->state == cohort_state::in_wheel) {
-    wheel.unlink(c->due_ns, c);
-    c->state = cohort_state::idle;
-  } else if (c->ticking == 0 && c->state == cohort_state::late) {
-    std::erase(late, c);
+  if (c->ticking == 0 && (c->state == cohort_state::in_wheel || c->state == cohort_state::late)) {
+    if (c->state == cohort_state::in_wheel)
+      wheel.unlink(c->due_ns, c);
+    else
+      std::erase(late, c);
     c->state = cohort_state::idle;
   }
   if (c->live == 0) {

@@ -84,6 +84,41 @@ TEST(ProcessorPoolThreads, TicksOnASingleWorkerOfEitherExecutor) {
   ticks_on(executor_kind::threads, 1);
 }
 
+// At 1000 Hz a cohort comes back after the dispatcher has handed its next slot out, so each
+// tick goes out on its own; it still waits for its grid point. The grid starts on the first
+// whole millisecond of the steady clock at or after the add, and tick k (from 0) is due (k + 1)
+// ms after that.
+struct punctual final : service {
+  explicit punctual(std::string name, std::int64_t added) : service(std::move(name)), added_ns(added) {}
+  std::int64_t added_ns;
+  std::atomic<int> ticks{0}, early{0};
+  void on_tick(const tick_context& c) override {
+    std::int64_t base = (added_ns + 999'999) / 1'000'000 * 1'000'000;
+    auto floor = base + static_cast<std::int64_t>(c.index + 1) * 1'000'000;
+    if (c.now.time_since_epoch().count() < floor) early.fetch_add(1);
+    ticks.fetch_add(1);
+  }
+};
+
+TEST(ProcessorPoolThreads, NeverTicksBeforeItsGridPointAtAThousandHertz) {
+  processor_pool pool;
+  ASSERT_TRUE(pool.start());
+  std::vector<std::shared_ptr<punctual>> all;
+  for (int i = 0; i < 8; ++i) {
+    auto added = std::chrono::steady_clock::now().time_since_epoch();
+    all.push_back(
+        std::make_shared<punctual>("p" + std::to_string(i), std::chrono::nanoseconds(added).count()));
+    ASSERT_TRUE(pool.add(all.back(), 1000));
+  }
+  EXPECT_TRUE(eventually([&] {
+    for (auto& s : all)
+      if (s->ticks.load() < 200) return false;
+    return true;
+  }));
+  ASSERT_TRUE(pool.stop());
+  for (auto& s : all) EXPECT_EQ(s->early.load(), 0) << s->name();
+}
+
 TEST(ProcessorPoolThreads, RefusesARealtimePriorityOutOfRange) {
   for (int bad : {-1, 100}) {
     pool_options o;
