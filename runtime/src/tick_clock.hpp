@@ -57,9 +57,9 @@ class tsc_rate {
 
   /// The kernel clocks itself by the TSC, or the CPU says its TSC runs at one rate through
   /// frequency changes and sleep states (an invariant TSC). A virtual machine's kernel clocks
-  /// itself by kvm-clock even then, and a clock_gettime there costs 30-50 ns (a third of a no-op
-  /// tick); the counter is safe to extrapolate by, since a tick clock re-anchors to the kernel's
-  /// clock every millisecond and whenever the counter jumps.
+  /// itself by kvm-clock even then, and a clock_gettime there cost about 30 ns more per tick than
+  /// the counter (a third of a no-op tick); the counter is safe to extrapolate by, since a tick
+  /// clock re-anchors to the kernel's clock every millisecond and whenever the counter jumps.
   static bool counter_is_a_clock() {
 #if defined(__x86_64__)
     std::ifstream source("/sys/devices/system/clocksource/clocksource0/current_clocksource");
