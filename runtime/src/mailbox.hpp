@@ -46,11 +46,12 @@ class mailbox {
     message fn;
   };
 
-  // head_ and tail_ share a line: an idle mailbox is found empty (head_ == tail_) by reading
-  // that one line, which is all a tick of a quiet service touches.
-  alignas(64) std::atomic<node*> head_;  // producers: the newest node
-  node* tail_;                           // consumer: the dummy before the oldest message
-  alignas(64) std::atomic<std::uint32_t> in_flight_{0};
+  // Not aligned to cache lines: a quiet service's tick reads no mailbox (the service's own flag
+  // says whether mail came), and an over-aligned allocation per service scatters the heap that
+  // the embedder's service objects are carved from (a million services spanned twice the pages).
+  std::atomic<node*> head_;  // producers: the newest node
+  node* tail_;               // consumer: the dummy before the oldest message
+  std::atomic<std::uint32_t> in_flight_{0};
   std::atomic<bool> closed_{false};
   std::atomic<std::size_t> depth_{0};
   std::atomic<std::uint64_t> dropped_{0};

@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "entry_slab.hpp"
 #include "executor.hpp"
 #include "histogram.hpp"
 #include "mailbox.hpp"
@@ -159,6 +160,7 @@ struct processor_pool::impl {
   std::vector<command> commands;  // (cmd_mu)
   bool stop_cmd = false;          // (cmd_mu) stop_requested, as the dispatcher sees it
   std::vector<command> taken;     // scheduling thread's swap buffer
+  detail::entry_slab entries;     // (mu)
   detail::pool_entry* registry = nullptr;
   std::size_t registered = 0;
   unsigned adding = 0;  // add() calls between registering and queueing their command

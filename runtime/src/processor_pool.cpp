@@ -222,7 +222,8 @@ void processor_pool::impl::finalize(pool_entry* e) noexcept {
       log(log_level::error, fmt::format("service '{}': removal callback threw", e->svc->name()));
     }
   }
-  delete e;
+  std::lock_guard lock(mu);
+  entries.release(e);
 }
 
 void processor_pool::impl::shutdown_entries() {
@@ -312,16 +313,16 @@ result<void, pool_errc> processor_pool::add(std::shared_ptr<service> s, double h
     return fail(pool_errc::invalid_phase,
                 fmt::format("add('{}'): phase must be in [0, {} ns) at {} Hz, got {} ns", s->name(),
                             std::llround(1e9 / hz), hz, phase->count()));
-  auto* e = new pool_entry;
+  pool_entry* e = nullptr;
   {
     std::lock_guard lock(p.mu);
     if (p.stop_requested) {
-      delete e;
       return fail(pool_errc::stopped, fmt::format("add('{}'): the pool was stopped", s->name()));
     }
+    e = p.entries.make();
     pool_entry* none = nullptr;
     if (!pool_access::entry(*s).compare_exchange_strong(none, e, std::memory_order_acq_rel)) {
-      delete e;
+      p.entries.release(e);
       return fail(pool_errc::already_added,
                   fmt::format("add('{}'): the service is in a pool already", s->name()));
     }
@@ -348,7 +349,7 @@ result<void, pool_errc> processor_pool::add(std::shared_ptr<service> s, double h
     --p.adding;
     pool_access::owner(*s).store(nullptr, std::memory_order_relaxed);
     pool_access::entry(*s).store(nullptr, std::memory_order_release);
-    delete e;
+    p.entries.release(e);
     return fail(pool_errc::activation_failed,
                 fmt::format("add('{}'): on_init or on_active threw", s->name()));
   }
