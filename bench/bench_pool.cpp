@@ -129,6 +129,17 @@ std::int64_t window_max(const scenert::histogram_snapshot& a, const scenert::his
   return 0;
 }
 
+// Ticks between two snapshots that began late by at least the first bucket edge at or above
+// `bound` (for 2 ms: 2^21 ns, 2.1 ms).
+std::uint64_t count_over(const scenert::histogram_snapshot& a, const scenert::histogram_snapshot& b,
+                         std::chrono::nanoseconds bound) {
+  std::uint64_t n = 0;
+  for (std::size_t i = 1; i < b.counts.size(); ++i) {
+    if (b.upper_bounds[i - 1] >= bound) n += b.counts[i] - (a.counts.empty() ? 0 : a.counts[i]);
+  }
+  return n;
+}
+
 // The report's platform_wake_* fields; zeros when the probe did not run.
 std::string wake_fields(bool ran, const scenert::bench::wake_summary& w) {
   return fmt::format(
@@ -199,7 +210,7 @@ int main(int argc, char** argv) {
       "\"realtime_priority\": {}, "
       "\"ticks\": {}, \"ticks_per_second\": {:.0f}, \"cpu_ns_per_tick\": {:.1f}, "
       "\"lateness_p50_us\": {:.1f}, \"lateness_p99_us\": {:.1f}, \"lateness_max_us\": {:.1f}, "
-      "\"lateness_max_since_start_us\": {:.1f}, "
+      "\"lateness_max_since_start_us\": {:.1f}, \"ticks_late_over_2ms\": {}, "
       "\"overruns\": {}, \"utilisation\": {:.4f}, \"ticks_in_window_min\": {}, \"ticks_in_window_max\": {}, "
       "\"expected_per_service\": {}, \"services_off_count\": {}, {}}}\n",
       a.services, a.hz, a.workers, a.seconds, a.executor == scenert::executor_kind::tbb ? "tbb" : "threads",
@@ -208,8 +219,10 @@ int main(int argc, char** argv) {
       static_cast<double>(quantile(before.lateness, after.lateness, 0.5)) / 1e3,
       static_cast<double>(quantile(before.lateness, after.lateness, 0.99)) / 1e3,
       static_cast<double>(window_max(before.lateness, after.lateness)) / 1e3,
-      static_cast<double>(after.lateness.max.count()) / 1e3, after.overruns - before.overruns,
-      after.utilisation, lo, hi, expected, off, wake_fields(a.wake_probe, probe.summary()));
+      static_cast<double>(after.lateness.max.count()) / 1e3,
+      count_over(before.lateness, after.lateness, std::chrono::milliseconds(2)),
+      after.overruns - before.overruns, after.utilisation, lo, hi, expected, off,
+      wake_fields(a.wake_probe, probe.summary()));
   if (a.check_count && off != 0) {
     std::fprintf(stderr, "bench_pool: %zu services ticked outside %lld +- 1 times\n", off,
                  static_cast<long long>(expected));
