@@ -381,12 +381,28 @@ pool_metrics processor_pool::metrics(bool per_service) const {
   m.workers = p.opt.manual != nullptr ? 0 : p.opt.workers;
   std::int64_t now = p.now_ns();
   {
-    std::lock_guard lock(p.mu);
+    // The walk holds the lock a slice at a time, a bookmark (an entry without a service) keeping
+    // its place in between: add() and a finalizing worker wait for a slice, not for a walk over
+    // a million services (25 ms).
+    constexpr std::size_t slice = 4096;
+    pool_entry mark;
+    std::unique_lock lock(p.mu);
     m.services = p.registered;
-    for (pool_entry* e = p.registry; e != nullptr; e = e->reg_next) {
-      m.mailbox_depth += e->svc->mailbox_depth();
-      if (e->svc->quarantined()) ++m.quarantined;
-      if (per_service) m.per_service.push_back(row_of(*e));
+    pool_entry* e = p.registry;
+    for (;;) {
+      for (std::size_t n = 0; e != nullptr && n < slice; e = e->reg_next) {
+        if (!e->svc) continue;  // another walk's bookmark
+        ++n;
+        m.mailbox_depth += e->svc->mailbox_depth();
+        if (e->svc->quarantined()) ++m.quarantined;
+        if (per_service) m.per_service.push_back(row_of(*e));
+      }
+      if (e == nullptr) break;
+      p.registry_link(&mark, e);
+      lock.unlock();
+      lock.lock();
+      e = mark.reg_next;
+      p.registry_unlink(&mark);
     }
   }
   std::int64_t busy = 0;

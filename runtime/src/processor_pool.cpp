@@ -52,6 +52,21 @@ void processor_pool::impl::log(log_level level, const std::string& text) const {
   std::fprintf(stderr, "scenert: %s: %s\n", names[static_cast<int>(level)], text.c_str());
 }
 
+void processor_pool::impl::registry_link(pool_entry* e, pool_entry* next) noexcept {
+  pool_entry* prev = next != nullptr ? next->reg_prev : nullptr;
+  if (next == nullptr) next = registry;  // at the head
+  e->reg_prev = prev;
+  e->reg_next = next;
+  (prev != nullptr ? prev->reg_next : registry) = e;
+  if (next != nullptr) next->reg_prev = e;
+}
+
+void processor_pool::impl::registry_unlink(pool_entry* e) noexcept {
+  (e->reg_prev != nullptr ? e->reg_prev->reg_next : registry) = e->reg_next;
+  if (e->reg_next != nullptr) e->reg_next->reg_prev = e->reg_prev;
+  e->reg_prev = e->reg_next = nullptr;
+}
+
 void processor_pool::impl::push_command(pool_entry* e, bool remove) {
   std::lock_guard lock(cmd_mu);
   commands.push_back({e, remove});
@@ -203,11 +218,7 @@ void processor_pool::impl::finalize(pool_entry* e) noexcept {
   unique_function<void()> done;
   {
     std::lock_guard lock(mu);
-    if (e->reg_prev != nullptr)
-      e->reg_prev->reg_next = e->reg_next;
-    else
-      registry = e->reg_next;
-    if (e->reg_next != nullptr) e->reg_next->reg_prev = e->reg_prev;
+    registry_unlink(e);
     --registered;
     pool_access::owner(*e->svc).store(nullptr, std::memory_order_relaxed);
     pool_access::entry(*e->svc).store(nullptr, std::memory_order_release);
@@ -238,7 +249,9 @@ void processor_pool::impl::shutdown_entries() {
         taken.clear();
         std::lock_guard cmd(cmd_mu);
         taken.swap(commands);
-        for (pool_entry* e = registry; e != nullptr; e = e->reg_next) left.push_back(e);
+        for (pool_entry* e = registry; e != nullptr; e = e->reg_next) {
+          if (e->svc) left.push_back(e);  // not a walk's bookmark
+        }
         shut_down = true;
         break;
       }
@@ -330,9 +343,7 @@ result<void, pool_errc> processor_pool::add(std::shared_ptr<service> s, double h
     e->svc = s;
     e->hz = hz;
     e->seq = p.next_seq++;
-    e->reg_next = p.registry;
-    if (p.registry != nullptr) p.registry->reg_prev = e;
-    p.registry = e;
+    p.registry_link(e, nullptr);
     ++p.registered;
     ++p.adding;
   }
@@ -340,11 +351,7 @@ result<void, pool_errc> processor_pool::add(std::shared_ptr<service> s, double h
     s->activate();
   } catch (...) {
     std::lock_guard lock(p.mu);
-    if (e->reg_prev != nullptr)
-      e->reg_prev->reg_next = e->reg_next;
-    else
-      p.registry = e->reg_next;
-    if (e->reg_next != nullptr) e->reg_next->reg_prev = e->reg_prev;
+    p.registry_unlink(e);
     --p.registered;
     --p.adding;
     pool_access::owner(*s).store(nullptr, std::memory_order_relaxed);

@@ -3,12 +3,15 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <functional>
 #include <limits>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "pool_test_support.hpp"
@@ -289,6 +292,47 @@ TEST(ProcessorPool, RunsMessagesOnTheServiceThreadBeforeItsTick) {
   EXPECT_EQ(m.pool.metrics().mailbox_depth, 1u);
   m.pool.advance(100ms);
   EXPECT_EQ(journal, (std::vector<std::string>{"message", "inbox:tick"}));
+}
+
+TEST(ProcessorPool, MetricsCountEachServiceOnceWhileOthersComeAndGo) {
+  // metrics() walks the services a slice at a time and lets go of the pool's lock in between.
+  // Steady services, each with one queued message, sit between passing ones that leave and come
+  // back meanwhile: every walk counts each steady service exactly once.
+  manual_pool m;
+  std::vector<std::shared_ptr<probe>> steady, passing;
+  for (int i = 0; i < 10'000; ++i) {  // a few slices
+    steady.push_back(std::make_shared<probe>("steady"));
+    ASSERT_TRUE(m.pool.add(steady.back(), 10));
+    ASSERT_TRUE(steady.back()->post([] {}));
+    passing.push_back(std::make_shared<probe>("passing"));
+    ASSERT_TRUE(m.pool.add(passing.back(), 10));
+  }
+  m.pool.advance(0ns);
+  std::atomic<bool> done{false};
+  std::atomic<int> rounds{0};
+  std::thread churn([&] {
+    for (std::size_t next = 0; !done.load(); next = (next + 97) % passing.size()) {
+      for (std::size_t i = next; i < next + 97 && i < passing.size(); ++i)
+        EXPECT_TRUE(m.pool.remove(*passing[i]));
+      m.pool.advance(0ns);  // the removals complete: their entries leave the walk's list
+      for (std::size_t i = next; i < next + 97 && i < passing.size(); ++i)
+        EXPECT_TRUE(m.pool.add(passing[i], 10));
+      m.pool.advance(0ns);
+      ++rounds;
+    }
+  });
+  for (int walk = 0; walk < 50 || rounds.load() < 100; ++walk) {
+    auto pm = m.pool.metrics(walk % 10 == 0);
+    ASSERT_EQ(pm.mailbox_depth, 10'000u) << "walk " << walk;
+    if (walk % 10 == 0) {
+      auto n = std::count_if(pm.per_service.begin(), pm.per_service.end(),
+                             [](const service_metrics& r) { return r.name == "steady"; });
+      ASSERT_EQ(n, 10'000) << "walk " << walk;
+    }
+  }
+  done = true;
+  churn.join();
+  EXPECT_EQ(m.pool.metrics().services, 20'000u);
 }
 
 TEST(ProcessorPool, CountsAndNamesAStalledTick) {

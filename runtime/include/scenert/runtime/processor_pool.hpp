@@ -91,7 +91,9 @@ class processor_pool {
   /// applies them without moving time). Ticks run even before start().
   void advance(std::chrono::nanoseconds dt);
 
-  /// The pool's measurements; per-service rows only when asked (they cost O(services)).
+  /// The pool's measurements; per-service rows only when asked. Sums over the services (mailbox
+  /// depth, quarantined) walk them a slice at a time, so add() and remove() never wait for the
+  /// whole walk; a service added or removed during the walk may or may not be counted.
   [[nodiscard]] pool_metrics metrics(bool per_service = false) const;
   [[nodiscard]] time_point now() const noexcept;
   [[nodiscard]] const pool_options& options() const noexcept;
