@@ -233,6 +233,8 @@ void processor_pool::impl::finalize(pool_entry* e) noexcept {
       log(log_level::error, fmt::format("service '{}': removal callback threw", e->svc->name()));
     }
   }
+  // The pool may hold the last reference: the service's destructor runs outside the lock.
+  std::shared_ptr<service> last = std::move(e->svc);
   std::lock_guard lock(mu);
   entries.release(e);
 }

@@ -244,6 +244,27 @@ TEST(ProcessorPool, AServiceCanRemoveItselfFromItsOwnTick) {
   EXPECT_EQ(s->actives, 2);
 }
 
+// A removed service whose last reference the pool held is destroyed outside the pool's lock: its
+// destructor may call the pool (here metrics(), which takes that lock).
+TEST(ProcessorPool, DestroysAServiceItHeldLastOutsideItsLock) {
+  struct asks_on_destruction final : service {
+    explicit asks_on_destruction(processor_pool& p, std::size_t& seen)
+        : service("asker"), pool(p), out(seen) {}
+    ~asks_on_destruction() override { out = pool.metrics().services + 1; }
+    void on_tick(const tick_context&) override {}
+    processor_pool& pool;
+    std::size_t& out;
+  };
+  manual_pool m;
+  std::size_t seen = 0;
+  auto s = std::make_shared<asks_on_destruction>(m.pool, seen);
+  service& ref = *s;
+  ASSERT_TRUE(m.pool.add(std::move(s), 10));
+  ASSERT_TRUE(m.pool.remove(ref));
+  m.pool.advance(0ns);
+  EXPECT_EQ(seen, 1u);  // destroyed, and it saw the pool with no service left
+}
+
 TEST(ProcessorPool, StopCallsOnInactiveOfEveryActiveServiceExactlyOnce) {
   manual_pool m;
   std::vector<std::shared_ptr<probe>> all;
