@@ -8,6 +8,10 @@
 
 #include "pool_entry.hpp"
 
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#endif
+
 namespace scenert::detail {
 
 /// Pool entries in chunks rather than one allocation each. A tick reads the service object, and
@@ -27,6 +31,7 @@ class entry_slab {
     if (free_ == nullptr) grow();
     slot* s = free_;
     free_ = s->next;
+    unpoison(s);
     return ::new (static_cast<void*>(s->bytes)) pool_entry;
   }
   /// Destroys `e` and keeps its storage for the next make().
@@ -35,6 +40,7 @@ class entry_slab {
     auto* s = reinterpret_cast<slot*>(e);
     s->next = free_;
     free_ = s;
+    poison(s);
   }
 
  private:
@@ -50,7 +56,24 @@ class entry_slab {
     for (std::size_t i = chunk; i-- > 0;) {
       c[i].next = free_;
       free_ = &c[i];
+      poison(&c[i]);
     }
+  }
+  // Under AddressSanitizer a free entry (all but its link) is poisoned, so a stale pointer to a
+  // removed service's entry is still caught although the slab keeps the memory.
+  static void poison(slot* s) noexcept {
+#if defined(__SANITIZE_ADDRESS__)
+    ASAN_POISON_MEMORY_REGION(s->bytes + sizeof(slot*), sizeof(slot) - sizeof(slot*));
+#else
+    (void)s;
+#endif
+  }
+  static void unpoison(slot* s) noexcept {
+#if defined(__SANITIZE_ADDRESS__)
+    ASAN_UNPOISON_MEMORY_REGION(s, sizeof(slot));
+#else
+    (void)s;
+#endif
   }
 
   std::vector<std::unique_ptr<slot[]>> chunks_;

@@ -60,4 +60,19 @@ TEST(EntrySlab, PacksEntriesMadeOneAfterAnother) {
   for (auto* e : made) slab.release(e);
 }
 
+TEST(EntrySlab, PoisonsAFreeEntryUnderAddressSanitizer) {
+#if defined(__SANITIZE_ADDRESS__)
+  entry_slab slab;
+  pool_entry* e = slab.make();
+  EXPECT_FALSE(__asan_address_is_poisoned(&e->seq));
+  slab.release(e);
+  EXPECT_TRUE(__asan_address_is_poisoned(&e->seq));  // a stale read would be reported
+  EXPECT_EQ(slab.make(), e);
+  EXPECT_FALSE(__asan_address_is_poisoned(&e->seq));
+  slab.release(e);
+#else
+  GTEST_SKIP() << "an AddressSanitizer build checks this";
+#endif
+}
+
 }  // namespace
