@@ -104,7 +104,8 @@ struct processor_pool::impl {
     return clk->now().time_since_epoch().count();
   }
   void log(log_level level, const std::string& text) const;
-  // The registry, a list under mu: new entries go first; `next` is where a walk resumes.
+  // The registry, a list under mu: links `e` before `next` (null: first, as add() does; a
+  // metrics() walk's bookmark goes before the entry where it resumes).
   void registry_link(detail::pool_entry* e, detail::pool_entry* next) noexcept;
   void registry_unlink(detail::pool_entry* e) noexcept;
   void push_command(detail::pool_entry* e, bool remove);  // caller holds mu; takes cmd_mu
