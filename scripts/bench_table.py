@@ -52,6 +52,7 @@ def main(folder):
         row("lateness p50", median(runs, "lateness_p50_us"), "us", "target < 150")
         row("lateness p99", median(runs, "lateness_p99_us"), "us", "target < 500")
         row("lateness max", median(runs, "lateness_max_us"), "us", "target < 2000")
+        row("ticks 2.1 ms late or more", median(runs, "ticks_late_over_2ms"), "")
         if any(r.get("wake_probe") for r in runs):
             row("platform wake max (plain thread, same run)", median(runs, "platform_wake_max_us"), "us",
                 "the machine's floor")
