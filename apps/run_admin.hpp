@@ -24,7 +24,7 @@ void render_world_metrics(prometheus_text& out, const world_snapshot& s);
 /// One running phase of a town line, as the world's directory sees it.
 struct running_phase {
   scene_id space = 0;
-  std::uint32_t phase = 0;  ///< the phase's child id on its line
+  phase_id phase = 0;  ///< the phase it is in on its line (0: none)
   std::uint32_t players = 0;
 };
 /// Running phases (those with players) per town line: (scene id, line id) -> phases.

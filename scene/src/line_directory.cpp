@@ -83,7 +83,9 @@ class local_line_directory final : public line_directory {
       if (def.kind == scene_kind::space) continue;  // phases live inside their town's lines
       auto& s = scenes_[def.id];
       s.def = &def;
-      std::uint32_t hard = std::max(def.hard_capacity, def.capacity);
+      SCENERT_ASSERT(def.hard_capacity >= def.capacity,
+                     "line_directory: hard_capacity below capacity (validate the table first)");
+      std::uint32_t hard = def.hard_capacity;
       s.buckets.resize(hard + 1);
       s.bits.resize((hard + 1 + 63) / 64);
     }
@@ -196,8 +198,7 @@ class local_line_directory final : public line_directory {
   void begin_switch(player_id player, line_handle target) override {
     auto& p = known(player);
     SCENERT_ASSERT(p.loc.where == location::state::in_line, "begin_switch: player not on a line");
-    p.loc.where = location::state::switching;
-    p.loc.target = target;
+    p.loc = location{location::state::switching, p.loc.line, target};  // out of any phase
     p.pos_target = attach(target, player);
   }
 
@@ -216,7 +217,7 @@ class local_line_directory final : public line_directory {
     p.loc = {location::state::in_line, p.loc.line, {}};
   }
 
-  void set_phase(player_id player, scene_id space, std::uint32_t phase, bool pending) override {
+  void set_phase(player_id player, scene_id space, phase_id phase, bool pending) override {
     auto& p = known(player);
     SCENERT_ASSERT(p.loc.where == location::state::in_line, "set_phase: player not on a line");
     p.loc.space = space;

@@ -1,7 +1,9 @@
 #include <scenert/scene/scene.hpp>
 
 #include <algorithm>
+
 #include <limits>
+#include <scenert/scene/phase_host.hpp>
 #include <utility>
 
 #include <fmt/format.h>
@@ -22,26 +24,26 @@ void scene::assign_line(line_handle line) {
 
 void scene::add_module(std::unique_ptr<scene_module> module) {
   SCENERT_ASSERT(!initialized(), "add_module: the scene was activated already");
+  if (auto* host = dynamic_cast<phase_host*>(module.get())) phases_ = host;  // looked up once, here
   modules_.push_back(std::move(module));
 }
 
-void scene::post_enter(player_id player) { push_roster({roster_change::kind::enter, player, {}}); }
+void scene::post_enter(player_id player) { post_roster({roster_change::kind::enter, player, {}}); }
 void scene::post_leave(player_id player, bool ack) {
-  push_roster({ack ? roster_change::kind::leave_ack : roster_change::kind::leave, player, {}});
+  post_roster({ack ? roster_change::kind::leave_ack : roster_change::kind::leave, player, {}});
 }
 void scene::post_move(player_id player, grid::cell_point to) {
-  push_roster({roster_change::kind::move, player, to});
+  post_roster({roster_change::kind::move, player, to});
 }
 
-void scene::push_roster(roster_change e) { post_roster({&e, 1}); }
+void scene::post_roster(const roster_change& change) { post_roster({&change, 1}); }
 
+// The roster inbox stays open while the line is closed: what reaches a closed line is dropped at
+// its on_inactive or applied by nobody, and the world sends nothing to a line it closed.
 void scene::post_roster(std::span<const roster_change> changes) {
   if (changes.empty()) return;
-  {
-    std::lock_guard lock(inbox_mutex_);
-    inbox_.insert(inbox_.end(), changes.begin(), changes.end());
-  }
-  inbox_pending_.store(true, std::memory_order_release);
+  for (const auto& c : changes) (void)roster_.post(c);
+  roster_pending_.store(true, std::memory_order_release);
 }
 
 std::optional<grid::entity_id> scene::entity_of(player_id player) const {
@@ -91,12 +93,9 @@ void scene::on_active() {
 void scene::on_inactive() {
   ++deactivations_;
   for (auto& m : modules_) m->on_inactive(*this);
-  {
-    // The line is closing: the world sends it nothing more, and what is left nets to nobody.
-    std::lock_guard lock(inbox_mutex_);
-    inbox_.clear();
-  }
-  draining_.clear();
+  // The line is closing: the world sends it nothing more, and what is left nets to nobody.
+  roster_pending_.store(false, std::memory_order_relaxed);
+  (void)roster_.drain([](roster_change&) {});
   players_.clear();
   monsters_.clear();
   free_ids_.clear();
@@ -133,44 +132,59 @@ void scene::on_tick(const tick_context& ctx) {
 // ---- roster ----------------------------------------------------------------------------
 
 void scene::apply_roster() {
-  // Most ticks of most lines have no roster change: skip the lock. A post racing with the swap
-  // below at worst sets the flag for an empty inbox, which the next tick clears.
-  if (!inbox_pending_.load(std::memory_order_acquire)) return;
-  inbox_pending_.store(false, std::memory_order_relaxed);
-  {
-    std::lock_guard lock(inbox_mutex_);
-    if (inbox_.empty()) return;
-    draining_.swap(inbox_);
-  }
-  for (const auto& e : draining_) {
-    switch (e.what) {
-      case roster_change::kind::enter:
-        add_player(e.player);
-        break;
-      case roster_change::kind::leave:
-        remove_player(e.player, false);
-        break;
-      case roster_change::kind::leave_ack:
-        remove_player(e.player, true);
-        break;
-      case roster_change::kind::move:
-        move_player(e.player, e.to);
-        break;
-    }
-  }
-  draining_.clear();
+  // Most ticks of most lines have no roster change: the flag keeps them off the inbox. A post
+  // racing with the exchange sets it again, and the next tick drains what it brought.
+  if (!roster_pending_.load(std::memory_order_relaxed) ||
+      !roster_pending_.exchange(false, std::memory_order_acquire))
+    return;
+  (void)roster_.drain([this](roster_change& c) { apply(c); });
   // One notice per batch, not per leave: a busy line emptied and refilled many times in one tick
   // tells the host once, and only when it ends the batch empty.
   bool closes_itself = def_.kind != scene_kind::guild && def_.kind != scene_kind::space;
   if (std::exchange(emptied_, false) && players_.empty() && closes_itself && host_) host_->scene_empty(line_);
 }
 
+void scene::apply(const roster_change& c) {
+  const bool phased = phases_ != nullptr && phases_->in_phase(c.player);
+  switch (c.what) {
+    case roster_change::kind::enter:
+      return add_player(c.player);
+    case roster_change::kind::leave:
+    case roster_change::kind::leave_ack:
+      if (phased) phases_->drop_from_phase(c.player);
+      return remove_player(c.player, c.what == roster_change::kind::leave_ack);
+    case roster_change::kind::move:
+      if (phased) return phases_->move_in_phase(c.player, c.to);
+      return move_player(c.player, c.to);
+    case roster_change::kind::enter_phase:
+    case roster_change::kind::leave_phase:
+      return answer_phase(c);
+  }
+}
+
+void scene::answer_phase(const roster_change& c) {
+  const bool entering = c.what == roster_change::kind::enter_phase;
+  result<phase_id, world_errc> answer = fail(entering ? world_errc::wrong_town : world_errc::not_in_space,
+                                             fmt::format("{} hosts no phases", name()));
+  if (phases_ != nullptr)
+    answer =
+        entering ? phases_->enter_phase(*this, c.player, c.space) : phases_->leave_phase(*this, c.player);
+  if (host_) host_->phase_answered(line_, c.player, std::move(answer), entering);
+}
+
+void scene::place_player(player_id player, std::optional<grid::cell_point> at) {
+  add_player(player);
+  if (at) move_player(player, *at);
+}
+
+void scene::take_player(player_id player) { remove_player(player, false); }
+
 void scene::add_player(player_id player) {
   if (players_.count(player)) return;
   auto id = new_entity();
   auto at = free_cell_near(entry_).value_or(entry_);
-  SCENERT_ASSERT(grid_->add(id, grid::entity_type::player, at, grid::ignore_view{}).has_value(),
-                 "scene: a player could not be put on the grid");
+  const bool added = grid_->add(id, grid::entity_type::player, at, grid::ignore_view{}).has_value();
+  SCENERT_ASSERT(added, "scene: a player could not be put on the grid");
   if (spare_players_.empty()) {
     players_.emplace(player, id);
   } else {
@@ -189,7 +203,7 @@ void scene::remove_player(player_id player, bool ack) {
     for (auto& m : modules_) m->on_player_leave(*this, player);
     (void)grid_->remove(it->second, grid::ignore_view{});
     free_ids_.push_back(it->second);
-    if (spare_players_.size() < std::max(def_.capacity, def_.hard_capacity))
+    if (spare_players_.size() < def_.hard_capacity)
       spare_players_.push_back(players_.extract(it));
     else
       players_.erase(it);

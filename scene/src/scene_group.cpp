@@ -4,21 +4,10 @@
 
 #include <scenert/scene/scene.hpp>
 
-#include "mpsc_list.hpp"
-
 namespace scenert {
 
-struct scene_group::queues {
-  struct removal {
-    std::shared_ptr<scene> s;
-    unique_function<void()> on_removed;
-  };
-  detail::mpsc_list<std::shared_ptr<scene>> waiting_add;
-  detail::mpsc_list<removal> waiting_remove;
-};
-
 scene_group::scene_group(std::string name, scene_group_options options)
-    : service(std::move(name)), options_(options), queues_(std::make_unique<queues>()) {
+    : service(std::move(name)), options_(options) {
   SCENERT_ASSERT(options_.hz > 0, "scene_group: frame rate must be positive");
   if (options_.member_budget.count() == 0) {
     auto period = std::chrono::duration_cast<nanoseconds>(std::chrono::duration<double>(1.0 / options_.hz));
@@ -30,12 +19,14 @@ scene_group::~scene_group() = default;
 
 void scene_group::add_member(std::shared_ptr<scene> s) {
   SCENERT_ASSERT(s != nullptr, "add_member: null scene");
-  queues_->waiting_add.push(std::move(s));
+  const bool queued = changes_.post({std::move(s), true, {}});
+  SCENERT_ASSERT(queued, "add_member: the group's inbox is closed");
 }
 
 void scene_group::remove_member(std::shared_ptr<scene> s, unique_function<void()> on_removed) {
   SCENERT_ASSERT(s != nullptr, "remove_member: null scene");
-  queues_->waiting_remove.push({std::move(s), std::move(on_removed)});
+  const bool queued = changes_.post({std::move(s), false, std::move(on_removed)});
+  SCENERT_ASSERT(queued, "remove_member: the group's inbox is closed");
 }
 
 namespace {
@@ -56,27 +47,26 @@ time_point scene_group::now() const {
   return options_.time ? options_.time->now() : std::chrono::steady_clock::now();
 }
 
-void scene_group::apply_adds() {
-  queues_->waiting_add.take_all([this](std::shared_ptr<scene>&& s) {
-    s->activate();
-    members_.push_back({std::move(s), 0});
-  });
+void scene_group::apply_changes() {
+  (void)changes_.drain([this](member_change& c) { apply(c); });
 }
 
-void scene_group::apply_removes() {
-  queues_->waiting_remove.take_all([this](queues::removal&& r) {
-    auto it = std::find_if(members_.begin(), members_.end(), [&](const member& m) { return m.s == r.s; });
-    if (it != members_.end()) {
-      members_.erase(it);  // keeps the others' order
-      r.s->deactivate();
-    }
-    if (r.on_removed) r.on_removed();
-  });
+void scene_group::apply(member_change& c) {
+  if (c.joins) {
+    c.s->activate();
+    members_.push_back({std::move(c.s), 0});
+    return;
+  }
+  auto it = std::find_if(members_.begin(), members_.end(), [&](const member& m) { return m.s == c.s; });
+  if (it != members_.end()) {
+    members_.erase(it);  // keeps the others' order
+    c.s->deactivate();
+  }
+  if (c.on_removed) c.on_removed();
 }
 
 void scene_group::on_tick(const tick_context& ctx) {
-  apply_adds();
-  apply_removes();
+  apply_changes();
   count_.store(members_.size(), std::memory_order_relaxed);
   const time_point start = now();
   time_point began = start;  // one clock read per member: its end is the next one's start
@@ -101,8 +91,7 @@ void scene_group::on_tick(const tick_context& ctx) {
 }
 
 void scene_group::on_inactive() {
-  apply_adds();
-  apply_removes();
+  apply_changes();
   for (auto& m : members_) m.s->deactivate();
   members_.clear();
   count_.store(0, std::memory_order_relaxed);

@@ -27,11 +27,10 @@ void world::start() {
 }
 
 void world::submit(const world_request& request, world_reply reply) {
-  auto& in = *impl_;
-  std::lock_guard lock(in.inbox_mutex);
-  auto& e = in.inbox.emplace_back();  // built in place: the inbox is the hot path
+  world_event e;
   e.req = request;
   e.reply = std::move(reply);
+  impl_->push(std::move(e));
 }
 
 std::future<world_result> world::submit(const world_request& request) {
@@ -44,9 +43,10 @@ std::future<world_result> world::submit(const world_request& request) {
 void world::shutdown(unique_function<void()> done) {
   world_event e;
   e.what = world_event::type::shutdown;
-  e.fn = std::make_unique<world_event::directory_fn>([d = std::move(done)](const line_directory&) mutable {
-    if (d) d();
-  });
+  e.carried = std::make_unique<world_event::payload>(
+      world_event::directory_fn([d = std::move(done)](const line_directory&) mutable {
+        if (d) d();
+      }));
   impl_->push(std::move(e));
 }
 
@@ -65,7 +65,7 @@ std::shared_ptr<const world_snapshot> world::snapshot() const {
 void world::query(unique_function<void(const line_directory&)> fn) {
   world_event e;
   e.what = world_event::type::query;
-  e.fn = std::make_unique<world_event::directory_fn>(std::move(fn));
+  e.carried = std::make_unique<world_event::payload>(std::move(fn));
   impl_->push(std::move(e));
 }
 
@@ -79,7 +79,7 @@ std::future<location> world::locate(player_id player) {
 std::shared_ptr<scene> world::line_object(line_handle line) const {
   auto* c = impl_->find(line.scene);
   if (!c || !impl_->dir->check(line)) return nullptr;
-  return c->objects[line.line - 1];
+  return c->lines[line.line - 1].object;
 }
 
 void world::on_active() {
@@ -92,7 +92,6 @@ void world::on_tick(const tick_context&) {
   impl_->run_grace();
   if (!impl_->shutting_down) impl_->ensure_min_lines();
   impl_->check_shut_down();
-  impl_->flush_roster();
   impl_->publish(false);
 }
 
@@ -112,6 +111,8 @@ world::impl::impl(world& w, const scene_table& t, processor_pool& p, world_optio
     c.def = &def;
     auto it = maps.find(def.map);
     SCENERT_ASSERT(it != maps.end(), "world: a scene names an unknown map (validate the table first)");
+    SCENERT_ASSERT(def.hard_capacity >= def.capacity,
+                   "world: hard_capacity below capacity (validate the table first)");
     c.map = it->second;
     ordered.push_back(&c);
   }
@@ -120,48 +121,43 @@ world::impl::impl(world& w, const scene_table& t, processor_pool& p, world_optio
 
 std::int64_t world::impl::now_ns() const { return time->now().time_since_epoch().count(); }
 
+std::string where(line_handle l) {
+  return fmt::format("scene {} line {} (generation {})", l.scene, l.line, l.generation);
+}
+
+// The world's inbox never closes: a request after shutdown is answered shutting_down.
 void world::impl::push(world_event e) {
-  std::lock_guard lock(inbox_mutex);
-  inbox.push_back(std::move(e));
+  const bool queued = events.post(std::move(e));
+  SCENERT_ASSERT(queued, "world: the inbox is closed");
 }
 
-void world::impl::scene_empty(line_handle line) {
+void world::impl::notice(world_event::type what, line_handle line, player_id player) {
   world_event e;
-  e.what = world_event::type::scene_empty;
-  e.req.line = line;
-  push(std::move(e));
-}
-
-void world::impl::player_left(line_handle line, player_id player) {
-  world_event e;
-  e.what = world_event::type::player_left;
+  e.what = what;
   e.req.line = line;
   e.req.player = player;
   push(std::move(e));
 }
 
-void world::impl::scene_quarantined(line_handle line) {
-  world_event e;
-  e.what = world_event::type::quarantined;
-  e.req.line = line;
-  push(std::move(e));
+void world::impl::scene_empty(line_handle line) { notice(world_event::type::scene_empty, line); }
+
+void world::impl::player_left(line_handle line, player_id player) {
+  notice(world_event::type::player_left, line, player);
 }
 
-// Takes the whole inbox at once: one lock per tick for the producers' side, then O(1) per event.
+void world::impl::scene_quarantined(line_handle line) { notice(world_event::type::quarantined, line); }
+
+// Takes what is queued when the tick begins (posts meanwhile wait for the next tick), O(1) each.
 void world::impl::drain() {
-  {
-    std::lock_guard lock(inbox_mutex);
-    batch.swap(inbox);
-  }
-  if (batch.empty()) return;
+  const std::size_t queued = events.depth();
+  if (queued == 0) return;
   auto cpu_now = [] {
     timespec ts{};
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(ts.tv_nsec);
   };
   const auto began = cpu_now();
-  for (auto& e : batch) handle(e);
-  batch.clear();
+  (void)events.drain([this](world_event& e) { handle(e); }, queued);
   busy_ns += cpu_now() - began;
 }
 
@@ -194,12 +190,17 @@ void world::impl::handle(world_event& e) {
       --groups_in_pool;
       offer_room(e.index);  // may take members again
       break;
+    case world_event::type::phase_answer:
+      on_phase_answer(e);
+      break;
+    case world_event::type::phase_closed:
+      on_phase_closed(e.req.line, e.index, std::get<std::vector<player_id>>(*e.carried));
+      break;
     case world_event::type::shutdown:
-      begin_shutdown(std::move(*e.fn));
+      begin_shutdown(std::move(std::get<world_event::directory_fn>(*e.carried)));
       break;
     case world_event::type::query:
-    case world_event::type::run:
-      (*e.fn)(*dir);
+      std::get<world_event::directory_fn> (*e.carried)(*dir);
       break;
   }
 }

@@ -6,14 +6,21 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <unordered_map>
+#include <variant>
 #include <vector>
+
+#include <scenert/runtime/inbox.hpp>
 
 #include <scenert/scene/scene.hpp>
 #include <scenert/scene/scene_group.hpp>
 #include <scenert/scene/world.hpp>
 
 namespace scenert {
+
+/// "scene 3 line 2 (generation 5)", for the world's messages.
+[[nodiscard]] std::string where(line_handle l);
 
 struct world_event {
   enum class type : std::uint8_t {
@@ -23,28 +30,36 @@ struct world_event {
     quarantined,
     line_closed,
     group_removed,
+    phase_answer,  // req.player, req.line, req.what (enter_phase or leave_phase); index: the phase
+    phase_closed,  // req.line; index: the phase; payload: its players, back on the town line
     shutdown,
-    query,
-    run  // work handed back from a scene's thread (phase answers), run on the world's thread
+    query
   };
   using directory_fn = unique_function<void(const line_directory&)>;
+  // What a rare event carries: query and shutdown a function, a refused phase request its error,
+  // a failed phase its players.
+  using payload = std::variant<directory_fn, error<world_errc>, std::vector<player_id>>;
   // 128 bytes: the inbox streams millions of these per second, so the rare parts stay out of line.
   type what = type::request;
-  std::uint32_t index = 0;           // group_removed: the group
+  std::uint32_t index = 0;           // group_removed: the group; phase events: the phase
   world_request req{};               // request; the notices use req.line and req.player
-  std::unique_ptr<directory_fn> fn;  // query, run, shutdown
+  std::unique_ptr<payload> carried;  // see payload
   world_reply reply;                 // request
 };
 
 struct world::impl final : scene_host {
   // Hosting side of one scene definition's lines (the bookkeeping is in the directory).
+  // How one live line is hosted (its counts and players are the directory's).
+  struct hosted_line {
+    std::shared_ptr<scene> object;
+    std::int64_t empty_since = -1;  // ns on the pool clock; -1: not waiting to close
+    std::uint32_t group = 0;        // grouped scenes: index in groups
+  };
   struct container {
     const scene_def* def = nullptr;
     std::shared_ptr<const grid::map_data> map;
-    std::vector<std::shared_ptr<scene>> objects;  // by line index, live lines only
-    std::vector<std::int64_t> empty_since;        // ns on the pool clock; -1: not waiting to close
-    std::vector<std::uint32_t> group_of;          // grouped scenes: index in groups
-    std::vector<std::shared_ptr<scene>> spare;    // closed line objects kept for reuse
+    std::vector<hosted_line> lines;             // by line index; grows to the peak of live lines
+    std::vector<std::shared_ptr<scene>> spare;  // closed line objects kept for reuse
     std::uint64_t line_full = 0, quarantined = 0, evicted = 0;
     std::uint32_t max_players = 0;
   };
@@ -67,9 +82,12 @@ struct world::impl final : scene_host {
   void scene_empty(line_handle line) override;
   void player_left(line_handle line, player_id player) override;
   void scene_quarantined(line_handle line) override;
-  void phase_closed(line_handle line, std::uint32_t phase, std::vector<player_id> players) override;
+  void phase_closed(line_handle line, phase_id phase, std::vector<player_id> players) override;
+  void phase_answered(line_handle line, player_id player, result<phase_id, world_errc> answer,
+                      bool entering) override;
 
   void push(world_event e);
+  void notice(world_event::type what, line_handle line, player_id player = 0);
   void drain();
   void handle(world_event& e);
   std::int64_t now_ns() const;
@@ -84,6 +102,7 @@ struct world::impl final : scene_host {
   std::optional<world_result> do_move(const world_request& r);
   result<line_handle, world_errc> allocate(container& c, player_id p);
   result<line_handle, world_errc> named_line(line_handle line, std::uint32_t below, player_id p);
+  world_result place_on(player_id p, line_handle line);  // a player from nowhere onto a line
   std::optional<world_result> start_switch(player_id p, line_handle from, line_handle to, world_reply& reply);
   void on_player_left(line_handle line, player_id p);
   void on_quarantined(line_handle line);
@@ -91,13 +110,12 @@ struct world::impl final : scene_host {
   // phases (world_phases.cpp)
   std::optional<world_result> do_enter_phase(const world_request& r, world_reply& reply);
   std::optional<world_result> do_leave_phase(const world_request& r, world_reply& reply);
-  using phase_move = unique_function<result<std::uint32_t, world_errc>()>;
-  std::optional<world_result> hand_to_town(const location& loc, player_id p, scene_id space,
-                                           world_reply& reply, bool entering, phase_move move);
-  void do_move_in_phase(const location& loc, const world_request& r);
-  void phase_answered(player_id p, line_handle line, result<std::uint32_t, world_errc> answer, bool entering);
+  std::optional<world_result> phase_request(const location& loc, const world_request& r, scene_id space,
+                                            world_reply& reply);
+  void on_phase_answer(world_event& e);
+  void on_phase_closed(line_handle line, phase_id phase, const std::vector<player_id>& players);
   std::optional<world_result> phase_busy(const location& loc, player_id p, const char* what);
-  void drop_from_phase(player_id p, const location& loc);
+  void refuse_phase_request(player_id p, world_errc code, const std::string& why);
   void answer_phase_requests_at_shutdown();
   void evacuate(player_id p, line_handle from);
   void land(player_id p);  // a switching player lands on its target: directory, scene, reply
@@ -105,9 +123,9 @@ struct world::impl final : scene_host {
   // lines (world_lines.cpp)
   container* find(scene_id id);
   container& get(scene_id id);  // a scene known to be hosted
+  hosted_line& hosted(line_handle line);
   scene& object(line_handle line);
-  void send(line_handle line, roster_change change);  // staged: sent by flush_roster
-  void flush_roster();
+  void send(line_handle line, const roster_change& change);
   void filled(line_handle line);
   std::optional<line_handle> open_line(container& c);
   void close_line(line_handle line);
@@ -132,14 +150,7 @@ struct world::impl final : scene_host {
   const clock* time;
   steady_clock_source steady;
 
-  std::mutex inbox_mutex;
-  std::vector<world_event> inbox;
-  std::vector<world_event> batch;
-
-  // Roster changes of this round, in order; flush_roster posts each run of one scene's changes
-  // with one lock. Flushed before anything else reaches a scene (a post, a close) and every tick.
-  std::vector<scene*> staged_to;
-  std::vector<roster_change> staged;
+  inbox<world_event> events{4096};  // requests and notices; drained whole at the start of each tick
 
   std::unordered_map<scene_id, container> containers;
   std::vector<container*> ordered;

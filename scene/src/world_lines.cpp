@@ -23,42 +23,27 @@ world::impl::container& world::impl::get(scene_id id) {
   return *c;
 }
 
+world::impl::hosted_line& world::impl::hosted(line_handle line) {
+  return get(line.scene).lines[line.line - 1];
+}
+
 scene& world::impl::object(line_handle line) {
-  auto& obj = get(line.scene).objects[line.line - 1];
+  auto& obj = hosted(line).object;
   SCENERT_ASSERT(obj != nullptr, "world: a live line has no scene object");
   return *obj;
 }
 
-void world::impl::send(line_handle line, roster_change change) {
-  staged_to.push_back(&object(line));
-  staged.push_back(change);
-}
-
-void world::impl::flush_roster() {
-  std::size_t n = staged.size();
-  for (std::size_t i = 0; i < n;) {
-    std::size_t j = i + 1;
-    while (j < n && staged_to[j] == staged_to[i]) ++j;
-    staged_to[i]->post_roster(std::span(staged).subspan(i, j - i));
-    i = j;
-  }
-  staged_to.clear();
-  staged.clear();
-}
+void world::impl::send(line_handle line, const roster_change& change) { object(line).post_roster(change); }
 
 // A player was put on the line: it is not waiting to close any more.
-void world::impl::filled(line_handle line) { get(line.scene).empty_since[line.line - 1] = -1; }
+void world::impl::filled(line_handle line) { hosted(line).empty_since = -1; }
 
 std::optional<line_handle> world::impl::open_line(container& c) {
   if (shutting_down) return std::nullopt;
   auto line = dir->open_line(c.def->id);
   if (!line) return std::nullopt;
   std::size_t index = line->line - 1;
-  if (c.objects.size() <= index) {
-    c.objects.resize(index + 1);
-    c.empty_since.resize(index + 1, -1);
-    c.group_of.resize(index + 1, 0);
-  }
+  if (c.lines.size() <= index) c.lines.resize(index + 1);
   std::shared_ptr<scene> s;
   if (!c.spare.empty()) {
     s = std::move(c.spare.back());
@@ -68,10 +53,10 @@ std::optional<line_handle> world::impl::open_line(container& c) {
     if (opt.on_new_line) opt.on_new_line(*s);
   }
   s->assign_line(*line);
-  c.objects[index] = s;
-  c.empty_since[index] = -1;
+  auto& h = c.lines[index];
+  h = {s, -1, 0};
   if (c.def->structure == scene_structure::group) {
-    c.group_of[index] = assign_group(s);
+    h.group = assign_group(s);
   } else {
     auto added = pool.add(s, c.def->frame_rate);
     SCENERT_ASSERT(added.has_value(), "world: the pool refused a scene line");
@@ -80,20 +65,14 @@ std::optional<line_handle> world::impl::open_line(container& c) {
 }
 
 void world::impl::close_line(line_handle line) {
-  flush_roster();  // what the line was sent reaches it before it closes
   auto& c = get(line.scene);
-  std::size_t index = line.line - 1;
+  auto& h = hosted(line);
   dir->close_line(line);
-  c.empty_since[index] = -1;
-  auto s = c.objects[index];
-  auto notify = [this, line] {
-    world_event e;
-    e.what = world_event::type::line_closed;
-    e.req.line = line;
-    push(std::move(e));
-  };
+  h.empty_since = -1;
+  auto s = h.object;
+  auto notify = [this, line] { notice(world_event::type::line_closed, line); };
   if (c.def->structure == scene_structure::group) {
-    groups[c.group_of[index]].g->remove_member(s, std::move(notify));
+    groups[h.group].g->remove_member(s, std::move(notify));
   } else {
     auto removed = pool.remove(*s, std::move(notify));
     SCENERT_ASSERT(removed.has_value(), "world: the pool lost a scene line");
@@ -107,10 +86,10 @@ void world::impl::maybe_close_quarantined(line_handle line) {
 
 void world::impl::on_line_closed(line_handle line) {
   auto& c = get(line.scene);
-  std::size_t index = line.line - 1;
+  auto& h = hosted(line);
   dir->free_line(line.scene, line.line);
-  auto s = std::move(c.objects[index]);
-  if (c.def->structure == scene_structure::group) release_group(c.group_of[index], weight_of(*c.def));
+  auto s = std::move(h.object);
+  if (c.def->structure == scene_structure::group) release_group(h.group, weight_of(*c.def));
   // A failed line's object is not trusted again; the pool is bounded so memory follows the peak.
   if (!s->broken() && c.spare.size() < opt.line_pool) c.spare.push_back(std::move(s));
 }
@@ -158,10 +137,7 @@ std::uint32_t world::impl::assign_group(const std::shared_ptr<scene>& s) {
   }
   g.weight += w;
   ++g.members;
-  g.g->add_member(s);
-  if (g.weight + w > budget && g.in_room) {
-    // Full: the next assign_group would drop it anyway; keep the room list short.
-  }
+  g.g->add_member(s);  // a group left full stays in the room list until assign_group passes it over
   return *chosen;
 }
 
@@ -196,7 +172,7 @@ void world::impl::release_group(std::uint32_t gi, std::uint32_t weight) {
 void world::impl::on_scene_empty(line_handle line) {
   auto info = dir->check(line);
   if (!info || info->state != line_state::open || info->players != 0) return;  // refilled or gone
-  auto& since = get(line.scene).empty_since[line.line - 1];
+  auto& since = hosted(line).empty_since;
   if (since >= 0) return;  // already waiting
   since = now_ns();
   grace.push_back({line, since, since + std::chrono::nanoseconds(table.runtime.idle_grace).count()});
@@ -212,7 +188,7 @@ void world::impl::run_grace() {
     auto info = dir->check(e.line);
     auto& c = get(e.line.scene);
     if (!info || info->state != line_state::open || info->players != 0) continue;
-    if (c.empty_since[e.line.line - 1] != e.since) continue;  // refilled and emptied since
+    if (c.lines[e.line.line - 1].empty_since != e.since) continue;  // refilled and emptied since
     if (dir->counts(e.line.scene).open > c.def->min_lines) {
       close_line(e.line);
     } else {
@@ -303,8 +279,9 @@ void world::impl::publish(bool force) {
       sc.players += l.players;
       c->max_players = std::max(c->max_players, l.players);
       const std::size_t index = l.handle.line - 1;
-      if (!grouped || !overran[c->group_of[index]]) return;
-      const auto& obj = c->objects[index];
+      const auto& h = c->lines[index];
+      if (!grouped || !overran[h.group]) return;
+      const auto& obj = h.object;
       if (obj && obj->overruns() > 0) {
         sc.overruns += obj->overruns();
         if (sc.overrunning.size() < 10)

@@ -1,7 +1,8 @@
 // Phases through the world: a player on a town line goes into a phase of a space bound to that town
-// and comes back. The town's phase host does the moving on the town's thread; the world marks the
-// player as switching into (or out of) the phase until the host answers, so the player is always
-// in exactly one place.
+// and comes back. The request travels to the town line as a roster change (so it is applied in
+// order with the player's other changes); the town's phase host moves the player on the town's
+// thread and the answer comes back as an event in the world's inbox. Meanwhile the player is marked
+// as switching into (or out of) the phase, so it is always in exactly one place.
 
 #include <fmt/format.h>
 
@@ -12,37 +13,18 @@
 namespace scenert {
 namespace {
 
-std::string where(line_handle l) {
-  return fmt::format("scene {} line {} (generation {})", l.scene, l.line, l.generation);
-}
-
 world_result refuse(world_errc code, std::string message) {
   return world_result(fail(code, std::move(message)));
 }
 
 }  // namespace
 
-phase_host* find_phase_host(scene& s) noexcept {
-  for (const auto& m : s.modules())
-    if (auto* h = dynamic_cast<phase_host*>(m.get())) return h;
-  return nullptr;
-}
-
-// Answers requests that cannot act while a phase request is under way or while the player is nowhere.
+// Answers requests that cannot act while a phase request is under way.
 std::optional<world_result> world::impl::phase_busy(const location& loc, player_id p, const char* what) {
   if (loc.phase_pending)
     return refuse(world_errc::request_pending,
                   fmt::format("player {}: {}: a phase request is under way on {}", p, what, where(loc.line)));
   return std::nullopt;
-}
-
-// The player leaves its line from inside a phase: the town's phase host forgets it first.
-void world::impl::drop_from_phase(player_id p, const location& loc) {
-  if (loc.phase == 0) return;
-  scene& town = object(loc.line);
-  flush_roster();  // the roster first, as if it had been posted at once
-  if (auto* host = find_phase_host(town)) (void)town.post([host, p] { host->drop_from_phase(p); });
-  dir->clear_phase(p);
 }
 
 std::optional<world_result> world::impl::do_enter_phase(const world_request& r, world_reply& reply) {
@@ -67,14 +49,10 @@ std::optional<world_result> world::impl::do_enter_phase(const world_request& r, 
     return refuse(world_errc::wrong_town,
                   fmt::format("player {}: enter phase {} ({}): it binds to town {}, the player is on {}",
                               r.player, r.scene, def->name, def->space->bind_town, where(loc.line)));
-  scene& town = object(loc.line);
-  phase_host* host = find_phase_host(town);
-  if (host == nullptr)
+  if (object(loc.line).phases() == nullptr)
     return refuse(world_errc::wrong_town, fmt::format("player {}: enter phase {}: {} hosts no phases",
                                                       r.player, r.scene, where(loc.line)));
-  const scene_id space = r.scene;
-  return hand_to_town(loc, r.player, space, reply, true,
-                      [host, &town, p = r.player, space] { return host->enter_phase(town, p, space); });
+  return phase_request(loc, r, r.scene, reply);
 }
 
 std::optional<world_result> world::impl::do_leave_phase(const world_request& r, world_reply& reply) {
@@ -89,50 +67,41 @@ std::optional<world_result> world::impl::do_leave_phase(const world_request& r, 
   if (loc.phase == 0)
     return refuse(world_errc::not_in_space,
                   fmt::format("player {}: leave phase: in no phase on {}", r.player, where(loc.line)));
-  scene& town = object(loc.line);
-  phase_host* host = find_phase_host(town);
-  if (host == nullptr)
-    return refuse(world_errc::not_in_space,
-                  fmt::format("player {}: leave phase: {} hosts no phases", r.player, where(loc.line)));
-  return hand_to_town(loc, r.player, loc.space, reply, false,
-                      [host, &town, p = r.player] { return host->leave_phase(town, p); });
+  return phase_request(loc, r, loc.space, reply);
 }
 
-// Runs `move` (the phase host's part) on the town's thread and hands its answer back to the world's
-// thread; meanwhile the player is marked as switching into or out of its phase.
-std::optional<world_result> world::impl::hand_to_town(const location& loc, player_id p, scene_id space,
-                                                      world_reply& reply, bool entering, phase_move move) {
-  const line_handle line = loc.line;
-  flush_roster();
-  const bool posted = object(line).post([this, p, line, entering, move = std::move(move)]() mutable {
-    world_event e;
-    e.what = world_event::type::run;
-    e.fn = std::make_unique<world_event::directory_fn>(
-        [this, p, line, entering, answer = move()](const line_directory&) mutable {
-          phase_answered(p, line, std::move(answer), entering);
-        });
-    push(std::move(e));
-  });
-  if (!posted)
-    return refuse(world_errc::stale_line, fmt::format("player {}: {} phase: {} is closing", p,
-                                                      entering ? "enter" : "leave", where(line)));
-  dir->set_phase(p, space, loc.phase, true);
-  phase_pending[p] = std::move(reply);
+// Sends the request to the town line; the player is marked as switching into or out of its phase
+// until the town answers (on_phase_answer).
+std::optional<world_result> world::impl::phase_request(const location& loc, const world_request& r,
+                                                       scene_id space, world_reply& reply) {
+  const bool entering = r.what == world_request::kind::enter_phase;
+  send(loc.line,
+       {entering ? roster_change::kind::enter_phase : roster_change::kind::leave_phase, r.player, {}, space});
+  dir->set_phase(r.player, space, loc.phase, true);
+  phase_pending[r.player] = std::move(reply);
   return std::nullopt;
 }
 
-void world::impl::do_move_in_phase(const location& loc, const world_request& r) {
-  scene& town = object(loc.line);
-  if (auto* host = find_phase_host(town)) {
-    flush_roster();
-    (void)town.post([host, p = r.player, to = r.to] { host->move_in_phase(p, to); });
-  }
+// On the town's thread: the answer goes into the world's inbox.
+void world::impl::phase_answered(line_handle line, player_id player, result<phase_id, world_errc> answer,
+                                 bool entering) {
+  world_event e;
+  e.what = world_event::type::phase_answer;
+  e.req = entering ? world_request::enter_phase(player, 0) : world_request::leave_phase(player);
+  e.req.line = line;
+  if (answer)
+    e.index = *answer;
+  else
+    e.carried = std::make_unique<world_event::payload>(answer.error());
+  push(std::move(e));
 }
 
-// The town's phase host answered. The player may have been moved on meanwhile (its line failed, the
-// world shut down): then the answer is stale and the player stays where the world put it.
-void world::impl::phase_answered(player_id p, line_handle line, result<std::uint32_t, world_errc> answer,
-                                 bool entering) {
+// The town answered. The player may have been moved on meanwhile (its line failed, the world shut
+// down): then the answer is stale and the player stays where the world put it.
+void world::impl::on_phase_answer(world_event& e) {
+  const player_id p = e.req.player;
+  const line_handle line = e.req.line;
+  const bool entering = e.req.what == world_request::kind::enter_phase;
   world_reply reply;
   if (auto it = phase_pending.find(p); it != phase_pending.end()) {
     reply = std::move(it->second);
@@ -146,32 +115,44 @@ void world::impl::phase_answered(player_id p, line_handle line, result<std::uint
                                                    entering ? "enter" : "leave", where(line)));
   } else if (!entering) {
     dir->clear_phase(p);  // out, or sent home already by the host when its phase failed
-  } else if (!answer) {
+  } else if (e.carried) {
     dir->clear_phase(p);
-    out = answer.error();
+    out = std::get<error<world_errc>>(*e.carried);
   } else {
-    dir->set_phase(p, loc.space, *answer, false);
-    out = placement{line, loc.space, *answer};
+    dir->set_phase(p, loc.space, e.index, false);
+    out = placement{line, loc.space, e.index};
   }
   if (!out) ++errors;
   if (reply) reply(std::move(out));
 }
 
-// A failed phase sent its players back onto the town line (on the town's thread); they are out of
-// it. One with a leave request under way keeps its switching state: the answer clears it.
-void world::impl::phase_closed(line_handle line, std::uint32_t phase, std::vector<player_id> players) {
+// On the town's thread: a failed phase sent its players back onto the town line.
+void world::impl::phase_closed(line_handle line, phase_id phase, std::vector<player_id> players) {
   world_event e;
-  e.what = world_event::type::run;
-  e.fn = std::make_unique<world_event::directory_fn>(
-      [this, line, phase, players = std::move(players)](const line_directory&) {
-        for (player_id p : players) {
-          auto loc = dir->locate(p);
-          if (loc.where == location::state::in_line && loc.line == line && loc.phase == phase &&
-              !loc.phase_pending)
-            dir->clear_phase(p);
-        }
-      });
+  e.what = world_event::type::phase_closed;
+  e.req.line = line;
+  e.index = phase;
+  e.carried = std::make_unique<world_event::payload>(std::move(players));
   push(std::move(e));
+}
+
+// They are out of the phase. One with a leave request under way keeps its switching state: the
+// answer clears it.
+void world::impl::on_phase_closed(line_handle line, phase_id phase, const std::vector<player_id>& players) {
+  for (player_id p : players) {
+    auto loc = dir->locate(p);
+    if (loc.where == location::state::in_line && loc.line == line && loc.phase == phase && !loc.phase_pending)
+      dir->clear_phase(p);
+  }
+}
+
+void world::impl::refuse_phase_request(player_id p, world_errc code, const std::string& why) {
+  auto it = phase_pending.find(p);
+  if (it == phase_pending.end()) return;
+  auto reply = std::move(it->second);
+  phase_pending.erase(it);
+  ++errors;
+  if (reply) reply(refuse(code, fmt::format("player {}: phase request: {}", p, why)));
 }
 
 void world::impl::answer_phase_requests_at_shutdown() {

@@ -6,13 +6,6 @@
 #include "world_impl.hpp"
 
 namespace scenert {
-namespace {
-
-std::string where(line_handle l) {
-  return fmt::format("scene {} line {} (generation {})", l.scene, l.line, l.generation);
-}
-
-}  // namespace
 
 std::optional<world_result> world::impl::apply(const world_request& r, world_reply& reply) {
   if (shutting_down)
@@ -82,10 +75,14 @@ std::optional<world_result> world::impl::do_enter(const world_request& r) {
              fmt::format("player {}: enter scene {}: no such scene (or a space)", r.player, r.scene)));
   auto line = allocate(*c, r.player);
   if (!line) return world_result(line.error());
-  dir->place(r.player, *line);
-  filled(*line);
-  send(*line, {roster_change::kind::enter, r.player, {}});
-  return world_result(placement{*line});
+  return place_on(r.player, *line);
+}
+
+world_result world::impl::place_on(player_id p, line_handle line) {
+  dir->place(p, line);
+  filled(line);
+  send(line, {roster_change::kind::enter, p, {}});
+  return placement{line};
 }
 
 std::optional<world_result> world::impl::do_enter_line(const world_request& r) {
@@ -97,10 +94,7 @@ std::optional<world_result> world::impl::do_enter_line(const world_request& r) {
   auto* c = find(r.line.scene);
   auto line = named_line(r.line, c ? c->def->capacity : 0, r.player);
   if (!line) return world_result(line.error());
-  dir->place(r.player, *line);
-  filled(*line);
-  send(*line, {roster_change::kind::enter, r.player, {}});
-  return world_result(placement{*line});
+  return place_on(r.player, *line);
 }
 
 std::optional<world_result> world::impl::do_leave(const world_request& r) {
@@ -113,8 +107,7 @@ std::optional<world_result> world::impl::do_leave(const world_request& r) {
         fail(world_errc::switching, fmt::format("player {}: leave: switching from {} to {}", r.player,
                                                 where(loc.line), where(loc.target))));
   if (auto busy = phase_busy(loc, r.player, "leave")) return busy;
-  drop_from_phase(r.player, loc);
-  dir->remove(r.player);
+  dir->remove(r.player);  // the town drops the player from its phase when the leave reaches it
   send(loc.line, {roster_change::kind::leave, r.player, {}});
   return world_result(placement{loc.line});
 }
@@ -147,7 +140,6 @@ std::optional<world_result> world::impl::do_transfer(const world_request& r, lin
     to = named_line(target, c ? c->def->capacity : 0, r.player);
   }
   if (!to) return world_result(to.error());
-  drop_from_phase(r.player, loc);
   return start_switch(r.player, loc.line, *to, reply);
 }
 
@@ -166,17 +158,10 @@ std::optional<world_result> world::impl::do_join_team(const world_request& r, wo
     return world_result(fail(world_errc::same_line, fmt::format("player {}: join team-mate {}: already on {}",
                                                                 r.player, r.mate, where(loc.line))));
   if (auto busy = phase_busy(loc, r.player, "join team-mate")) return busy;
-  const auto& def = *find(mate.line.scene)->def;
-  auto to = named_line(mate.line, std::max(def.hard_capacity, def.capacity), r.player);
+  auto to = named_line(mate.line, find(mate.line.scene)->def->hard_capacity, r.player);
   if (!to) return world_result(to.error());
-  if (loc.where == location::state::in_line) {
-    drop_from_phase(r.player, loc);
-    return start_switch(r.player, loc.line, *to, reply);
-  }
-  dir->place(r.player, *to);
-  filled(*to);
-  send(*to, {roster_change::kind::enter, r.player, {}});
-  return world_result(placement{*to});
+  if (loc.where == location::state::in_line) return start_switch(r.player, loc.line, *to, reply);
+  return place_on(r.player, *to);
 }
 
 std::optional<world_result> world::impl::do_move(const world_request& r) {
@@ -185,15 +170,13 @@ std::optional<world_result> world::impl::do_move(const world_request& r) {
     return world_result(
         fail(loc.where == location::state::none ? world_errc::not_in_scene : world_errc::switching,
              fmt::format("player {}: move: not standing on a line", r.player)));
-  if (loc.phase != 0 || loc.phase_pending) {
-    do_move_in_phase(loc, r);
-    return world_result(placement{loc.line, loc.space, loc.phase});
-  }
+  // The town walks a player in one of its phases inside that phase.
   send(loc.line, {roster_change::kind::move, r.player, r.to});
-  return world_result(placement{loc.line});
+  return world_result(placement{loc.line, loc.space, loc.phase});
 }
 
-// The player is counted on both lines until its old scene confirms that its state left.
+// The player is counted on both lines until its old scene confirms that its state left (a town
+// drops it from its phase first).
 std::optional<world_result> world::impl::start_switch(player_id p, line_handle from, line_handle to,
                                                       world_reply& reply) {
   dir->begin_switch(p, to);
@@ -251,6 +234,9 @@ void world::impl::on_quarantined(line_handle line) {
   ++find(line.scene)->quarantined;
   for (player_id p : dir->players(line)) {
     auto loc = dir->locate(p);
+    // The failed town will not answer a phase request: it is answered here.
+    if (loc.where == location::state::in_line && loc.phase_pending)
+      refuse_phase_request(p, world_errc::line_quarantined, where(line) + " failed");
     if (loc.where == location::state::in_line) evacuate(p, line);
     // Leaving the failed line: its scene will never confirm, the state is taken as handed over.
     else if (loc.line == line)

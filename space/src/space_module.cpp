@@ -9,9 +9,9 @@
 namespace scenert {
 
 /// One space definition bound to the town: its parked phases and how many run.
-struct space_module::kind {
+struct space_module::bound_space {
   const scene_def* def = nullptr;
-  std::vector<std::unique_ptr<scene>> cache;
+  std::vector<std::unique_ptr<scene>> parked;
   std::uint32_t running = 0;
 };
 
@@ -19,9 +19,9 @@ space_module::space_module(const scene_table& table, const scene_def& town, spac
     : table_(table), town_def_(town), limits_(std::move(limits)) {
   for (const auto& s : table.scenes) {
     if (s.kind != scene_kind::space || !s.space || s.space->bind_town != town.id) continue;
-    auto k = std::make_unique<kind>();
-    k->def = &s;
-    kinds_.push_back(std::move(k));
+    auto b = std::make_unique<bound_space>();
+    b->def = &s;
+    spaces_.push_back(std::move(b));
   }
 }
 
@@ -29,202 +29,192 @@ space_module::~space_module() = default;
 
 std::vector<scene_id> space_module::spaces() const {
   std::vector<scene_id> ids;
-  for (const auto& k : kinds_) ids.push_back(k->def->id);
+  for (const auto& b : spaces_) ids.push_back(b->def->id);
   return ids;
 }
 
-space_module::kind* space_module::find(scene_id space) {
-  for (auto& k : kinds_)
-    if (k->def->id == space) return k.get();
+space_module::bound_space* space_module::find(scene_id space) {
+  for (auto& b : spaces_)
+    if (b->def->id == space) return b.get();
   return nullptr;
 }
 
-std::unique_ptr<scene> space_module::make_child(kind& k) {
-  auto child = std::make_unique<scene>(*k.def, map_, static_cast<scene_host*>(this));
-  if (limits_.on_new_phase) limits_.on_new_phase(*town_, *child);
-  child->init();
+std::unique_ptr<scene> space_module::make_phase(bound_space& b) {
+  auto obj = std::make_unique<scene>(*b.def, map_, static_cast<scene_host*>(this));
+  if (limits_.on_new_phase) limits_.on_new_phase(*town_, *obj);
+  obj->init();
   ++created_;
-  return child;
+  return obj;
 }
 
 // Parks min_spaces of each space, as a fresh line's on_init does (and a reopened line's on_active).
-void space_module::fill_caches() {
-  for (auto& k : kinds_)
-    while (k->cache.size() < k->def->space->min_spaces) k->cache.push_back(make_child(*k));
+void space_module::park_min_spaces() {
+  for (auto& b : spaces_)
+    while (b->parked.size() < b->def->space->min_spaces) b->parked.push_back(make_phase(*b));
 }
 
 void space_module::on_init(scene& town) {
   town_ = &town;
   map_ = town.map();
-  fill_caches();
+  park_min_spaces();
 }
 
-void space_module::on_active(scene&) { fill_caches(); }
+void space_module::on_active(scene&) { park_min_spaces(); }
 
-result<child_id, world_errc> space_module::create_child(scene_id space) {
+result<phase_id, world_errc> space_module::open_phase(scene_id space) {
   const scene_def* def = table_.find_scene(space);
   if (def == nullptr || def->kind != scene_kind::space || !def->space)
     return fail(world_errc::unknown_space, fmt::format("scene {} is not a space", space));
-  kind* k = find(space);
-  if (k == nullptr)
+  bound_space* b = find(space);
+  if (b == nullptr)
     return fail(world_errc::wrong_town,
                 fmt::format("space {} ({}) binds to town {}, not to {} ({})", space, def->name,
                             def->space->bind_town, town_def_.id, town_def_.name));
-  if (def->space->max_spaces != 0 && k->running >= def->space->max_spaces)
+  if (def->space->max_spaces != 0 && b->running >= def->space->max_spaces)
     return fail(world_errc::space_full, fmt::format("space {} ({}): {} of {} running on this town line",
-                                                    space, def->name, k->running, def->space->max_spaces));
+                                                    space, def->name, b->running, def->space->max_spaces));
   std::unique_ptr<scene> obj;
-  if (!k->cache.empty()) {
-    obj = std::move(k->cache.back());
-    k->cache.pop_back();
+  if (!b->parked.empty()) {
+    obj = std::move(b->parked.back());
+    b->parked.pop_back();
   } else {
-    obj = make_child(*k);
+    obj = make_phase(*b);
   }
-  const child_id id = next_child_++;
+  const phase_id id = next_phase_++;
   obj->assign_line(line_handle{space, id, 1});
   obj->activate();
-  ++k->running;
-  running_.push_back({id, k, std::move(obj), false});
+  ++b->running;
+  running_.push_back({id, b, std::move(obj), false});
   return id;
 }
 
-result<child_id, world_errc> space_module::enter(scene& town, player_id player, scene_id space) {
-  if (visits_.count(player))
+result<phase_id, world_errc> space_module::enter_phase(scene& town, player_id player, scene_id space) {
+  if (auto it = visits_.find(player); it != visits_.end())
     return fail(world_errc::space_in_space,
-                fmt::format("player {} is in phase {} already", player, visits_[player].child));
-  auto made = create_child(space);
-  if (!made) return made;
-  visit v{*made, std::nullopt};
+                fmt::format("player {} is in phase {} already", player, it->second.phase));
+  auto opened = open_phase(space);
+  if (!opened) return opened;
+  visit v{*opened, std::nullopt};
   if (auto e = town.entity_of(player)) v.entered_at = town.grid().position_of(*e);
   visits_.emplace(player, v);
-  town.post_leave(player, false);
-  child(*made)->post_enter(player);
-  return made;
+  town.take_player(player);
+  phase(*opened)->post_enter(player);
+  return opened;
 }
 
-result<child_id, world_errc> space_module::leave(scene& town, player_id player) {
+result<phase_id, world_errc> space_module::leave_phase(scene& town, player_id player) {
   auto it = visits_.find(player);
   if (it == visits_.end())
     return fail(world_errc::not_in_space, fmt::format("player {} is in no phase of {}", player, town.name()));
   const visit v = it->second;
   visits_.erase(it);
   std::optional<grid::cell_point> at = v.entered_at;
-  if (scene* c = child(v.child)) {
-    if (auto e = c->entity_of(player)) at = c->grid().position_of(*e);
-    c->post_leave(player, true);
+  if (scene* p = phase(v.phase)) {
+    if (auto e = p->entity_of(player)) at = p->grid().position_of(*e);
+    p->post_leave(player, true);
   }
-  town.post_enter(player);
-  if (at) town.post_move(player, *at);
-  return v.child;
+  town.place_player(player, at);
+  return v.phase;
 }
 
-void space_module::drop(player_id player) {
+void space_module::drop_from_phase(player_id player) {
   auto it = visits_.find(player);
   if (it == visits_.end()) return;
-  if (scene* c = child(it->second.child)) c->post_leave(player, true);
+  if (scene* p = phase(it->second.phase)) p->post_leave(player, true);
   visits_.erase(it);
 }
 
-result<std::uint32_t, world_errc> space_module::enter_phase(scene& town, player_id player, scene_id space) {
-  auto made = enter(town, player, space);
-  if (!made) return made.error();
-  return *made;
-}
-
-result<std::uint32_t, world_errc> space_module::leave_phase(scene& town, player_id player) {
-  auto left = leave(town, player);
-  if (!left) return left.error();
-  return *left;
-}
-
 void space_module::move_in_phase(player_id player, grid::cell_point to) {
-  if (auto id = child_of(player))
-    if (scene* c = child(*id)) c->post_move(player, to);
+  if (auto id = phase_of(player))
+    if (scene* p = phase(*id)) p->post_move(player, to);
 }
 
-std::optional<child_id> space_module::child_of(player_id player) const {
+std::optional<phase_id> space_module::phase_of(player_id player) const {
   auto it = visits_.find(player);
   if (it == visits_.end()) return std::nullopt;
-  return it->second.child;
+  return it->second.phase;
 }
 
-space_module::running_child* space_module::running_entry(child_id id) {
-  for (auto& c : running_)
-    if (c.id == id) return &c;
+space_module::running_phase* space_module::find_running(phase_id id) {
+  for (auto& r : running_)
+    if (r.id == id) return &r;
   return nullptr;
 }
 
-scene* space_module::child(child_id id) const {
-  for (const auto& c : running_)
-    if (c.id == id && !c.removed) return c.obj.get();
+scene* space_module::phase(phase_id id) const {
+  for (const auto& r : running_)
+    if (r.id == id && !r.closing) return r.obj.get();
   return nullptr;
 }
 
-std::size_t space_module::running(scene_id space) const {
-  std::size_t n = 0;
-  for (const auto& k : kinds_)
-    if (space == 0 || k->def->id == space) n += k->running;
+std::uint32_t space_module::running_phases(scene_id space) const {
+  std::uint32_t n = 0;
+  for (const auto& b : spaces_)
+    if (space == 0 || b->def->id == space) n += b->running;
   return n;
 }
 
-std::size_t space_module::cached(scene_id space) const {
-  for (const auto& k : kinds_)
-    if (k->def->id == space) return k->cache.size();
+std::size_t space_module::parked(scene_id space) const {
+  for (const auto& b : spaces_)
+    if (b->def->id == space) return b->parked.size();
   return 0;
 }
 
 // A phase's last player left: flagged now, closed on the town's next tick.
 void space_module::player_left(line_handle line, player_id) {
-  running_child* c = running_entry(line.line);
-  if (c != nullptr && c->obj->player_count() == 0) c->removed = true;
+  running_phase* r = find_running(line.line);
+  if (r != nullptr && r->obj->player_count() == 0) r->closing = true;
 }
 
 // A phase that keeps failing sends its players back to the town and closes.
 void space_module::scene_quarantined(line_handle line) {
-  running_child* c = running_entry(line.line);
-  if (c != nullptr) c->removed = true;
+  running_phase* r = find_running(line.line);
+  if (r != nullptr) r->closing = true;
 }
 
-void space_module::park(running_child& c) {
-  c.obj->deactivate();
-  --c.of->running;
-  const std::size_t limit = std::max<std::size_t>(limits_.cache_limit, c.of->def->space->min_spaces);
-  if (c.of->cache.size() < limit && !c.obj->quarantined()) c.of->cache.push_back(std::move(c.obj));
+void space_module::park(running_phase& r) {
+  r.obj->deactivate();
+  --r.space->running;
+  const std::size_t limit = std::max<std::size_t>(limits_.cache_limit, r.space->def->space->min_spaces);
+  if (r.space->parked.size() < limit && !r.obj->quarantined()) r.space->parked.push_back(std::move(r.obj));
+}
+
+// The players still in a closing (failed) phase go back to where they entered it on the town.
+void space_module::send_home(scene& town, running_phase& r) {
+  std::vector<player_id> home;
+  for (auto it = visits_.begin(); it != visits_.end();) {
+    if (it->second.phase != r.id) {
+      ++it;
+      continue;
+    }
+    town.place_player(it->first, it->second.entered_at);
+    home.push_back(it->first);
+    it = visits_.erase(it);
+  }
+  // The world still has them in the phase: tell it, so their next request starts from the town.
+  if (!home.empty() && town.host() != nullptr) town.host()->phase_closed(town.line(), r.id, std::move(home));
 }
 
 void space_module::on_tick(scene& town, const tick_context& ctx) {
-  // Close what was flagged on the previous tick, then tick the rest in creation order.
-  for (auto& c : running_) {
-    if (!c.removed) continue;
-    std::vector<player_id> home;
-    for (auto it = visits_.begin(); it != visits_.end();) {  // a quarantined phase's players go home
-      if (it->second.child != c.id) {
-        ++it;
-        continue;
-      }
-      town.post_enter(it->first);
-      if (it->second.entered_at) town.post_move(it->first, *it->second.entered_at);
-      home.push_back(it->first);
-      it = visits_.erase(it);
-    }
-    // The world still has them in the phase: tell it, so their next request starts from the town.
-    if (!home.empty() && town.host() != nullptr)
-      town.host()->phase_closed(town.line(), c.id, std::move(home));
-    park(c);
+  // Close what was flagged on the previous tick, then tick the rest in the order they opened.
+  for (auto& r : running_) {
+    if (!r.closing) continue;
+    send_home(town, r);
+    park(r);
   }
-  std::erase_if(running_, [](const running_child& c) { return c.removed; });
-  for (auto& c : running_) (void)c.obj->tick(ctx, limits_.quarantine_after, limits_.mailbox_batch);
+  std::erase_if(running_, [](const running_phase& r) { return r.closing; });
+  for (auto& r : running_) (void)r.obj->tick(ctx, limits_.quarantine_after, limits_.mailbox_batch);
 }
 
 void space_module::on_inactive(scene&) {
-  // The town line closes: its world already took every player off; close the phases, drop the cache.
-  for (auto& c : running_) {
-    c.obj->deactivate();
-    --c.of->running;
+  // The town line closes: its world already took every player off; close the phases, drop the parked.
+  for (auto& r : running_) {
+    r.obj->deactivate();
+    --r.space->running;
   }
   running_.clear();
   visits_.clear();
-  for (auto& k : kinds_) k->cache.clear();
+  for (auto& b : spaces_) b->parked.clear();
 }
 
 std::function<void(scene&)> attach_space_modules(const scene_table& table, space_limits limits) {
@@ -236,9 +226,7 @@ std::function<void(scene&)> attach_space_modules(const scene_table& table, space
 }
 
 space_module* find_space_module(scene& town) noexcept {
-  for (const auto& m : town.modules())
-    if (auto* s = dynamic_cast<space_module*>(m.get())) return s;
-  return nullptr;
+  return dynamic_cast<space_module*>(town.phases());  // space_module is the only phase host
 }
 
 }  // namespace scenert

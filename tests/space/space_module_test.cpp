@@ -84,40 +84,40 @@ class SpaceModuleTest : public ::testing::Test {
 };
 
 TEST_F(SpaceModuleTest, PreCreatesMinSpacesAtTheTownLinesInit) {
-  EXPECT_EQ(spaces_->cached(quest_id), 2u);
-  EXPECT_EQ(spaces_->cached(dream_id), 0u);
+  EXPECT_EQ(spaces_->parked(quest_id), 2u);
+  EXPECT_EQ(spaces_->parked(dream_id), 0u);
   EXPECT_EQ(spaces_->created(), 2u);
-  EXPECT_EQ(spaces_->running(), 0u);
+  EXPECT_EQ(spaces_->running_phases(), 0u);
   EXPECT_EQ(spaces_->spaces(), (std::vector<scene_id>{quest_id, dream_id}));
 }
 
 TEST_F(SpaceModuleTest, CreateChildTakesParkedPhasesFirstAndStopsAtMaxSpaces) {
-  auto a = spaces_->create_child(quest_id);
-  auto b = spaces_->create_child(quest_id);
+  auto a = spaces_->open_phase(quest_id);
+  auto b = spaces_->open_phase(quest_id);
   ASSERT_TRUE(a && b);
   EXPECT_NE(*a, *b);
-  EXPECT_EQ(spaces_->cached(quest_id), 0u);
+  EXPECT_EQ(spaces_->parked(quest_id), 0u);
   EXPECT_EQ(spaces_->created(), 2u);  // both came from the cache
-  auto c = spaces_->create_child(quest_id);
+  auto c = spaces_->open_phase(quest_id);
   ASSERT_TRUE(c);
   EXPECT_EQ(spaces_->created(), 3u);
-  auto d = spaces_->create_child(quest_id);
+  auto d = spaces_->open_phase(quest_id);
   ASSERT_FALSE(d);
   EXPECT_EQ(d.code(), world_errc::space_full);
   EXPECT_NE(d.error().message.find("3 of 3 running"), std::string::npos) << d.error().message;
-  EXPECT_EQ(spaces_->running(quest_id), 3u);
-  EXPECT_TRUE(spaces_->child(*a)->active());
+  EXPECT_EQ(spaces_->running_phases(quest_id), 3u);
+  EXPECT_TRUE(spaces_->phase(*a)->active());
 }
 
 TEST_F(SpaceModuleTest, UnlimitedSpacesHaveNoCap) {
-  for (int i = 0; i < 20; ++i) ASSERT_TRUE(spaces_->create_child(dream_id));
-  EXPECT_EQ(spaces_->running(dream_id), 20u);
+  for (int i = 0; i < 20; ++i) ASSERT_TRUE(spaces_->open_phase(dream_id));
+  EXPECT_EQ(spaces_->running_phases(dream_id), 20u);
 }
 
 TEST_F(SpaceModuleTest, RefusesUnknownSpacesAndSpacesOfAnotherTown) {
-  EXPECT_EQ(spaces_->create_child(999).code(), world_errc::unknown_space);
-  EXPECT_EQ(spaces_->create_child(field_id).code(), world_errc::unknown_space);
-  auto wrong = spaces_->create_child(elsewhere_id);
+  EXPECT_EQ(spaces_->open_phase(999).code(), world_errc::unknown_space);
+  EXPECT_EQ(spaces_->open_phase(field_id).code(), world_errc::unknown_space);
+  auto wrong = spaces_->open_phase(elsewhere_id);
   EXPECT_EQ(wrong.code(), world_errc::wrong_town);
   EXPECT_NE(wrong.error().message.find("binds to town 2"), std::string::npos) << wrong.error().message;
 }
@@ -125,10 +125,10 @@ TEST_F(SpaceModuleTest, RefusesUnknownSpacesAndSpacesOfAnotherTown) {
 TEST_F(SpaceModuleTest, APlayerInAPhaseSeesOnlyThatPhase) {
   arrive(1);
   arrive(2);
-  auto child = spaces_->enter(*town_, 1, quest_id);
-  ASSERT_TRUE(child);
+  auto entered = spaces_->enter_phase(*town_, 1, quest_id);
+  ASSERT_TRUE(entered);
   tick();
-  scene* phase = spaces_->child(*child);
+  scene* phase = spaces_->phase(*entered);
   ASSERT_NE(phase, nullptr);
   EXPECT_TRUE(phase->has_player(1));
   EXPECT_FALSE(town_->has_player(1));
@@ -145,20 +145,20 @@ TEST_F(SpaceModuleTest, APlayerInAPhaseSeesOnlyThatPhase) {
 
 TEST_F(SpaceModuleTest, PhasesDoNotNest) {
   arrive(1);
-  ASSERT_TRUE(spaces_->enter(*town_, 1, quest_id));
-  auto again = spaces_->enter(*town_, 1, dream_id);
+  ASSERT_TRUE(spaces_->enter_phase(*town_, 1, quest_id));
+  auto again = spaces_->enter_phase(*town_, 1, dream_id);
   EXPECT_EQ(again.code(), world_errc::space_in_space);
-  EXPECT_EQ(spaces_->leave(*town_, 2).code(), world_errc::not_in_space);
+  EXPECT_EQ(spaces_->leave_phase(*town_, 2).code(), world_errc::not_in_space);
 }
 
 TEST_F(SpaceModuleTest, LeavingReturnsThePlayerWhereItStoodInThePhase) {
   arrive(1);
-  auto child = spaces_->enter(*town_, 1, quest_id);
-  ASSERT_TRUE(child);
+  auto entered = spaces_->enter_phase(*town_, 1, quest_id);
+  ASSERT_TRUE(entered);
   tick();
-  spaces_->child(*child)->post_move(1, {40, 41});
+  spaces_->phase(*entered)->post_move(1, {40, 41});
   tick();
-  ASSERT_TRUE(spaces_->leave(*town_, 1));
+  ASSERT_TRUE(spaces_->leave_phase(*town_, 1));
   tick();
   ASSERT_TRUE(town_->has_player(1));
   EXPECT_EQ(town_->grid().position_of(*town_->entity_of(1)), (grid::cell_point{40, 41}));
@@ -166,25 +166,25 @@ TEST_F(SpaceModuleTest, LeavingReturnsThePlayerWhereItStoodInThePhase) {
 
 TEST_F(SpaceModuleTest, AnEmptyPhaseIsParkedOnTheNextTickAndReusedAsNew) {
   arrive(1);
-  auto first = spaces_->enter(*town_, 1, quest_id);
+  auto first = spaces_->enter_phase(*town_, 1, quest_id);
   ASSERT_TRUE(first);
   tick();
-  scene* phase = spaces_->child(*first);
+  scene* phase = spaces_->phase(*first);
   ASSERT_TRUE(phase->open_chest());
   const auto monsters = phase->monsters().size();
-  ASSERT_TRUE(spaces_->leave(*town_, 1));
+  ASSERT_TRUE(spaces_->leave_phase(*town_, 1));
   tick();  // the phase applies the leave and is flagged
-  EXPECT_EQ(spaces_->running(quest_id), 1u);
+  EXPECT_EQ(spaces_->running_phases(quest_id), 1u);
   tick();  // the town closes it
-  EXPECT_EQ(spaces_->running(quest_id), 0u);
-  EXPECT_EQ(spaces_->cached(quest_id), 2u);
+  EXPECT_EQ(spaces_->running_phases(quest_id), 0u);
+  EXPECT_EQ(spaces_->parked(quest_id), 2u);
   EXPECT_EQ(phase->deactivations(), 1u);
 
   // Taken again from the cache: the chest is back and closed, the monsters respawned.
-  auto second = spaces_->enter(*town_, 1, quest_id);
+  auto second = spaces_->enter_phase(*town_, 1, quest_id);
   ASSERT_TRUE(second);
   tick();
-  scene* again = spaces_->child(*second);
+  scene* again = spaces_->phase(*second);
   EXPECT_NE(*second, *first);
   EXPECT_EQ(spaces_->created(), 2u);
   EXPECT_TRUE(again->chest().present);
@@ -196,17 +196,17 @@ TEST_F(SpaceModuleTest, AnEmptyPhaseIsParkedOnTheNextTickAndReusedAsNew) {
 
 TEST_F(SpaceModuleTest, TheTownLineClosingClosesItsPhasesAndDropsTheCache) {
   arrive(1);
-  auto child = spaces_->enter(*town_, 1, quest_id);
-  ASSERT_TRUE(child);
+  auto entered = spaces_->enter_phase(*town_, 1, quest_id);
+  ASSERT_TRUE(entered);
   tick();
-  scene* phase = spaces_->child(*child);
+  scene* phase = spaces_->phase(*entered);
   town_->deactivate();
-  EXPECT_EQ(spaces_->running(), 0u);
-  EXPECT_EQ(spaces_->cached(quest_id), 0u);
-  EXPECT_FALSE(spaces_->child_of(1));
+  EXPECT_EQ(spaces_->running_phases(), 0u);
+  EXPECT_EQ(spaces_->parked(quest_id), 0u);
+  EXPECT_FALSE(spaces_->phase_of(1));
   (void)phase;        // destroyed with the cache
   town_->activate();  // a reopened line is as good as a fresh one
-  EXPECT_EQ(spaces_->cached(quest_id), 2u);
+  EXPECT_EQ(spaces_->parked(quest_id), 2u);
 }
 
 class SmallCacheTest : public SpaceModuleTest {
@@ -216,13 +216,13 @@ class SmallCacheTest : public SpaceModuleTest {
 
 TEST_F(SmallCacheTest, TheCacheKeepsAtLeastMinSpacesAndDestroysTheRest) {
   for (player_id p = 1; p <= 3; ++p) arrive(p);
-  for (player_id p = 1; p <= 3; ++p) ASSERT_TRUE(spaces_->enter(*town_, p, quest_id));
+  for (player_id p = 1; p <= 3; ++p) ASSERT_TRUE(spaces_->enter_phase(*town_, p, quest_id));
   tick();
-  for (player_id p = 1; p <= 3; ++p) ASSERT_TRUE(spaces_->leave(*town_, p));
+  for (player_id p = 1; p <= 3; ++p) ASSERT_TRUE(spaces_->leave_phase(*town_, p));
   tick();
   tick();
-  EXPECT_EQ(spaces_->running(quest_id), 0u);
-  EXPECT_EQ(spaces_->cached(quest_id), 2u);  // min_spaces 2 beats the limit of 1
+  EXPECT_EQ(spaces_->running_phases(quest_id), 0u);
+  EXPECT_EQ(spaces_->parked(quest_id), 2u);  // min_spaces 2 beats the limit of 1
 }
 
 TEST(AttachSpaceModules, GivesModulesToTownsWithSpacesOnly) {

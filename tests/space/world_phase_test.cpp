@@ -58,8 +58,8 @@ TEST(WorldPhases, EnteringAPhaseSwitchesThenLandsInIt) {
   EXPECT_EQ(loc.space, space_id);
   EXPECT_FALSE(loc.phase_pending);
   auto& phases = phases_of(mw, town.line);
-  ASSERT_NE(phases.child(r->phase), nullptr);
-  EXPECT_TRUE(phases.child(r->phase)->has_player(1));
+  ASSERT_NE(phases.phase(r->phase), nullptr);
+  EXPECT_TRUE(phases.phase(r->phase)->has_player(1));
   EXPECT_FALSE(mw.w->line_object(town.line)->has_player(1));
 }
 
@@ -113,8 +113,8 @@ TEST(WorldPhases, LeavingAPhaseReturnsThePlayerToItsTownLine) {
   EXPECT_EQ(out->phase, 0u);
   mw.step();
   auto& phases = phases_of(mw, town.line);
-  EXPECT_EQ(phases.running(), 0u);         // closed on the town's next tick
-  EXPECT_EQ(phases.cached(space_id), 1u);  // and parked
+  EXPECT_EQ(phases.running_phases(), 0u);  // closed on the town's next tick
+  EXPECT_EQ(phases.parked(space_id), 1u);  // and parked
   auto obj = mw.w->line_object(town.line);
   ASSERT_TRUE(obj->has_player(1));
   EXPECT_EQ(obj->grid().position_of(*obj->entity_of(1)), (grid::cell_point{20, 21}));  // where it walked
@@ -149,7 +149,7 @@ TEST(WorldPhases, AFailingPhaseSendsItsPlayersHomeAndTheWorldKnows) {
   EXPECT_EQ(loc.phase, 0u) << "the world still has the player in the failed phase";
   EXPECT_FALSE(loc.phase_pending);
   EXPECT_TRUE(mw.w->line_object(town.line)->has_player(1));
-  EXPECT_EQ(phases_of(mw, town.line).running(), 0u);
+  EXPECT_EQ(phases_of(mw, town.line).running_phases(), 0u);
   auto again = mw.ask(R::enter_phase(1, space_id));
   ASSERT_TRUE(again) << again.error().message;
   EXPECT_NE(again->phase, in->phase);
@@ -162,8 +162,8 @@ TEST(WorldPhases, LeavingTheWorldFromAPhaseLosesNobody) {
   ASSERT_TRUE(mw.ask(R::leave(1)));
   mw.step();
   EXPECT_EQ(mw.where(1).where, location::state::none);
-  EXPECT_EQ(phases_of(mw, town.line).running(), 0u);
-  EXPECT_FALSE(phases_of(mw, town.line).child_of(1));
+  EXPECT_EQ(phases_of(mw, town.line).running_phases(), 0u);
+  EXPECT_FALSE(phases_of(mw, town.line).phase_of(1));
   EXPECT_EQ(mw.snap()->players, 0u);
 }
 
@@ -177,7 +177,7 @@ TEST(WorldPhases, ATransferFromAPhaseLandsOnItsTarget) {
   auto loc = mw.where(1);
   EXPECT_EQ(loc.line.scene, dungeon_id);
   EXPECT_EQ(loc.phase, 0u);
-  EXPECT_EQ(phases_of(mw, town.line).running(), 0u);
+  EXPECT_EQ(phases_of(mw, town.line).running_phases(), 0u);
   EXPECT_TRUE(mw.w->line_object(loc.line)->has_player(1));
 }
 
@@ -189,7 +189,7 @@ TEST(WorldPhases, MovesInAPhaseWalkThePhasesGrid) {
   ASSERT_TRUE(r);
   EXPECT_EQ(r->phase, in.phase);
   mw.step();
-  scene* phase = phases_of(mw, town.line).child(in.phase);
+  scene* phase = phases_of(mw, town.line).phase(in.phase);
   ASSERT_NE(phase, nullptr);
   EXPECT_EQ(phase->grid().position_of(*phase->entity_of(1)), (grid::cell_point{12, 13}));
 }

@@ -8,7 +8,7 @@ namespace scenert::detail {
 }  // namespace scenert::detail
 
 #if defined(SCENERT_DISABLE_ASSERTS)
-#define SCENERT_ASSERT(cond, msg) ((void)0)
+#define SCENERT_ASSERT(cond, msg) ((void)sizeof((cond) ? 1 : 0))  // names its operands, runs nothing
 #else
 #define SCENERT_ASSERT(cond, msg) \
   ((cond) ? (void)0 : ::scenert::detail::assert_fail(#cond, msg, __FILE__, __LINE__))

@@ -19,6 +19,10 @@ struct line_handle {
   friend constexpr bool operator==(line_handle, line_handle) = default;
 };
 
+/// A running phase of one town line (a copy of a space bound to the town); never reused while the
+/// town line is open. 0 means the town line itself.
+using phase_id = std::uint32_t;
+
 /// Expected failures of the world and its lines.
 enum class world_errc {
   ok = 0,
@@ -47,6 +51,7 @@ const char* to_string(world_errc code) noexcept;
 class scene;
 class scene_group;
 class scene_module;
+class phase_host;
 class line_directory;
 class world;
 

@@ -28,7 +28,7 @@ struct location {
   line_handle line{};          ///< in_line: the line; switching: the line it leaves
   line_handle target{};        ///< switching: the line it goes to
   scene_id space = 0;          ///< in_line: the space of the phase it is in on that line (0: none)
-  std::uint32_t phase = 0;     ///< in_line: the phase's child id on that line (0: none)
+  phase_id phase = 0;          ///< in_line: the phase it is in on that line (0: none)
   bool phase_pending = false;  ///< in_line: entering or leaving a phase right now (switching into it)
 };
 
@@ -75,14 +75,15 @@ class line_directory {
   [[nodiscard]] virtual location locate(player_id player) const = 0;
   /// Places a player who is nowhere on a live line.
   virtual void place(player_id player, line_handle line) = 0;
-  /// A placed player starts switching to `target` (counted on both lines until it lands).
+  /// A placed player starts switching to `target` (counted on both lines until it lands); it
+  /// leaves any phase of its line.
   virtual void begin_switch(player_id player, line_handle target) = 0;
   /// A switching player lands on its target.
   virtual void finish_switch(player_id player) = 0;
   /// A switching player goes back to its source line (the target is given up).
   virtual void cancel_switch(player_id player) = 0;
   /// Records the phase a player on a line is in (or going into / out of, while `pending`).
-  virtual void set_phase(player_id player, scene_id space, std::uint32_t phase, bool pending) = 0;
+  virtual void set_phase(player_id player, scene_id space, phase_id phase, bool pending) = 0;
   /// The player stands on its line itself again.
   virtual void clear_phase(player_id player) = 0;
   /// Takes a placed (not switching) player off its line.

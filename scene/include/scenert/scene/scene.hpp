@@ -5,7 +5,6 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <random>
 #include <span>
@@ -13,6 +12,8 @@
 #include <vector>
 
 #include <scenert/config/scene_table.hpp>
+#include <scenert/runtime/inbox.hpp>
+#include <scenert/runtime/result.hpp>
 #include <scenert/runtime/service.hpp>
 #include <scenert/scene/fwd.hpp>
 #include <scenert/scene/grid/grid.hpp>
@@ -32,8 +33,11 @@ class scene_host {
   /// The scene failed too many ticks in a row: it takes no players and its players must move.
   virtual void scene_quarantined(line_handle line) = 0;
   /// A phase of this town line failed and closed; its players stand on the town line again.
-  virtual void phase_closed(line_handle /*town_line*/, std::uint32_t /*phase*/,
+  virtual void phase_closed(line_handle /*town_line*/, phase_id /*phase*/,
                             std::vector<player_id> /*players*/) {}
+  /// The town line applied an enter_phase or leave_phase change: the phase, or why not.
+  virtual void phase_answered(line_handle /*town_line*/, player_id /*player*/,
+                              result<phase_id, world_errc> /*answer*/, bool /*entering*/) {}
 };
 
 /// A piece of scene behaviour (e.g. a town's phases). Hooks run on the scene's thread, in the
@@ -63,15 +67,19 @@ struct treasure_chest {
   grid::cell_point at{};
 };
 
-/// One change to a scene's roster, as the world sends it.
+/// One change to a scene's roster, as the world sends it. A town line routes the changes of a
+/// player who stands in one of its phases to its phase host.
 struct roster_change {
-  enum class kind : std::uint8_t { enter, leave, leave_ack, move };
+  enum class kind : std::uint8_t { enter, leave, leave_ack, move, enter_phase, leave_phase };
   kind what = kind::enter;
   player_id player = 0;
   grid::cell_point to{};  ///< move: the cell walked to
+  scene_id space = 0;     ///< enter_phase: the space whose new phase the player goes into
 };
 
-/// One line of a scene definition.
+/// One line of a scene definition. Each tick runs, in this order: its service mailbox (closures),
+/// its roster inbox (roster changes and phase requests, in the order the world sent them), the
+/// NPC AI, then its modules (a town's phases tick here).
 /// Thread-safety: post_* from any thread; everything else from the thread that drives the scene
 /// (its tick), or from the world's thread while the scene is not active (assign_line).
 class scene : public service {
@@ -91,6 +99,8 @@ class scene : public service {
   [[nodiscard]] const std::vector<std::unique_ptr<scene_module>>& modules() const noexcept {
     return modules_;
   }
+  /// The module hosting this line's phases, or null; fixed once the line was first activated.
+  [[nodiscard]] phase_host* phases() const noexcept { return phases_; }
 
   // ---- roster, from the world: applied at the start of the scene's next tick ----------
   /// A player arrives (it appears at the map's entry point).
@@ -99,8 +109,16 @@ class scene : public service {
   void post_leave(player_id player, bool ack);
   /// A player walks to a cell (ignored when the player or the cell is not valid).
   void post_move(player_id player, grid::cell_point to);
-  /// Several roster changes at once (one lock), applied in order like the single posts.
+  /// Any roster change, phase requests included (answered through scene_host::phase_answered).
+  void post_roster(const roster_change& change);
+  /// Several roster changes at once, applied in order like the single posts.
   void post_roster(std::span<const roster_change> changes);
+
+  // ---- on the scene's thread: its modules move players between the line and its phases ----
+  /// Puts a player on the grid now, walked to `at` when given (the entry point otherwise).
+  void place_player(player_id player, std::optional<grid::cell_point> at = std::nullopt);
+  /// Takes a player off the grid now; where it goes is the caller's business.
+  void take_player(player_id player);
 
   // ---- state, on the scene's thread ------------------------------------------------------
   [[nodiscard]] std::size_t player_count() const noexcept { return players_.size(); }
@@ -139,8 +157,9 @@ class scene : public service {
  private:
   template <class F>
   void guarded(F&& hooks);
-  void push_roster(roster_change e);
   void apply_roster();
+  void apply(const roster_change& change);
+  void answer_phase(const roster_change& change);
   void add_player(player_id player);
   void remove_player(player_id player, bool ack);
   void move_player(player_id player, grid::cell_point to);
@@ -152,10 +171,11 @@ class scene : public service {
 
   // What every tick reads, idle or not, comes first: with the service's own fields that is two
   // cache lines per line per tick (100,000 idle lines tick a million times a second).
-  std::atomic<bool> inbox_pending_{false};
+  std::atomic<bool> roster_pending_{false};  // set after a post: a quiet tick reads no inbox
   bool broken_ = false;
   bool emptied_ = false;  // a player left during this roster batch: tell the host if none is left
   std::vector<std::unique_ptr<scene_module>> modules_;
+  phase_host* phases_ = nullptr;
   std::vector<grid::entity_id> monsters_;
   using player_map = std::unordered_map<player_id, grid::entity_id>;
   player_map players_;
@@ -166,9 +186,7 @@ class scene : public service {
   line_handle line_{};
   std::unique_ptr<grid::grid> grid_;
 
-  std::mutex inbox_mutex_;
-  std::vector<roster_change> inbox_;
-  std::vector<roster_change> draining_;
+  inbox<roster_change> roster_{16};  // small ring: most lines see a few changes a tick
 
   std::vector<player_map::node_type> spare_players_;  // recycled map nodes, at most hard capacity
   std::vector<grid::entity_id> free_ids_;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <scenert/runtime/clock.hpp>
+#include <scenert/runtime/inbox.hpp>
 #include <scenert/runtime/service.hpp>
 #include <scenert/runtime/unique_function.hpp>
 #include <scenert/scene/fwd.hpp>
@@ -65,18 +66,23 @@ class scene_group final : public service {
   void on_inactive() override;
 
  private:
-  struct queues;
+  /// A join (no callback) or a leave, in the order the world asked for them.
+  struct member_change {
+    std::shared_ptr<scene> s;
+    bool joins = true;
+    unique_function<void()> on_removed;
+  };
   struct member {
     std::shared_ptr<scene> s;
     std::uint64_t ticks = 0;
   };
 
-  void apply_adds();
-  void apply_removes();
+  void apply_changes();
+  void apply(member_change& c);
   time_point now() const;
 
   scene_group_options options_;
-  std::unique_ptr<queues> queues_;
+  inbox<member_change> changes_{64};
   std::vector<member> members_;
   std::atomic<std::size_t> count_{0};
   std::atomic<std::uint64_t> overruns_{0};

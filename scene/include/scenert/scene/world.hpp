@@ -26,8 +26,8 @@ namespace scenert {
 /// Where a request put the player.
 struct placement {
   line_handle line{};
-  scene_id space = 0;       ///< phase requests: the space of the phase entered (0: the line itself)
-  std::uint32_t phase = 0;  ///< phase requests: the phase's child id on the line (0: the line itself)
+  scene_id space = 0;  ///< phase requests: the space of the phase entered (0: the line itself)
+  phase_id phase = 0;  ///< phase requests: the phase entered on the line (0: the line itself)
 };
 
 /// The answer to a request: Ok{line} or an error with a message naming the player and the line.

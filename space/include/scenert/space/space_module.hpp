@@ -1,6 +1,6 @@
 #pragma once
-/// space_module: the phases (位面) of one town line — child scenes bound to the town, pre-created
-/// at the line's on_init, created on demand, ticked by the town's own tick, and returned to a
+/// space_module: the phases (位面) of one town line — running copies of the spaces bound to the town,
+/// pre-created at the line's on_init, created on demand, ticked by the town's own tick, and returned to a
 /// bounded cache when their last player leaves.
 
 #include <cstdint>
@@ -16,9 +16,6 @@
 #include <scenert/scene/scene.hpp>
 
 namespace scenert {
-
-/// A running phase of one town line; never reused while the line is open.
-using child_id = std::uint32_t;
 
 struct space_limits {
   std::uint32_t cache_limit = 16;  ///< parked phases kept per space (at least its min_spaces)
@@ -36,38 +33,33 @@ class space_module final : public scene_module, public phase_host, private scene
   space_module(const scene_table& table, const scene_def& town, space_limits limits = {});
   ~space_module() override;
 
-  /// Takes a parked phase of `space` or creates one (on_init), gives it a child id and activates it.
-  [[nodiscard]] result<child_id, world_errc> create_child(scene_id space);
+  /// Takes a parked phase of `space` or creates one (on_init), gives it a phase id and activates it.
+  [[nodiscard]] result<phase_id, world_errc> open_phase(scene_id space);
+
+  // phase_host: the world's requests, on the town's thread.
   /// Moves a player of the town into a new phase of `space`.
-  [[nodiscard]] result<child_id, world_errc> enter(scene& town, player_id player, scene_id space);
+  [[nodiscard]] result<phase_id, world_errc> enter_phase(scene& town, player_id player,
+                                                         scene_id space) override;
   /// Moves a player out of its phase back onto the town, where it stood in the phase (or where it
   /// entered); the phase closes on the town's next tick when it was the last player.
-  [[nodiscard]] result<child_id, world_errc> leave(scene& town, player_id player);
-  /// Forgets a player that left the world from inside a phase.
-  void drop(player_id player);
+  [[nodiscard]] result<phase_id, world_errc> leave_phase(scene& town, player_id player) override;
+  void move_in_phase(player_id player, grid::cell_point to) override;
+  void drop_from_phase(player_id player) override;
+  [[nodiscard]] bool in_phase(player_id player) const override { return visits_.count(player) != 0; }
+  [[nodiscard]] std::uint32_t running_phases() const override { return running_phases(0); }
 
   /// The phase a player is in.
-  [[nodiscard]] std::optional<child_id> child_of(player_id player) const;
+  [[nodiscard]] std::optional<phase_id> phase_of(player_id player) const;
   /// A running phase; null when it is not running.
-  [[nodiscard]] scene* child(child_id id) const;
-  /// Running phases of a space (all spaces when 0).
-  [[nodiscard]] std::size_t running(scene_id space = 0) const;
+  [[nodiscard]] scene* phase(phase_id id) const;
+  /// Running phases of a space (of every space when 0).
+  [[nodiscard]] std::uint32_t running_phases(scene_id space) const;
   /// Parked phases of a space.
-  [[nodiscard]] std::size_t cached(scene_id space) const;
+  [[nodiscard]] std::size_t parked(scene_id space) const;
   /// Phase objects created so far (on_init runs), across spaces.
   [[nodiscard]] std::uint64_t created() const noexcept { return created_; }
   /// The spaces bound to this town.
   [[nodiscard]] std::vector<scene_id> spaces() const;
-
-  // phase_host: the world's requests, on the town's thread.
-  [[nodiscard]] result<std::uint32_t, world_errc> enter_phase(scene& town, player_id player,
-                                                              scene_id space) override;
-  [[nodiscard]] result<std::uint32_t, world_errc> leave_phase(scene& town, player_id player) override;
-  void move_in_phase(player_id player, grid::cell_point to) override;
-  void drop_from_phase(player_id player) override { drop(player); }
-  [[nodiscard]] std::uint32_t running_phases() const override {
-    return static_cast<std::uint32_t>(running());
-  }
 
   void on_init(scene& town) override;
   void on_active(scene& town) override;
@@ -75,24 +67,24 @@ class space_module final : public scene_module, public phase_host, private scene
   void on_tick(scene& town, const tick_context& ctx) override;
 
  private:
-  struct kind;
-  struct running_child {
-    child_id id = 0;
-    kind* of = nullptr;
+  struct bound_space;
+  struct running_phase {
+    phase_id id = 0;
+    bound_space* space = nullptr;
     std::unique_ptr<scene> obj;
-    bool removed = false;
+    bool closing = false;  // its last player left: it closes on the town's next tick
   };
   struct visit {
-    child_id child = 0;
+    phase_id phase = 0;
     std::optional<grid::cell_point> entered_at;
   };
 
-  kind* find(scene_id space);
-  std::unique_ptr<scene> make_child(kind& k);
-  scene* town_ = nullptr;  // the line object this module belongs to (set at its on_init)
-  void fill_caches();
-  void park(running_child& c);
-  running_child* running_entry(child_id id);
+  bound_space* find(scene_id space);
+  std::unique_ptr<scene> make_phase(bound_space& b);
+  void park_min_spaces();
+  void park(running_phase& r);
+  void send_home(scene& town, running_phase& r);
+  running_phase* find_running(phase_id id);
 
   void scene_empty(line_handle) override {}
   void player_left(line_handle line, player_id player) override;
@@ -102,10 +94,11 @@ class space_module final : public scene_module, public phase_host, private scene
   const scene_def& town_def_;
   space_limits limits_;
   std::shared_ptr<const grid::map_data> map_;  // the town's: phases share its static data
-  std::vector<std::unique_ptr<kind>> kinds_;
-  std::vector<running_child> running_;
+  scene* town_ = nullptr;                      // the line object this module belongs to (set at on_init)
+  std::vector<std::unique_ptr<bound_space>> spaces_;
+  std::vector<running_phase> running_;
   std::unordered_map<player_id, visit> visits_;
-  child_id next_child_ = 1;
+  phase_id next_phase_ = 1;
   std::uint64_t created_ = 0;
 };
 
