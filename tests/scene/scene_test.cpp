@@ -180,8 +180,32 @@ TEST_F(Scene, GuildScenesNeverAskToBeClosed) {
 TEST_F(Scene, MonstersFarFromEveryPlayerRunNoAi) {
   auto s = make(test::dungeon_id);
   s->activate();
+  ASSERT_FALSE(s->monsters().empty());
+  // A player on the area farthest from every monster (this 4x4-area map, eyesight 1): no monster's
+  // area is in its view, so no area with a monster is effective.
+  auto seen_from = [&](std::uint32_t ax, std::uint32_t ay) {
+    for (auto m : s->monsters()) {
+      auto at = s->grid().position_of(m);
+      auto mx = at.x / 8, my = at.y / 8;
+      if ((mx > ax ? mx - ax : ax - mx) <= 1 && (my > ay ? my - ay : ay - my) <= 1) return true;
+    }
+    return false;
+  };
+  std::optional<grid::cell_point> far;
+  for (std::uint32_t ay = 0; ay < 4 && !far; ++ay)
+    for (std::uint32_t ax = 0; ax < 4 && !far; ++ax)
+      if (!seen_from(ax, ay)) far = grid::cell_point{ax * 8 + 4, ay * 8 + 4};
+  ASSERT_TRUE(far) << "every area sees a monster on this seed: the test needs another spot";
+  s->post_enter(1);
+  s->post_move(1, *far);
   tick(*s, 20);
+  ASSERT_EQ(s->grid().position_of(*s->entity_of(1)), *far);
+  for (auto m : s->monsters()) EXPECT_EQ(s->grid().cover_count(s->grid().area_of(m)), 0u);
   EXPECT_EQ(s->ai_steps(), 0u);
+  // The same player next to a monster wakes it up: the count above could have moved.
+  s->post_move(1, s->grid().position_of(s->monsters().front()));
+  tick(*s, 10);
+  EXPECT_GT(s->ai_steps(), 0u);
 }
 
 TEST_F(Scene, NpcAiRunsOneBatchOfEffectiveAreasPerTick) {
