@@ -17,8 +17,6 @@
 
 namespace scenert::apps {
 
-/// Number of world_errc values (for per-code counters).
-inline constexpr std::size_t world_errc_count = 16;
 
 /// The answers of a run, kept on the world's thread (replies and queries run there).
 /// Thread-safety: written by replies on the world's thread; read there (in a query) or after

@@ -16,6 +16,7 @@ constexpr std::uint32_t no_pos = 0xFFFFFFFFu;
 struct line_rec {
   std::uint32_t generation = 0;
   line_state state = line_state::free;
+  party_id owner = 0;
   std::uint32_t bucket_pos = no_pos;  // position in buckets[players.size()] while open
   std::vector<player_id> players;
 };
@@ -26,8 +27,8 @@ struct player_rec {
   std::uint32_t pos_target = 0;  // index in the target line's players (switching)
 };
 
-// The lines of one scene definition. Open lines sit in buckets by player count, with a bitmap of
-// the non-empty buckets, so both policies pick a line in O(1) for any number of lines.
+// The lines of one scene definition. Open shared lines sit in buckets by player count, with a
+// bitmap of the non-empty buckets, so both policies pick a line in O(1) for any number of lines.
 struct scene_lines {
   const scene_def* def = nullptr;
   std::vector<line_rec> lines;  // index = line id - 1; grows to the peak of live lines only
@@ -91,7 +92,7 @@ class local_line_directory final : public line_directory {
     }
   }
 
-  std::optional<line_handle> open_line(scene_id scene) override {
+  std::optional<line_handle> open_line(scene_id scene, party_id owner) override {
     auto& s = get(scene);
     if (s.counts.live >= s.def->max_lines) return std::nullopt;
     std::uint32_t index;
@@ -106,8 +107,10 @@ class local_line_directory final : public line_directory {
     SCENERT_ASSERT(rec.state == line_state::free && rec.players.empty(), "open_line: line not free");
     ++rec.generation;
     rec.state = line_state::open;
-    s.bucket_insert(index);
+    rec.owner = owner;
+    if (owner == 0) s.bucket_insert(index);
     ++s.counts.live, ++s.counts.open, ++s.counts.opened;
+    if (owner != 0) ++s.counts.open_private, ++s.counts.opened_private;
     return line_handle{scene, index + 1, rec.generation};
   }
 
@@ -115,16 +118,15 @@ class local_line_directory final : public line_directory {
     auto& s = get(line.scene);
     auto& rec = live_rec(s, line);
     if (rec.state != line_state::open) return;
-    s.bucket_erase(line.line - 1);
+    leave_open(s, line.line - 1);
     rec.state = line_state::quarantined;
-    --s.counts.open;
   }
 
   void close_line(line_handle line) override {
     auto& s = get(line.scene);
     auto& rec = live_rec(s, line);
     SCENERT_ASSERT(rec.players.empty(), "close_line: the line still holds players");
-    if (rec.state == line_state::open) s.bucket_erase(line.line - 1), --s.counts.open;
+    if (rec.state == line_state::open) leave_open(s, line.line - 1);
     rec.state = line_state::closing;
     ++rec.generation;  // every handle to this opening is stale from now on
   }
@@ -157,7 +159,7 @@ class local_line_directory final : public line_directory {
       return fail(world_errc::stale_line,
                   fmt::format("line {} of scene {} generation {} closed since (now generation {}, {})",
                               line.line, line.scene, line.generation, rec.generation, to_string(rec.state)));
-    return line_info{line, rec.state, static_cast<std::uint32_t>(rec.players.size())};
+    return line_info{line, rec.state, static_cast<std::uint32_t>(rec.players.size()), rec.owner};
   }
 
   std::optional<line_handle> pick(scene_id scene, std::uint32_t below) const override {
@@ -181,7 +183,8 @@ class local_line_directory final : public line_directory {
       if (lines[i].state != line_state::free)
         fn(line_info{{scene, i + 1, lines[i].generation},
                      lines[i].state,
-                     static_cast<std::uint32_t>(lines[i].players.size())});
+                     static_cast<std::uint32_t>(lines[i].players.size()),
+                     lines[i].owner});
   }
 
   location locate(player_id player) const override {
@@ -247,6 +250,17 @@ class local_line_directory final : public line_directory {
   std::size_t player_count() const override { return players_.size(); }
 
  private:
+  // An open line stops being open (quarantined or closing): out of the buckets and the counts.
+  static void leave_open(scene_lines& s, std::uint32_t index) {
+    auto& rec = s.lines[index];
+    if (rec.owner == 0)
+      s.bucket_erase(index);
+    else
+      --s.counts.open_private;
+    --s.counts.open;
+  }
+  // Shared open lines are in the buckets, by player count.
+  static bool bucketed(const line_rec& rec) { return rec.state == line_state::open && rec.owner == 0; }
   // Calls come in runs for one scene: the last answer is kept (the scenes never move).
   scene_lines* find(scene_id scene) const {
     if (last_ && last_->def->id == scene) return last_;
@@ -293,7 +307,7 @@ class local_line_directory final : public line_directory {
   std::uint32_t attach(line_handle line, player_id player) {
     auto& s = get(line.scene);
     auto& rec = live_rec(s, line);
-    bool open = rec.state == line_state::open;
+    const bool open = bucketed(rec);
     if (open) s.bucket_erase(line.line - 1);
     rec.players.push_back(player);
     SCENERT_ASSERT(rec.players.size() < s.buckets.size(), "attach: line above its hard capacity");
@@ -303,7 +317,7 @@ class local_line_directory final : public line_directory {
   void detach(line_handle line, std::uint32_t pos) {
     auto& s = get(line.scene);
     auto& rec = live_rec(s, line);
-    bool open = rec.state == line_state::open;
+    const bool open = bucketed(rec);
     if (open) s.bucket_erase(line.line - 1);
     player_id moved = rec.players.back();
     rec.players[pos] = moved;
@@ -342,46 +356,5 @@ const char* to_string(line_state state) noexcept {
   return "?";
 }
 
-const char* to_string(world_errc code) noexcept {
-  switch (code) {
-    case world_errc::ok:
-      return "ok";
-    case world_errc::line_full:
-      return "line_full";
-    case world_errc::unknown_scene:
-      return "unknown_scene";
-    case world_errc::unknown_line:
-      return "unknown_line";
-    case world_errc::stale_line:
-      return "stale_line";
-    case world_errc::already_in_scene:
-      return "already_in_scene";
-    case world_errc::not_in_scene:
-      return "not_in_scene";
-    case world_errc::switching:
-      return "switching";
-    case world_errc::same_line:
-      return "same_line";
-    case world_errc::line_quarantined:
-      return "line_quarantined";
-    case world_errc::teammate_not_found:
-      return "teammate_not_found";
-    case world_errc::shutting_down:
-      return "shutting_down";
-    case world_errc::space_in_space:
-      return "space_in_space";
-    case world_errc::request_pending:
-      return "request_pending";
-    case world_errc::wrong_town:
-      return "wrong_town";
-    case world_errc::space_full:
-      return "space_full";
-    case world_errc::unknown_space:
-      return "unknown_space";
-    case world_errc::not_in_space:
-      return "not_in_space";
-  }
-  return "?";
-}
 
 }  // namespace scenert

@@ -39,7 +39,7 @@ struct world_event {
   // What a rare event carries: query and shutdown a function, a refused phase request its error,
   // a failed phase its players.
   using payload = std::variant<directory_fn, error<world_errc>, std::vector<player_id>>;
-  // 128 bytes: the inbox streams millions of these per second, so the rare parts stay out of line.
+  // 144 bytes: the inbox streams millions of these per second, so the rare parts stay out of line.
   type what = type::request;
   std::uint32_t index = 0;           // group_removed: the group; phase events: the phase
   world_request req{};               // request; the notices use req.line and req.player
@@ -60,7 +60,7 @@ struct world::impl final : scene_host {
     std::shared_ptr<const grid::map_data> map;
     std::vector<hosted_line> lines;             // by line index; grows to the peak of live lines
     std::vector<std::shared_ptr<scene>> spare;  // closed line objects kept for reuse
-    std::uint64_t line_full = 0, quarantined = 0, evicted = 0;
+    std::uint64_t line_full = 0, line_full_at_max = 0, quarantined = 0, evicted = 0;
     std::uint32_t max_players = 0;
   };
   struct group_entry {
@@ -69,6 +69,19 @@ struct world::impl final : scene_host {
     std::uint32_t weight = 0;  // capacity of its members
     std::uint32_t members = 0;
     bool in_pool = false, removing = false, in_room = false;
+  };
+  // A player's part in a party's private instances: its owner id and where it came from.
+  struct party_ticket {
+    party_id owner = 0;     // the party, or a solo player's own owner id
+    scene_id return_to = 0;  // the scene it entered the instance from (0: from nowhere)
+  };
+  struct instance_key {
+    party_id owner = 0;
+    scene_id scene = 0;
+    friend bool operator==(instance_key, instance_key) = default;
+  };
+  struct instance_hash {
+    std::size_t operator()(instance_key k) const noexcept { return std::hash<party_id>{}(k.owner * 0x9E3779B97F4A7C15u ^ k.scene); }
   };
   struct grace_entry {
     line_handle line;
@@ -101,10 +114,18 @@ struct world::impl final : scene_host {
   std::optional<world_result> do_join_team(const world_request& r, world_reply& reply);
   std::optional<world_result> do_move(const world_request& r);
   result<line_handle, world_errc> allocate(container& c, player_id p);
-  result<line_handle, world_errc> named_line(line_handle line, std::uint32_t below, player_id p);
+  result<line_handle, world_errc> named_line(line_handle line, std::uint32_t below, player_id p,
+                                             party_id member_of);
+  party_id party_of(player_id p) const;
   world_result place_on(player_id p, line_handle line);  // a player from nowhere onto a line
   std::optional<world_result> start_switch(player_id p, line_handle from, line_handle to, world_reply& reply);
   void on_player_left(line_handle line, player_id p);
+
+  // party instances (world_instances.cpp)
+  std::optional<world_result> do_enter_instance(const world_request& r, world_reply& reply);
+  std::optional<world_result> do_leave_party(const world_request& r, world_reply& reply);
+  result<line_handle, world_errc> instance_for(container& c, party_id owner, player_id p);
+  void forget_instance(line_handle line, party_id owner);
   void on_quarantined(line_handle line);
 
   // phases (world_phases.cpp)
@@ -118,6 +139,7 @@ struct world::impl final : scene_host {
   void refuse_phase_request(player_id p, world_errc code, const std::string& why);
   void answer_phase_requests_at_shutdown();
   void evacuate(player_id p, line_handle from);
+  result<line_handle, world_errc> replacement(line_handle failed, player_id p);
   void land(player_id p);  // a switching player lands on its target: directory, scene, reply
 
   // lines (world_lines.cpp)
@@ -127,7 +149,7 @@ struct world::impl final : scene_host {
   scene& object(line_handle line);
   void send(line_handle line, const roster_change& change);
   void filled(line_handle line);
-  std::optional<line_handle> open_line(container& c);
+  std::optional<line_handle> open_line(container& c, party_id owner = 0);
   void close_line(line_handle line);
   void maybe_close_quarantined(line_handle line);
   void on_line_closed(line_handle line);
@@ -161,6 +183,8 @@ struct world::impl final : scene_host {
   std::deque<grace_entry> grace;
   std::unordered_map<player_id, world_reply> pending;        // replies of switching players
   std::unordered_map<player_id, world_reply> phase_pending;  // replies of phase requests under way
+  std::unordered_map<instance_key, line_handle, instance_hash> instances;  // open private instances
+  std::unordered_map<player_id, party_ticket> tickets;  // players who entered a private instance
 
   bool shutting_down = false, shut_down = false;
   unique_function<void(const line_directory&)> shutdown_done;

@@ -38,9 +38,9 @@ void world::impl::send(line_handle line, const roster_change& change) { object(l
 // A player was put on the line: it is not waiting to close any more.
 void world::impl::filled(line_handle line) { hosted(line).empty_since = -1; }
 
-std::optional<line_handle> world::impl::open_line(container& c) {
+std::optional<line_handle> world::impl::open_line(container& c, party_id owner) {
   if (shutting_down) return std::nullopt;
-  auto line = dir->open_line(c.def->id);
+  auto line = dir->open_line(c.def->id, owner);
   if (!line) return std::nullopt;
   std::size_t index = line->line - 1;
   if (c.lines.size() <= index) c.lines.resize(index + 1);
@@ -67,6 +67,7 @@ std::optional<line_handle> world::impl::open_line(container& c) {
 void world::impl::close_line(line_handle line) {
   auto& c = get(line.scene);
   auto& h = hosted(line);
+  if (auto info = dir->check(line); info && info->owner != 0) forget_instance(line, info->owner);
   dir->close_line(line);
   h.empty_since = -1;
   auto s = h.object;
@@ -189,7 +190,9 @@ void world::impl::run_grace() {
     auto& c = get(e.line.scene);
     if (!info || info->state != line_state::open || info->players != 0) continue;
     if (c.lines[e.line.line - 1].empty_since != e.since) continue;  // refilled and emptied since
-    if (dir->counts(e.line.scene).open > c.def->min_lines) {
+    // min_lines counts shared lines: an empty private instance always closes.
+    auto counts = dir->counts(e.line.scene);
+    if (info->owner != 0 || counts.open - counts.open_private > c.def->min_lines) {
       close_line(e.line);
     } else {
       grace.push_back({e.line, e.since, now + period});  // needed for min_lines; look again later
@@ -199,7 +202,7 @@ void world::impl::run_grace() {
 
 void world::impl::ensure_min_lines() {
   for (auto* c : ordered)
-    while (dir->counts(c->def->id).open < c->def->min_lines)
+    while (dir->counts(c->def->id).open - dir->counts(c->def->id).open_private < c->def->min_lines)
       if (!open_line(*c)) break;
 }
 
@@ -271,11 +274,14 @@ void world::impl::publish(bool force) {
     sc.lines_opened = counts.opened;
     sc.lines_closed = counts.closed;
     sc.line_full = c->line_full;
+    sc.line_full_at_max = c->line_full_at_max;
+    sc.open_private = counts.open_private;
+    sc.opened_private = counts.opened_private;
     sc.quarantined = c->quarantined;
     sc.evicted = c->evicted;
     sc.lines.reserve(counts.live);
     dir->for_each_line(c->def->id, [&](const line_info& l) {
-      sc.lines.push_back({l.handle.line, l.handle.generation, l.state, l.players});
+      sc.lines.push_back({l.handle.line, l.handle.generation, l.state, l.players, l.owner});
       sc.players += l.players;
       c->max_players = std::max(c->max_players, l.players);
       const std::size_t index = l.handle.line - 1;

@@ -36,6 +36,10 @@ std::optional<world_result> world::impl::apply(const world_request& r, world_rep
       return do_enter_phase(r, reply);
     case world_request::kind::leave_phase:
       return do_leave_phase(r, reply);
+    case world_request::kind::enter_instance:
+      return do_enter_instance(r, reply);
+    case world_request::kind::leave_party:
+      return do_leave_party(r, reply);
   }
   return std::nullopt;
 }
@@ -43,15 +47,19 @@ std::optional<world_result> world::impl::apply(const world_request& r, world_rep
 result<line_handle, world_errc> world::impl::allocate(container& c, player_id p) {
   if (auto line = dir->pick(c.def->id, c.def->capacity)) return *line;
   if (auto line = open_line(c)) return *line;
-  ++c.line_full;
+  ++c.line_full, ++c.line_full_at_max;
   return fail(world_errc::line_full, fmt::format("player {}: scene {} ({}): all {} lines are full", p,
                                                  c.def->id, c.def->name, c.def->max_lines));
 }
 
-// A line named by the caller, with room below `below` players.
-result<line_handle, world_errc> world::impl::named_line(line_handle line, std::uint32_t below, player_id p) {
+// A line named by the caller, with room below `below` players, open to a member of `member_of`.
+result<line_handle, world_errc> world::impl::named_line(line_handle line, std::uint32_t below, player_id p,
+                                                        party_id member_of) {
   auto info = dir->check(line);
   if (!info) return fail(info.code(), fmt::format("player {}: {}", p, info.error().message));
+  if (info->owner != 0 && info->owner != member_of)
+    return fail(world_errc::instance_private,
+                fmt::format("player {}: {} is the private instance of another party", p, where(line)));
   if (info->state == line_state::quarantined)
     return fail(world_errc::line_quarantined, fmt::format("player {}: {} is quarantined", p, where(line)));
   if (info->players >= below) {
@@ -73,6 +81,10 @@ std::optional<world_result> world::impl::do_enter(const world_request& r) {
     return world_result(
         fail(world_errc::unknown_scene,
              fmt::format("player {}: enter scene {}: no such scene (or a space)", r.player, r.scene)));
+  if (c->def->instances == instance_mode::party) {  // a solo player's own instance
+    world_reply none;
+    return do_enter_instance(world_request::enter_instance(r.player, r.scene, 0), none);
+  }
   auto line = allocate(*c, r.player);
   if (!line) return world_result(line.error());
   return place_on(r.player, *line);
@@ -92,7 +104,7 @@ std::optional<world_result> world::impl::do_enter_line(const world_request& r) {
         fail(world_errc::already_in_scene,
              fmt::format("player {}: enter {}: already on {}", r.player, where(r.line), where(loc.line))));
   auto* c = find(r.line.scene);
-  auto line = named_line(r.line, c ? c->def->capacity : 0, r.player);
+  auto line = named_line(r.line, c ? c->def->capacity : 0, r.player, party_of(r.player));
   if (!line) return world_result(line.error());
   return place_on(r.player, *line);
 }
@@ -107,6 +119,7 @@ std::optional<world_result> world::impl::do_leave(const world_request& r) {
         fail(world_errc::switching, fmt::format("player {}: leave: switching from {} to {}", r.player,
                                                 where(loc.line), where(loc.target))));
   if (auto busy = phase_busy(loc, r.player, "leave")) return busy;
+  tickets.erase(r.player);
   dir->remove(r.player);  // the town drops the player from its phase when the leave reaches it
   send(loc.line, {roster_change::kind::leave, r.player, {}});
   return world_result(placement{loc.line});
@@ -131,13 +144,16 @@ std::optional<world_result> world::impl::do_transfer(const world_request& r, lin
           fail(world_errc::already_in_scene,
                fmt::format("player {}: transfer to scene {}: already on {} (name a line to change lines)",
                            r.player, target.scene, where(loc.line))));
-    to = allocate(*find(target.scene), r.player);
+    auto& c = *find(target.scene);
+    if (c.def->instances == instance_mode::party)  // a solo player's own instance
+      return do_enter_instance(world_request::enter_instance(r.player, target.scene, 0), reply);
+    to = allocate(c, r.player);
   } else {
     if (target == loc.line)
       return world_result(fail(world_errc::same_line,
                                fmt::format("player {}: transfer: already on {}", r.player, where(target))));
     auto* c = find(target.scene);
-    to = named_line(target, c ? c->def->capacity : 0, r.player);
+    to = named_line(target, c ? c->def->capacity : 0, r.player, party_of(r.player));
   }
   if (!to) return world_result(to.error());
   return start_switch(r.player, loc.line, *to, reply);
@@ -158,7 +174,7 @@ std::optional<world_result> world::impl::do_join_team(const world_request& r, wo
     return world_result(fail(world_errc::same_line, fmt::format("player {}: join team-mate {}: already on {}",
                                                                 r.player, r.mate, where(loc.line))));
   if (auto busy = phase_busy(loc, r.player, "join team-mate")) return busy;
-  auto to = named_line(mate.line, find(mate.line.scene)->def->hard_capacity, r.player);
+  auto to = named_line(mate.line, find(mate.line.scene)->def->hard_capacity, r.player, party_of(r.player));
   if (!to) return world_result(to.error());
   if (loc.where == location::state::in_line) return start_switch(r.player, loc.line, *to, reply);
   return place_on(r.player, *to);
@@ -205,8 +221,7 @@ void world::impl::on_player_left(line_handle line, player_id p) {
   // The target failed while the player was on its way: find it another line of that scene.
   auto old_target = loc.target;
   dir->cancel_switch(p);
-  auto* c = find(old_target.scene);
-  auto other = allocate(*c, p);
+  auto other = replacement(old_target, p);
   if (other) {
     dir->begin_switch(p, *other);
     filled(*other);
@@ -246,9 +261,17 @@ void world::impl::on_quarantined(line_handle line) {
   maybe_close_quarantined(line);
 }
 
+// Another line of a failed line's scene: the owner's fresh instance when it was a private one.
+result<line_handle, world_errc> world::impl::replacement(line_handle failed, player_id p) {
+  auto& c = get(failed.scene);
+  auto info = dir->check(failed);
+  if (info && info->owner != 0) return instance_for(c, info->owner, p);
+  return allocate(c, p);
+}
+
 void world::impl::evacuate(player_id p, line_handle from) {
   auto* c = find(from.scene);
-  auto to = allocate(*c, p);
+  auto to = replacement(from, p);
   if (to) {
     dir->begin_switch(p, *to);
     filled(*to);

@@ -38,7 +38,7 @@ class fake_directory final : public line_directory {
     where[p] = {location::state::in_line, handle(line), {}};
   }
 
-  std::optional<line_handle> open_line(scene_id) override { return std::nullopt; }
+  std::optional<line_handle> open_line(scene_id, party_id) override { return std::nullopt; }
   void quarantine_line(line_handle) override {}
   void close_line(line_handle) override {}
   void free_line(scene_id, std::uint32_t) override {}

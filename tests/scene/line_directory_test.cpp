@@ -16,13 +16,13 @@ using test::town_id;
 TEST(LineDirectory, OpensLowestFreeLineIdsUpToMaxLines) {
   auto table = test::small_table();
   auto dir = make_local_line_directory(table);
-  for (std::uint32_t i = 1; i <= 3; ++i) EXPECT_EQ(dir->open_line(town_id)->line, i);
-  EXPECT_FALSE(dir->open_line(town_id).has_value());  // max_lines 3
+  for (std::uint32_t i = 1; i <= 3; ++i) EXPECT_EQ(dir->open_line(town_id, 0)->line, i);
+  EXPECT_FALSE(dir->open_line(town_id, 0).has_value());  // max_lines 3
   auto second = line_handle{town_id, 2, 1};
   dir->close_line(second);
-  EXPECT_FALSE(dir->open_line(town_id).has_value());  // a closing line still counts
+  EXPECT_FALSE(dir->open_line(town_id, 0).has_value());  // a closing line still counts
   dir->free_line(town_id, 2);
-  auto again = dir->open_line(town_id);
+  auto again = dir->open_line(town_id, 0);
   ASSERT_TRUE(again);
   EXPECT_EQ(again->line, 2u);
   EXPECT_EQ(again->generation, 3u);  // opened, closed (stale at once), reopened
@@ -35,11 +35,11 @@ TEST(LineDirectory, OpensLowestFreeLineIdsUpToMaxLines) {
 TEST(LineDirectory, AHandleOfAClosedAndReusedLineIsStale) {
   auto table = test::small_table();
   auto dir = make_local_line_directory(table);
-  auto first = *dir->open_line(town_id);
+  auto first = *dir->open_line(town_id, 0);
   dir->close_line(first);
   EXPECT_EQ(dir->check(first).code(), world_errc::stale_line);  // closing
   dir->free_line(town_id, first.line);
-  auto reused = *dir->open_line(town_id);
+  auto reused = *dir->open_line(town_id, 0);
   EXPECT_EQ(reused.line, first.line);
   auto stale = dir->check(first);
   ASSERT_FALSE(stale);
@@ -64,8 +64,8 @@ TEST(LineDirectory, UnknownScenesAndLinesAreNamed) {
 TEST(LineDirectory, FillFirstFillsTheFullestLineWithRoom) {
   auto table = test::small_table();
   auto dir = make_local_line_directory(table);
-  auto a = *dir->open_line(dungeon_id);
-  auto b = *dir->open_line(dungeon_id);
+  auto a = *dir->open_line(dungeon_id, 0);
+  auto b = *dir->open_line(dungeon_id, 0);
   dir->place(1, a);
   EXPECT_EQ(dir->pick(dungeon_id, 5), a);
   for (player_id p = 2; p <= 5; ++p) dir->place(p, a);
@@ -76,8 +76,8 @@ TEST(LineDirectory, FillFirstFillsTheFullestLineWithRoom) {
 TEST(LineDirectory, LeastLoadedPicksTheEmptiestLine) {
   auto table = test::small_table();
   auto dir = make_local_line_directory(table);
-  auto a = *dir->open_line(town_id);
-  auto b = *dir->open_line(town_id);
+  auto a = *dir->open_line(town_id, 0);
+  auto b = *dir->open_line(town_id, 0);
   dir->place(1, a);
   EXPECT_EQ(dir->pick(town_id, 3), b);
   dir->place(2, b);
@@ -90,8 +90,8 @@ TEST(LineDirectory, LeastLoadedPicksTheEmptiestLine) {
 TEST(LineDirectory, SwitchingPlayersCountOnBothLinesUntilTheyLand) {
   auto table = test::small_table();
   auto dir = make_local_line_directory(table);
-  auto a = *dir->open_line(town_id);
-  auto b = *dir->open_line(town_id);
+  auto a = *dir->open_line(town_id, 0);
+  auto b = *dir->open_line(town_id, 0);
   dir->place(7, a);
   dir->begin_switch(7, b);
   auto loc = dir->locate(7);
@@ -116,7 +116,7 @@ TEST(LineDirectory, SwitchingPlayersCountOnBothLinesUntilTheyLand) {
 TEST(LineDirectory, AQuarantinedLineIsNeverPicked) {
   auto table = test::small_table();
   auto dir = make_local_line_directory(table);
-  auto a = *dir->open_line(town_id);
+  auto a = *dir->open_line(town_id, 0);
   dir->quarantine_line(a);
   EXPECT_FALSE(dir->pick(town_id, 3).has_value());
   EXPECT_EQ(dir->check(a)->state, line_state::quarantined);
@@ -124,7 +124,8 @@ TEST(LineDirectory, AQuarantinedLineIsNeverPicked) {
   EXPECT_EQ(dir->counts(town_id).live, 1u);
 }
 
-// Random operations against a brute-force model: every pick must be the line the policy names.
+// Random operations against a brute-force model: every pick must be the shared line the policy
+// names; private instances are never picked, and their players count like any other.
 TEST(LineDirectory, PicksMatchABruteForceModelOnRandomTraces) {
   auto table = test::small_table();
   for (scene_id sid : {town_id, dungeon_id}) {
@@ -134,13 +135,14 @@ TEST(LineDirectory, PicksMatchABruteForceModelOnRandomTraces) {
     std::map<player_id, std::uint32_t> where;           // player -> line id
     std::map<std::uint32_t, std::uint32_t> load;        // open line id -> players
     std::map<std::uint32_t, std::uint32_t> generation;  // line id -> generation
+    std::map<std::uint32_t, party_id> owner;            // open line id -> party (0: shared)
     player_id next = 1;
     for (int step = 0; step < 5000; ++step) {
       std::uint32_t below = rng() % 2 ? def.capacity : def.hard_capacity;
       auto picked = dir->pick(sid, below);
       std::optional<std::uint32_t> best;
       for (auto [line, n] : load) {
-        if (n >= below) continue;
+        if (n >= below || owner[line] != 0) continue;
         if (!best) best = n;
         best = def.policy == allocation_policy::fill_first ? std::max(*best, n) : std::min(*best, n);
       }
@@ -148,24 +150,37 @@ TEST(LineDirectory, PicksMatchABruteForceModelOnRandomTraces) {
       if (picked) {
         ASSERT_EQ(load.at(picked->line), *best);
       }
-      int op = static_cast<int>(rng() % 4);
+      ASSERT_TRUE(!picked || owner[picked->line] == 0);
+      int op = static_cast<int>(rng() % 5);
       if (op == 0 && picked) {
         dir->place(next, *picked), where[next] = picked->line, ++load[picked->line], ++next;
+      } else if (op == 4) {  // onto a private instance with room
+        for (auto [line, n] : load) {
+          if (owner[line] == 0 || n >= def.hard_capacity) continue;
+          dir->place(next, {sid, line, generation[line]}), where[next] = line, ++load[line], ++next;
+          ASSERT_EQ(dir->check({sid, line, generation[line]})->owner, owner[line]);
+          break;
+        }
       } else if (op == 1 && !where.empty()) {
         auto it = std::next(where.begin(), static_cast<long>(rng() % where.size()));
         dir->remove(it->first), --load[it->second], where.erase(it);
       } else if (op == 2) {
-        if (auto l = dir->open_line(sid)) load[l->line] = 0, generation[l->line] = l->generation;
+        const party_id party = rng() % 3 == 0 ? rng() % 5 + 1 : 0;
+        if (auto l = dir->open_line(sid, party))
+          load[l->line] = 0, generation[l->line] = l->generation, owner[l->line] = party;
       } else {
         for (auto [line, n] : load) {
           if (n != 0) continue;
           dir->close_line({sid, line, generation[line]});
           dir->free_line(sid, line);
           load.erase(line);
+          owner.erase(line);
           break;
         }
       }
       ASSERT_EQ(dir->counts(sid).open, load.size());
+      ASSERT_EQ(dir->counts(sid).open_private,
+                std::count_if(owner.begin(), owner.end(), [](const auto& o) { return o.second != 0; }));
       ASSERT_EQ(dir->player_count(), where.size());
       if (!where.empty()) {  // player records are recycled: every one must still be exact
         auto it = std::next(where.begin(), static_cast<long>(rng() % where.size()));

@@ -16,6 +16,9 @@ using map_id = std::uint32_t;
 enum class scene_kind : std::uint8_t { town, field, dungeon, guild, space };
 enum class scene_structure : std::uint8_t { single, group };
 enum class allocation_policy : std::uint8_t { fill_first, least_loaded };
+/// Who shares a dungeon's lines: anyone, one party per line (a solo player is a party of one), or
+/// parties alone on theirs while solo players share.
+enum class instance_mode : std::uint8_t { shared, party, both };
 
 /// A blocked rectangle of cells: [x, x + width) x [y, y + height).
 struct cell_rect {
@@ -52,6 +55,7 @@ struct scene_def {
   map_id map = 0;
   allocation_policy policy = allocation_policy::fill_first;
   std::uint32_t monsters = 0;      ///< spawned at each activation
+  instance_mode instances = instance_mode::shared;
   std::optional<space_def> space;  ///< set exactly when kind == space
 };
 

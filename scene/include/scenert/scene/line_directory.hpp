@@ -37,13 +37,16 @@ struct line_info {
   line_handle handle{};
   line_state state = line_state::free;
   std::uint32_t players = 0;  ///< including players switching in or out
+  party_id owner = 0;         ///< the party whose private instance it is (0: a shared line)
 };
 
 /// Per scene definition counters.
 struct line_counts {
   std::uint32_t live = 0;  ///< open + quarantined + closing: never above max_lines
   std::uint32_t open = 0;
+  std::uint32_t open_private = 0;  ///< open lines that are private instances (part of `open`)
   std::uint64_t opened = 0;
+  std::uint64_t opened_private = 0;  ///< private instances opened (part of `opened`)
   std::uint64_t closed = 0;
 };
 
@@ -53,8 +56,9 @@ class line_directory {
   virtual ~line_directory() = default;
 
   // ---- lines --------------------------------------------------------------------------
-  /// Opens the lowest free line id of a scene with a new generation; nullopt at max_lines.
-  virtual std::optional<line_handle> open_line(scene_id scene) = 0;
+  /// Opens the lowest free line id of a scene with a new generation; nullopt at max_lines. A line
+  /// with an `owner` is that party's private instance: pick() never offers it.
+  virtual std::optional<line_handle> open_line(scene_id scene, party_id owner) = 0;
   /// An open line stops taking players (its scene failed); it still counts as live.
   virtual void quarantine_line(line_handle line) = 0;
   /// An empty line starts closing: its handle is stale from now on.
@@ -63,7 +67,7 @@ class line_directory {
   virtual void free_line(scene_id scene, std::uint32_t line) = 0;
   /// The line named by a handle: unknown_scene, unknown_line or stale_line when it is not live.
   [[nodiscard]] virtual result<line_info, world_errc> check(line_handle line) const = 0;
-  /// An open line of the scene holding fewer than `below` players, by the scene's policy.
+  /// A shared open line of the scene holding fewer than `below` players, by the scene's policy.
   [[nodiscard]] virtual std::optional<line_handle> pick(scene_id scene, std::uint32_t below) const = 0;
   /// Counters of a scene's lines (zeros for an unknown scene).
   [[nodiscard]] virtual line_counts counts(scene_id scene) const = 0;

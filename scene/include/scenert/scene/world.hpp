@@ -46,39 +46,51 @@ struct world_request {
     join_team,
     move,
     enter_phase,
-    leave_phase
+    leave_phase,
+    enter_instance,
+    leave_party
   };
   kind what = kind::enter;
   player_id player = 0;
-  scene_id scene = 0;     ///< enter, transfer; enter_phase: the space
+  scene_id scene = 0;     ///< enter, transfer, enter_instance; enter_phase: the space
   line_handle line{};     ///< enter_line, transfer_line
   player_id mate = 0;     ///< join_team
   grid::cell_point to{};  ///< move
+  party_id party = 0;     ///< enter_instance (0: alone)
 
   /// Enter a scene on a line chosen by its policy (soft capacity).
-  static world_request enter(player_id p, scene_id s) { return {kind::enter, p, s, {}, 0, {}}; }
+  static world_request enter(player_id p, scene_id s) { return {kind::enter, p, s, {}, 0, {}, 0}; }
   /// Enter a given line (soft capacity).
-  static world_request enter_line(player_id p, line_handle l) { return {kind::enter_line, p, 0, l, 0, {}}; }
+  static world_request enter_line(player_id p, line_handle l) { return {kind::enter_line, p, 0, l, 0, {}, 0}; }
   /// Leave the world.
-  static world_request leave(player_id p) { return {kind::leave, p, 0, {}, 0, {}}; }
+  static world_request leave(player_id p) { return {kind::leave, p, 0, {}, 0, {}, 0}; }
   /// Move to another scene (soft capacity), switching on the way.
-  static world_request transfer(player_id p, scene_id s) { return {kind::transfer, p, s, {}, 0, {}}; }
+  static world_request transfer(player_id p, scene_id s) { return {kind::transfer, p, s, {}, 0, {}, 0}; }
   /// Move to a given line (another line of the same scene, or of another scene).
   static world_request transfer_line(player_id p, line_handle l) {
-    return {kind::transfer_line, p, 0, l, 0, {}};
+    return {kind::transfer_line, p, 0, l, 0, {}, 0};
   }
   /// Go to a team-mate's line, up to its hard capacity (enters when the player is nowhere).
   static world_request join_team(player_id p, player_id mate) {
-    return {kind::join_team, p, 0, {}, mate, {}};
+    return {kind::join_team, p, 0, {}, mate, {}, 0};
   }
   /// Walk to a cell of the player's scene (an AOI move).
-  static world_request move(player_id p, grid::cell_point to) { return {kind::move, p, 0, {}, 0, to}; }
+  static world_request move(player_id p, grid::cell_point to) { return {kind::move, p, 0, {}, 0, to, 0}; }
   /// Go into a new phase of a space bound to the player's town (a private copy of that town).
   static world_request enter_phase(player_id p, scene_id space) {
-    return {kind::enter_phase, p, space, {}, 0, {}};
+    return {kind::enter_phase, p, space, {}, 0, {}, 0};
   }
   /// Come back from the phase to the town line, where the player stood in the phase.
-  static world_request leave_phase(player_id p) { return {kind::leave_phase, p, 0, {}, 0, {}}; }
+  static world_request leave_phase(player_id p) { return {kind::leave_phase, p, 0, {}, 0, {}, 0}; }
+  /// Enter a dungeon with a party (seed 004's doEnterCopyScene with needTeam): by the scene's
+  /// `instances`, the party's own instance (opened for its first member, joined by the others up
+  /// to hard capacity), or a shared line. From a line, the player switches; from nowhere, it enters.
+  static world_request enter_instance(player_id p, scene_id s, party_id party) {
+    return {kind::enter_instance, p, s, {}, 0, {}, party};
+  }
+  /// The player left its party: off the party's instance, back to the scene it came from (or the
+  /// table's first town when it came from nowhere).
+  static world_request leave_party(player_id p) { return {kind::leave_party, p, 0, {}, 0, {}, 0}; }
 };
 
 /// One live line at the last snapshot.
@@ -87,6 +99,7 @@ struct line_snapshot {
   std::uint32_t generation = 0;
   line_state state = line_state::open;
   std::uint32_t players = 0;
+  party_id owner = 0;  ///< the party of a private instance (0: shared)
 };
 
 /// One scene definition at the last snapshot.
@@ -97,6 +110,9 @@ struct scene_snapshot {
   std::uint32_t players = 0;
   std::uint64_t lines_opened = 0, lines_closed = 0;
   std::uint64_t line_full = 0;            ///< line_full answers
+  std::uint64_t line_full_at_max = 0;     ///< of those, answered because max_lines were open
+  std::uint32_t open_private = 0;         ///< open lines that are a party's private instance
+  std::uint64_t opened_private = 0;       ///< private instances opened
   std::uint64_t quarantined = 0;          ///< lines quarantined
   std::uint64_t evicted = 0;              ///< players moved out of a failed line that found no other line
   std::uint64_t overruns = 0;             ///< member ticks over budget (grouped scenes)
