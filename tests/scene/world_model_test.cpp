@@ -10,6 +10,7 @@
 #include <deque>
 #include <map>
 #include <random>
+#include <set>
 #include <thread>
 
 #include <fmt/format.h>
@@ -61,6 +62,10 @@ scene_table model_table() {
   add(2, scene_kind::dungeon, scene_structure::group, 3, 4, 0, 60, allocation_policy::fill_first);
   add(3, scene_kind::field, scene_structure::single, 8, 8, 2, 3, allocation_policy::fill_first);
   add(4, scene_kind::guild, scene_structure::single, 10, 10, 0, 2, allocation_policy::fill_first);
+  add(5, scene_kind::dungeon, scene_structure::group, 3, 4, 0, 40, allocation_policy::fill_first);
+  t.scenes.back().instances = instance_mode::party;
+  add(6, scene_kind::dungeon, scene_structure::group, 3, 4, 1, 40, allocation_policy::fill_first);
+  t.scenes.back().instances = instance_mode::both;
   return t;
 }
 
@@ -98,6 +103,22 @@ struct model_run {
     w->start();
   }
 
+  // Players are in fixed parties across the threads; some go alone.
+  static party_id party_of(player_id p) { return p % 5 == 0 ? 0 : 1 + p % 13; }
+
+  // A private line holds only its party (or its solo player), and a party has one open instance a scene.
+  void check_private(const scene_def& def, const line_info& l, const line_directory& dir,
+                     std::set<std::pair<party_id, scene_id>>& seen) {
+    if (l.owner == 0) return;
+    if (def.instances == instance_mode::shared)
+      violation(fmt::format("scene {} line {}: private in a shared scene", def.id, l.handle.line));
+    if (l.state == line_state::open && !seen.insert({l.owner, def.id}).second)
+      violation(fmt::format("party {}: two open instances of scene {}", l.owner, def.id));
+    for (player_id p : dir.players(l.handle))
+      if (l.owner != party_of(p) && l.owner != ((party_id{1} << 63) | p))
+        violation(fmt::format("player {} (party {}) on the instance of {}", p, party_of(p), l.owner));
+  }
+
   // Runs on the world's thread: the directory against the models, capacities, line counts.
   void check(const line_directory& dir) {
     ++checks;
@@ -112,11 +133,13 @@ struct model_run {
         if (at) expected[p] = *at;
       }
     std::size_t on_lines = 0;
+    std::set<std::pair<party_id, scene_id>> instances;
     for (const auto& def : table.scenes) {
       std::uint32_t open = 0, live = 0;
       dir.for_each_line(def.id, [&](const line_info& l) {
         ++live;
-        open += l.state == line_state::open;
+        open += l.state == line_state::open && l.owner == 0;
+        check_private(def, l, dir, instances);
         if (l.players > def.hard_capacity)
           violation(fmt::format("scene {} line {} above hard capacity", def.id, l.handle.line));
         for (player_id p : dir.players(l.handle)) {
@@ -168,8 +191,10 @@ struct model_run {
 
   static R random_request(std::mt19937_64& rng, player_id p, bool placed,
                           const std::vector<line_handle>& seen) {
-    scene_id scene = static_cast<scene_id>(1 + rng() % 4);
+    scene_id scene = static_cast<scene_id>(1 + rng() % 6);
     if (rng() % 50 == 0) scene = 99;  // unknown
+    if (rng() % 4 == 0) return R::enter_instance(p, 5 + rng() % 2, party_of(p));
+    if (rng() % 20 == 0) return R::leave_party(p);
     auto some_line = [&] { return seen.empty() ? line_handle{1, 1, 1} : seen[rng() % seen.size()]; };
     switch (rng() % (placed ? 6 : 4)) {
       case 0:
@@ -212,6 +237,8 @@ struct model_run {
     if (req.what == R::kind::leave) {
       if (!placed) violation(fmt::format("player {}: left while nowhere", p));
       at.reset();
+    } else if (req.what == R::kind::leave_party && r->line.scene == 0) {
+      if (placed) violation(fmt::format("player {}: left its party from nowhere while placed", p));
     } else {
       if (req.what == R::kind::enter && placed) violation(fmt::format("player {}: entered twice", p));
       at = r->line;
@@ -245,7 +272,7 @@ TEST(WorldModel, RandomRequestsFromSeveralThreadsKeepEveryInvariant) {
   EXPECT_EQ(overlaps, 0u);
   EXPECT_GT(closed, 20u) << "the idle grace should have closed lines during the run";
   for (auto k : {R::kind::enter, R::kind::enter_line, R::kind::leave, R::kind::transfer,
-                 R::kind::transfer_line, R::kind::join_team})
+                 R::kind::transfer_line, R::kind::join_team, R::kind::enter_instance, R::kind::leave_party})
     EXPECT_GT(run.ok_counts[static_cast<int>(k)], 50)
         << "request kind " << static_cast<int>(k) << " rarely succeeded";
   for (auto& [k, v] : run.error_counts) std::fprintf(stderr, "%s=%d ", k.c_str(), v);
