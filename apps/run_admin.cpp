@@ -45,22 +45,24 @@ nlohmann::json lines_json(const scene_snapshot& sc, const phase_census& census) 
                      {"generation", l.generation},
                      {"state", std::string(to_string(l.state))},
                      {"players", l.players}};
+    if (l.owner != 0) j["party"] = l.owner;  // a private instance
     if (sc.def->kind == scene_kind::town) j["running_phases"] = phases_on(census, sc.def->id, l.line);
     lines.push_back(std::move(j));
   }
   return lines;
 }
 
-nlohmann::json phases_json(const scene_table& table, const scene_def& town) {
-  auto phases = nlohmann::json::array();
+// The space definitions bound to a town (their running copies are the lines' running_phases).
+nlohmann::json spaces_json(const scene_table& table, const scene_def& town) {
+  auto spaces = nlohmann::json::array();
   for (const auto& d : table.scenes)
     if (d.space && d.space->bind_town == town.id)
-      phases.push_back({{"id", d.id},
+      spaces.push_back({{"id", d.id},
                         {"name", d.name},
                         {"capacity", d.capacity},
                         {"min_spaces", d.space->min_spaces},
                         {"max_spaces", d.space->max_spaces}});
-  return phases;
+  return spaces;
 }
 
 nlohmann::json scene_json(const scene_table& table, const scene_snapshot& sc, const phase_census& census) {
@@ -70,7 +72,8 @@ nlohmann::json scene_json(const scene_table& table, const scene_snapshot& sc, co
                    {"kind", std::string(to_string(d.kind))},
                    {"structure", std::string(to_string(d.structure))},
                    {"capacity", d.capacity},
-                   {"hard_capacity", std::max(d.capacity, d.hard_capacity)},
+                   {"hard_capacity", d.hard_capacity},
+                   {"instances", std::string(to_string(d.instances))},
                    {"min_lines", d.min_lines},
                    {"max_lines", d.max_lines},
                    {"frame_rate", d.frame_rate},
@@ -79,11 +82,14 @@ nlohmann::json scene_json(const scene_table& table, const scene_snapshot& sc, co
                    {"lines_opened", sc.lines_opened},
                    {"lines_closed", sc.lines_closed},
                    {"line_full", sc.line_full},
+                   {"line_full_at_max_lines", sc.line_full_at_max},
+                   {"open_private", sc.open_private},
+                   {"opened_private", sc.opened_private},
                    {"quarantined", sc.quarantined},
                    {"lines", lines_json(sc, census)}};
   if (d.structure == scene_structure::group)
     j["slots_per_group"] = group_slots(table.runtime.group_budget, d.capacity);
-  if (d.kind == scene_kind::town) j["phases"] = phases_json(table, d);
+  if (d.kind == scene_kind::town) j["spaces"] = spaces_json(table, d);
   if (!sc.overrunning.empty()) j["overrunning"] = sc.overrunning;
   return j;
 }

@@ -246,4 +246,8 @@ std::string_view to_string(allocation_policy p) noexcept {
   return p == allocation_policy::least_loaded ? "least_loaded" : "fill_first";
 }
 
+std::string_view to_string(instance_mode m) noexcept {
+  return m == instance_mode::party ? "party" : m == instance_mode::both ? "both" : "shared";
+}
+
 }  // namespace scenert

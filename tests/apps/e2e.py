@@ -68,7 +68,7 @@ def case_run_admin():
     check(by_id[1001]["kind"] == "town" and by_id[1001]["open_lines"] == 1, f"/scenes town: {by_id.get(1001)}")
     check(by_id[3002]["structure"] == "group" and by_id[3002]["slots_per_group"] == 20, "/scenes dungeon")
     check(by_id[1001]["lines"][0]["players"] == 0, "/scenes lines")
-    check(len(by_id[1001]["phases"]) == 2, "/scenes phases of the town")
+    check(len(by_id[1001]["spaces"]) == 2, "/scenes spaces bound to the town")
     check(by_id[1001]["lines"][0]["running_phases"] == [], "/scenes running phases of a town line")
     started = time.time()
     p.send_signal(signal.SIGTERM)

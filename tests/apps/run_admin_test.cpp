@@ -70,8 +70,8 @@ TEST(RunAdmin, ScenesDocumentListsLinesPhasesAndGroups) {
   EXPECT_EQ(town["structure"], "single");
   EXPECT_EQ(town["lines"][0]["players"], 10);
   EXPECT_EQ(town["lines"][1]["state"], "closing");
-  EXPECT_EQ(town["phases"][0]["id"], 7);
-  EXPECT_EQ(town["phases"][0]["max_spaces"], 3);
+  EXPECT_EQ(town["spaces"][0]["id"], 7);
+  EXPECT_EQ(town["spaces"][0]["max_spaces"], 3);
   EXPECT_EQ(j["scenes"][1]["slots_per_group"], 20);  // 100 / 5
 }
 

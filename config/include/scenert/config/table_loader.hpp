@@ -69,6 +69,7 @@ inline constexpr std::size_t max_diagnostics = 1000;
 [[nodiscard]] std::string_view to_string(scene_kind k) noexcept;
 [[nodiscard]] std::string_view to_string(scene_structure s) noexcept;
 [[nodiscard]] std::string_view to_string(allocation_policy p) noexcept;
+[[nodiscard]] std::string_view to_string(instance_mode m) noexcept;
 
 /// Scenes a group service holds for a scene of this capacity: max(1, group_budget / capacity).
 [[nodiscard]] constexpr std::uint32_t group_slots(std::uint32_t group_budget,
