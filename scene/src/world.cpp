@@ -27,10 +27,8 @@ void world::start() {
 }
 
 void world::submit(const world_request& request, world_reply reply) {
-  world_event e;
-  e.req = request;
-  e.reply = std::move(reply);
-  impl_->push(std::move(e));
+  const bool queued = impl_->events.emplace(request, std::move(reply));  // built in place: the hot path
+  SCENERT_ASSERT(queued, "world: the inbox is closed");
 }
 
 std::future<world_result> world::submit(const world_request& request) {

@@ -39,6 +39,9 @@ struct world_event {
   // What a rare event carries: query and shutdown a function, a refused phase request its error,
   // a failed phase its players.
   using payload = std::variant<directory_fn, error<world_errc>, std::vector<player_id>>;
+  world_event() = default;
+  world_event(const world_request& r, world_reply answer) : req(r), reply(std::move(answer)) {}
+
   // 144 bytes: the inbox streams millions of these per second, so the rare parts stay out of line.
   type what = type::request;
   std::uint32_t index = 0;           // group_removed: the group; phase events: the phase
