@@ -20,7 +20,6 @@
 #include "entry_slab.hpp"
 #include "executor.hpp"
 #include "histogram.hpp"
-#include "mailbox.hpp"
 #include "pool_entry.hpp"
 #include "service_state.hpp"
 #include "tick_clock.hpp"

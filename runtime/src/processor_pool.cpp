@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <utility>
@@ -407,5 +408,86 @@ void processor_pool::advance(std::chrono::nanoseconds dt) {
 time_point processor_pool::now() const noexcept { return impl_->clk->now(); }
 
 const pool_options& processor_pool::options() const noexcept { return impl_->opt; }
+
+// ---- metrics --------------------------------------------------------------------------------
+
+namespace {
+
+service_metrics row_of(const pool_entry& e) {
+  service_metrics r;
+  r.name = e.svc->name();
+  r.hz = e.hz;
+  r.overruns = e.overruns.load(std::memory_order_relaxed);
+  r.exceptions = e.svc->failures();
+  r.stalls = e.stalls.load(std::memory_order_relaxed);
+  r.dropped_messages = e.svc->dropped_messages();
+  r.mailbox_depth = e.svc->mailbox_depth();
+  r.quarantined = e.svc->quarantined();
+  const detail::member* m = e.record.load(std::memory_order_acquire);
+  if (m == nullptr) return r;  // its add is not applied yet
+  r.ticks = m->ticks.load(std::memory_order_relaxed);
+  r.tick_p50 = nanoseconds(m->tick_hist.quantile(0.5));
+  r.tick_p99 = nanoseconds(m->tick_hist.quantile(0.99));
+  r.tick_max = nanoseconds(m->tick_hist.max());
+  r.lateness_p50 = nanoseconds(m->late_hist.quantile(0.5));
+  r.lateness_p99 = nanoseconds(m->late_hist.quantile(0.99));
+  r.lateness_max = nanoseconds(m->late_hist.max());
+  return r;
+}
+
+}  // namespace
+
+pool_metrics processor_pool::metrics(bool per_service) const {
+  auto& p = *impl_;
+  pool_metrics m;
+  m.workers = p.opt.manual != nullptr ? 0 : p.opt.workers;
+  std::int64_t now = p.now_ns();
+  {
+    // The walk holds the lock a slice at a time, a bookmark (an entry without a service) keeping
+    // its place in between: add() and a finalizing worker wait for a slice, not for a walk over
+    // a million services (25 ms).
+    constexpr std::size_t slice = 4096;
+    pool_entry mark;
+    std::unique_lock lock(p.mu);
+    m.services = p.registered;
+    pool_entry* e = p.registry;
+    for (;;) {
+      for (std::size_t n = 0; e != nullptr && n < slice; e = e->reg_next) {
+        if (!e->svc) continue;  // another walk's bookmark
+        ++n;
+        m.mailbox_depth += e->svc->mailbox_depth();
+        if (e->svc->quarantined()) ++m.quarantined;
+        if (per_service) m.per_service.push_back(row_of(*e));
+      }
+      if (e == nullptr) break;
+      p.registry_link(&mark, e);
+      lock.unlock();
+      lock.lock();
+      e = mark.reg_next;
+      p.registry_unlink(&mark);
+    }
+  }
+  std::int64_t busy = 0;
+  for (auto& slot : p.slots) {
+    m.ticks += slot->ticks.load(std::memory_order_relaxed);
+    m.overruns += slot->overruns.load(std::memory_order_relaxed);
+    m.exceptions += slot->exceptions.load(std::memory_order_relaxed);
+    busy += slot->busy_ns.load(std::memory_order_relaxed);
+    detail::accumulate(m.tick_duration, slot->tick_hist);
+    detail::accumulate(m.lateness, slot->late_hist);
+  }
+  detail::finish(m.tick_duration);
+  detail::finish(m.lateness);
+  m.stalls = p.stalls.load(std::memory_order_relaxed);
+  std::int64_t start = p.start_ns.load(std::memory_order_relaxed);
+  if (start != 0 && m.workers != 0 && now > start)
+    m.utilisation =
+        static_cast<double>(busy) / (static_cast<double>(m.workers) * static_cast<double>(now - start));
+  std::int64_t progress = p.last_progress_ns.load(std::memory_order_relaxed);
+  if (progress != 0) m.since_progress = nanoseconds(std::max<std::int64_t>(0, now - progress));
+  std::lock_guard lock(p.stall_mu);
+  m.stalled_now = p.stalled_now;
+  return m;
+}
 
 }  // namespace scenert

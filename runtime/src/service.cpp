@@ -67,13 +67,8 @@ tick_outcome service::tick_slow(const tick_context& ctx, unsigned quarantine_aft
     // The exchange reads the latest flag, so a post whose flag it clears is visible to the drain;
     // a post flagging later is drained next tick.
     if (mail_.load(std::memory_order_relaxed) && mail_.exchange(false, std::memory_order_acquire)) {
-      message m;
-      std::size_t i = 0;
-      for (; i < mailbox_batch && state_->box.pop(m); ++i) {
-        m();
-        m = nullptr;
-      }
-      if (i == mailbox_batch) mail_.store(true, std::memory_order_relaxed);  // more may wait
+      const std::size_t ran = state_->box.drain([](message& m) { m(); }, mailbox_batch);
+      if (ran == mailbox_batch) mail_.store(true, std::memory_order_relaxed);  // more may wait
     }
     on_tick(ctx);
   } catch (...) {
@@ -103,15 +98,14 @@ tick_outcome service::fail_tick(unsigned quarantine_after) noexcept {
 
 void service::deactivate(std::string* failure) noexcept {
   state_->box.close();
-  message m;
-  while (state_->box.pop(m)) {
+  for (;;) {  // every message still queued runs; one that throws is counted and the rest go on
     try {
-      m();
+      (void)state_->box.drain([](message& m) { m(); });
+      break;
     } catch (...) {
       state_->failures.fetch_add(1, std::memory_order_relaxed);
       report(failure, state_->name, "message", current_what());
     }
-    m = nullptr;
   }
   try {
     on_inactive();

@@ -8,7 +8,8 @@
 #include <string>
 #include <utility>
 
-#include "mailbox.hpp"
+#include <scenert/runtime/inbox.hpp>
+#include <scenert/runtime/service.hpp>
 
 namespace scenert::detail {
 
@@ -18,7 +19,8 @@ struct pool_entry;
 struct service_state {
   explicit service_state(std::string n) : name(std::move(n)) {}
 
-  mailbox box;
+  // A small ring: most services get a few messages a tick; a burst spills and is kept in order.
+  inbox<service::message> box{32};
   std::string name;
   std::atomic<std::uint64_t> failures{0};
   std::atomic<detail::pool_entry*> entry{nullptr};  // owned by the pool while added

@@ -44,11 +44,20 @@ TEST_P(Executor, RunsTasksInOrderOfTheirTimes) {
       order.push_back(i);
     };
   };
+  // The one worker is held until every task is queued, so that no descheduling of this thread
+  // between two submits can let an earlier-submitted task run first.
+  std::atomic<bool> held{false}, release{false};
+  ex->submit([&](unsigned) {
+    held = true;
+    while (!release) std::this_thread::yield();
+  });
+  while (!held) std::this_thread::yield();
   std::int64_t now = monotonic_ns();
   ex->submit(note(4), now + 30'000'000);
   ex->submit(note(2), now + 10'000'000);
   ex->submit(note(3), now + 10'000'000);
   ex->submit(note(1));
+  release = true;
   ex.reset();
   EXPECT_EQ(order, (std::vector<int>{1, 2, 3, 4}));
 }

@@ -8,7 +8,8 @@
 #include <vector>
 
 #include "histogram.hpp"
-#include "pool_entry.hpp"
+#include "pool_entry.hpp"  // cohort, the items it schedules
+#include "timing_wheel.hpp"
 
 namespace scenert::detail {
 namespace {

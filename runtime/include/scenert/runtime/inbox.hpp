@@ -1,73 +1,263 @@
 #pragma once
-/// inbox<T>: placeholder with the final API (a locked double buffer); replaced by the lock-free one.
+/// inbox<T>: the one way threads hand work to a service. Many producers, one consumer that drains
+/// a batch per tick, no allocation per event once warm, a close gate that loses nothing.
 
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <mutex>
+#include <new>
+#include <thread>
 #include <utility>
 #include <vector>
 
 namespace scenert {
 
+/// A bounded ring of slots, each with a sequence number (Vyukov's array queue): a producer claims
+/// a slot with one compare-and-swap on the tail and publishes it by its sequence; the consumer
+/// reads slots in order and frees them. Built in place: emplace() constructs the event in its slot.
+///
+/// Bursts larger than the ring (an I/O thread handing over thousands of events in one tick) spill
+/// into an overflow vector under a mutex. While anything waits there, every post goes there too,
+/// and the consumer takes the overflow only when the ring is empty, so events of one producer come
+/// out in the order they went in. The vectors keep their capacity, so a burst allocates once.
+///
+/// The ring is allocated on the first post: a million quiet services carry no slots.
+///
+/// Thread-safety: post(), emplace(), depth(), empty(), dropped(), closed() from any thread;
+/// drain(), close() and open() from the one consumer thread.
 template <class T>
 class inbox {
  public:
-  explicit inbox(std::size_t ring_capacity = 256) { (void)ring_capacity; }
+  /// `ring_capacity` is rounded up to a power of two (at least 2).
+  explicit inbox(std::size_t ring_capacity = 256) : mask_(round_up(ring_capacity) - 1) {}
   inbox(const inbox&) = delete;
   inbox& operator=(const inbox&) = delete;
+  ~inbox() {
+    if (ring* r = ring_.load(std::memory_order_acquire)) {
+      for (std::uint64_t pos = r->head.load(std::memory_order_relaxed);; ++pos) {
+        slot& s = r->at(pos, mask_);
+        if (s.seq.load(std::memory_order_acquire) != pos + 1) break;
+        if (s.live) s.value()->~T();
+      }
+      r->~ring();
+      ::operator delete(static_cast<void*>(r), ring::bytes(mask_ + 1), std::align_val_t{ring::align});
+    }
+  }
 
+  /// Queues `value`; false (and counted as dropped) once closed.
   [[nodiscard]] bool post(T value) { return emplace(std::move(value)); }
+
+  /// Queues a T built from `args` in its slot; false (and counted as dropped) once closed.
   template <class... A>
   [[nodiscard]] bool emplace(A&&... args) {
-    std::lock_guard lock(mutex_);
-    if (closed_) {
-      dropped_.fetch_add(1, std::memory_order_relaxed);
-      return false;
+    if (!overflowing_.load(std::memory_order_relaxed)) {
+      ring* r = ring_.load(std::memory_order_acquire);
+      if (r == nullptr) r = install_ring();
+      std::uint64_t pos = tail_.load(std::memory_order_relaxed);
+      for (;;) {
+        if ((pos & closed_bit) != 0) return drop();
+        slot& s = r->at(pos, mask_);
+        const auto lag = static_cast<std::int64_t>(s.seq.load(std::memory_order_acquire) - pos);
+        if (lag == 0) {
+          if (tail_.compare_exchange_weak(pos, pos + 1, std::memory_order_relaxed)) {
+            fill(s, pos, std::forward<A>(args)...);
+            return true;
+          }
+        } else if (lag < 0) {
+          break;  // full: spill
+        } else {
+          pos = tail_.load(std::memory_order_relaxed);
+        }
+      }
     }
-    queued_.emplace_back(std::forward<A>(args)...);
-    depth_.fetch_add(1, std::memory_order_relaxed);
+    std::lock_guard lock(mutex_);
+    if ((tail_.load(std::memory_order_relaxed) & closed_bit) != 0) return drop();
+    overflow_.emplace_back(std::forward<A>(args)...);
+    spilled_.fetch_add(1, std::memory_order_relaxed);
+    spills_.fetch_add(1, std::memory_order_relaxed);
+    overflowing_.store(true, std::memory_order_relaxed);
     return true;
   }
+
+  /// Runs `fn(T&)` on up to `max` events, oldest first, and returns how many ran. Stops early at a
+  /// slot claimed but not yet filled (its producer is mid-post): the next drain takes it. An
+  /// exception from `fn` leaves the rest queued.
   template <class F>
   std::size_t drain(F&& fn, std::size_t max = std::numeric_limits<std::size_t>::max()) {
     std::size_t n = 0;
     while (n < max) {
-      if (pos_ == taken_.size()) {
-        taken_.clear();
-        pos_ = 0;
-        std::lock_guard lock(mutex_);
-        taken_.swap(queued_);
-        if (taken_.empty()) break;
+      if (taken_pos_ < taken_.size()) {  // a spilled batch goes first: it is older than the ring
+        T item(std::move(taken_[taken_pos_++]));
+        spilled_.fetch_sub(1, std::memory_order_relaxed);
+        ++n;
+        fn(item);
+        continue;
       }
-      depth_.fetch_sub(1, std::memory_order_relaxed);
-      fn(taken_[pos_++]);
-      ++n;
+      if (!taken_.empty()) {
+        taken_.clear();
+        taken_pos_ = 0;
+      }
+      switch (pop(fn)) {
+        case popped::one:
+          ++n;
+          continue;
+        case popped::hole:
+          continue;
+        case popped::busy:
+          return n;
+        case popped::empty:
+          break;
+      }
+      if (!overflowing_.load(std::memory_order_acquire)) return n;
+      {
+        std::lock_guard lock(mutex_);
+        taken_.swap(overflow_);
+        overflowing_.store(false, std::memory_order_relaxed);
+      }
+      if (taken_.empty()) return n;
     }
     return n;
   }
+
+  /// Rejects later posts and waits until every post already past the gate has finished, so that
+  /// a following drain sees all of them.
   void close() noexcept {
-    std::lock_guard lock(mutex_);
-    closed_ = true;
+    const std::uint64_t end = tail_.fetch_or(closed_bit, std::memory_order_acq_rel) & ~closed_bit;
+    { std::lock_guard lock(mutex_); }  // a spilling producer inside has finished
+    ring* r = ring_.load(std::memory_order_acquire);
+    if (r == nullptr) return;
+    for (std::uint64_t pos = r->head.load(std::memory_order_relaxed); pos != end; ++pos) {
+      for (unsigned spins = 0; r->at(pos, mask_).seq.load(std::memory_order_acquire) != pos + 1; ++spins) {
+        if (spins > 64) std::this_thread::yield();
+      }
+    }
   }
-  void open() noexcept {
-    std::lock_guard lock(mutex_);
-    closed_ = false;
+  /// Accepts posts again.
+  void open() noexcept { tail_.fetch_and(~closed_bit, std::memory_order_acq_rel); }
+
+  [[nodiscard]] bool closed() const noexcept {
+    return (tail_.load(std::memory_order_relaxed) & closed_bit) != 0;
   }
-  [[nodiscard]] bool closed() const noexcept { return closed_; }
-  [[nodiscard]] std::size_t depth() const noexcept { return depth_.load(std::memory_order_relaxed); }
+  /// Events queued and not yet run (a moment's view when producers are busy).
+  [[nodiscard]] std::size_t depth() const noexcept {
+    std::uint64_t in_ring = 0;
+    if (const ring* r = ring_.load(std::memory_order_acquire)) {
+      const std::uint64_t tail = tail_.load(std::memory_order_relaxed) & ~closed_bit;
+      const std::uint64_t head = r->head.load(std::memory_order_relaxed);
+      in_ring = tail > head ? tail - head : 0;
+    }
+    return static_cast<std::size_t>(in_ring) + spilled_.load(std::memory_order_relaxed);
+  }
   [[nodiscard]] bool empty() const noexcept { return depth() == 0; }
   [[nodiscard]] std::uint64_t dropped() const noexcept { return dropped_.load(std::memory_order_relaxed); }
-  void prefetch() const noexcept {}
+  /// Events that went to the overflow since construction (the ring was too small for a burst).
+  [[nodiscard]] std::uint64_t spills() const noexcept { return spills_.load(std::memory_order_relaxed); }
+  /// Hints the consumer's cache line (a loop draining many inboxes prefetches ahead).
+  void prefetch() const noexcept {
+    if (const ring* r = ring_.load(std::memory_order_relaxed)) __builtin_prefetch(r);
+  }
 
  private:
-  std::mutex mutex_;
-  std::vector<T> queued_, taken_;
-  std::size_t pos_ = 0;
-  bool closed_ = false;
-  std::atomic<std::size_t> depth_{0};
+  static constexpr std::uint64_t closed_bit = std::uint64_t{1} << 63;
+
+  struct slot {
+    std::atomic<std::uint64_t> seq{0};  // == pos: free for pos; == pos + 1: filled for pos
+    bool live = false;               // false: the producer's constructor threw, skip it
+    alignas(T) unsigned char bytes[sizeof(T)];
+    T* value() noexcept { return std::launder(reinterpret_cast<T*>(bytes)); }
+  };
+  // The consumer's position on a line of its own, then the slots; one aligned block.
+  struct ring {
+    static constexpr std::size_t align = 64;
+    alignas(align) std::atomic<std::uint64_t> head{0};
+    static std::size_t bytes(std::size_t capacity) { return slots_offset() + capacity * sizeof(slot); }
+    static constexpr std::size_t slots_offset() { return (sizeof(ring) + align - 1) / align * align; }
+    slot* slots() noexcept { return reinterpret_cast<slot*>(reinterpret_cast<unsigned char*>(this) + slots_offset()); }
+    slot& at(std::uint64_t pos, std::uint64_t mask) noexcept { return slots()[pos & mask]; }
+  };
+  enum class popped { one, hole, busy, empty };
+
+  static std::uint64_t round_up(std::size_t n) {
+    std::uint64_t c = 2;
+    while (c < n) c <<= 1;
+    return c;
+  }
+
+  ring* install_ring() {
+    const std::size_t capacity = mask_ + 1;
+    void* mem = ::operator new(ring::bytes(capacity), std::align_val_t{ring::align});
+    auto* fresh = new (mem) ring;
+    for (std::size_t i = 0; i < capacity; ++i) {
+      slot* s = new (&fresh->slots()[i]) slot;
+      s->seq.store(i, std::memory_order_relaxed);
+    }
+    ring* expected = nullptr;
+    if (ring_.compare_exchange_strong(expected, fresh, std::memory_order_acq_rel, std::memory_order_acquire))
+      return fresh;
+    fresh->~ring();  // another producer installed one first
+    ::operator delete(mem, ring::bytes(capacity), std::align_val_t{ring::align});
+    return expected;
+  }
+
+  template <class... A>
+  void fill(slot& s, std::uint64_t pos, A&&... args) {
+    try {
+      new (s.bytes) T(std::forward<A>(args)...);
+      s.live = true;
+    } catch (...) {
+      s.live = false;  // publish a hole so the consumer does not wait for it forever
+      s.seq.store(pos + 1, std::memory_order_release);
+      throw;
+    }
+    s.seq.store(pos + 1, std::memory_order_release);
+  }
+
+  template <class F>
+  popped pop(F& fn) {
+    ring* r = ring_.load(std::memory_order_acquire);
+    if (r == nullptr) return popped::empty;
+    const std::uint64_t head = r->head.load(std::memory_order_relaxed);
+    slot& s = r->at(head, mask_);
+    if (s.seq.load(std::memory_order_acquire) != head + 1) {
+      const std::uint64_t tail = tail_.load(std::memory_order_acquire) & ~closed_bit;
+      return tail == head ? popped::empty : popped::busy;
+    }
+    if (!s.live) {
+      free_slot(*r, s, head);
+      return popped::hole;
+    }
+    T item(std::move(*s.value()));
+    s.value()->~T();
+    free_slot(*r, s, head);
+    fn(item);
+    return popped::one;
+  }
+
+  void free_slot(ring& r, slot& s, std::uint64_t head) noexcept {
+    s.seq.store(head + mask_ + 1, std::memory_order_release);
+    r.head.store(head + 1, std::memory_order_relaxed);
+  }
+
+  bool drop() noexcept {
+    dropped_.fetch_add(1, std::memory_order_relaxed);
+    return false;
+  }
+
+  // Producers: the tail (bit 63 = closed), the ring pointer, the spill flag.
+  std::atomic<std::uint64_t> tail_{0};
+  std::atomic<ring*> ring_{nullptr};
+  const std::uint64_t mask_;
+  std::atomic<bool> overflowing_{false};
+  std::atomic<std::size_t> spilled_{0};  // in the overflow or taken and not yet run
   std::atomic<std::uint64_t> dropped_{0};
+  std::atomic<std::uint64_t> spills_{0};
+  std::mutex mutex_;  // guards overflow_
+  std::vector<T> overflow_;
+  // Consumer only.
+  std::vector<T> taken_;
+  std::size_t taken_pos_ = 0;
 };
 
 }  // namespace scenert

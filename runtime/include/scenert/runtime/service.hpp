@@ -14,7 +14,6 @@
 namespace scenert {
 
 namespace detail {
-class mailbox;
 struct service_state;
 struct pool_entry;
 struct pool_access;
