@@ -72,7 +72,10 @@ row scene_row(const scene_table& t, const scene_def& s) {
           std::string(to_string(s.kind)),
           std::string(to_string(s.structure)),
           capacity_of(s),
-          fmt::format("{}..{} ({})", s.min_lines, s.max_lines, to_string(s.policy)),
+          s.instances == instance_mode::shared
+              ? fmt::format("{}..{} ({})", s.min_lines, s.max_lines, to_string(s.policy))
+              : fmt::format("{}..{} ({}; {} instances)", s.min_lines, s.max_lines, to_string(s.policy),
+                            to_string(s.instances)),
           grouped ? fmt::format("{}", group_slots(t.runtime.group_budget, s.capacity)) : "-",
           fmt::format("{} Hz", s.frame_rate),
           fmt::format("{}", s.map),
@@ -131,6 +134,7 @@ json scene_json(const scene_table& t, const scene_def& s) {
   j["group_slots"] = s.structure == scene_structure::group && !s.space
                          ? json(group_slots(t.runtime.group_budget, s.capacity))
                          : json(nullptr);
+  j["instances"] = s.kind == scene_kind::dungeon ? json(to_string(s.instances)) : json(nullptr);
   if (s.space)
     j["space"] = {{"bind_town", s.space->bind_town},
                   {"min_spaces", s.space->min_spaces},

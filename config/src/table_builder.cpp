@@ -29,10 +29,6 @@ constexpr int_range stall_range{1, 3'600'000};
 constexpr int_range quarantine_range{0, 1'000'000};
 constexpr std::uint32_t default_min_lines = 1;
 
-constexpr std::array<std::string_view, 5> kind_names{"town", "field", "dungeon", "guild", "space"};
-constexpr std::array<std::string_view, 2> structure_names{"single", "group"};
-constexpr std::array<std::string_view, 2> policy_names{"fill_first", "least_loaded"};
-
 /// Which fields of a scene read cleanly, so that cross-checks never build on a reported error.
 struct scene_facts {
   std::string pointer;
@@ -153,13 +149,14 @@ class builder {
     if (!v.is_object()) return report_type(sink_, pointer, "an object", v);
     object_reader r(v, pointer, sink_,
                     {"id", "name", "kind", "structure", "capacity", "hard_capacity", "min_lines", "max_lines",
-                     "frame_rate", "map", "policy", "monsters", "bind_town", "min_spaces", "max_spaces"});
+                     "frame_rate", "map", "policy", "instances", "monsters", "bind_town", "min_spaces",
+                     "max_spaces"});
     scene_def s;
     scene_facts facts{pointer};
     facts.id_ok = r.read_uint("id", s.id, id_range, presence::required);
     r.read_string("name", s.name, presence::required, true);
     std::size_t choice = 0;
-    if ((facts.kind_ok = r.read_choice("kind", choice, kind_names, presence::required)))
+    if ((facts.kind_ok = r.read_choice("kind", choice, scene_kind_names, presence::required)))
       s.kind = static_cast<scene_kind>(choice);
     const bool cap_ok = r.read_uint("capacity", s.capacity, capacity_range, presence::required);
     read_hard_capacity(r, s, cap_ok);
@@ -191,12 +188,19 @@ class builder {
     constexpr std::string_view only_spaces = "only scenes of kind \"space\" take this key";
     for (auto key : {"bind_town", "min_spaces", "max_spaces"}) r.forbid(key, only_spaces);
     std::size_t choice = 0;
-    if (r.read_choice("structure", choice, structure_names, presence::optional))
+    if (r.read_choice("structure", choice, scene_structure_names, presence::optional))
       s.structure = static_cast<scene_structure>(choice);
-    if (r.read_choice("policy", choice, policy_names, presence::optional))
+    if (r.read_choice("policy", choice, allocation_policy_names, presence::optional))
       s.policy = static_cast<allocation_policy>(choice);
-    s.min_lines = default_min_lines;
+    read_instances(r, s);
+    // Every line of a party-mode dungeon belongs to a party: none is kept open for nobody.
+    const bool all_private = s.instances == instance_mode::party;
+    s.min_lines = all_private ? 0 : default_min_lines;
     const bool min_ok = r.read_uint("min_lines", s.min_lines, lines_range, presence::optional);
+    if (min_ok && all_private && s.min_lines != 0)
+      sink_.add(r.pointer_to("min_lines"),
+                fmt::format("must be 0 when instances is \"party\" (every line belongs to a party), got {}",
+                            s.min_lines));
     const bool max_ok = r.read_uint("max_lines", s.max_lines, max_lines_range, presence::required);
     // The default min_lines (1) never exceeds a valid max_lines (>= 1), so only a given one is checked.
     if (min_ok && max_ok && s.min_lines > s.max_lines)
@@ -204,10 +208,18 @@ class builder {
                 fmt::format("must be <= max_lines ({}), got {}", s.max_lines, s.min_lines));
   }
 
+  void read_instances(object_reader& r, scene_def& s) {
+    if (s.kind != scene_kind::dungeon)
+      return r.forbid("instances", "only dungeons have private instances (kind \"dungeon\")");
+    std::size_t choice = 0;
+    if (r.read_choice("instances", choice, instance_mode_names, presence::optional))
+      s.instances = static_cast<instance_mode>(choice);
+  }
+
   void read_space_fields(object_reader& r, scene_def& s, scene_facts& facts) {
     constexpr std::string_view no_lines =
         "does not apply to a space: phases live inside their town's lines (see min_spaces, max_spaces)";
-    for (auto key : {"structure", "policy", "min_lines", "max_lines"}) r.forbid(key, no_lines);
+    for (auto key : {"structure", "policy", "min_lines", "max_lines", "instances"}) r.forbid(key, no_lines);
     space_def sp;
     facts.bind_ok = r.read_uint("bind_town", sp.bind_town, id_range, presence::required);
     const bool min_ok = r.read_uint("min_spaces", sp.min_spaces, spaces_range, presence::optional);

@@ -233,21 +233,16 @@ std::string format_diagnostic(std::string_view source, const diagnostic& d) {
   return fmt::format("{}:{}", source, format_diagnostic(d));
 }
 
-std::string_view to_string(scene_kind k) noexcept {
-  constexpr std::string_view names[] = {"town", "field", "dungeon", "guild", "space"};
-  return names[static_cast<std::size_t>(k)];
-}
+std::string_view to_string(scene_kind k) noexcept { return scene_kind_names[static_cast<std::size_t>(k)]; }
 
 std::string_view to_string(scene_structure s) noexcept {
-  return s == scene_structure::group ? "group" : "single";
+  return scene_structure_names[static_cast<std::size_t>(s)];
 }
 
 std::string_view to_string(allocation_policy p) noexcept {
-  return p == allocation_policy::least_loaded ? "least_loaded" : "fill_first";
+  return allocation_policy_names[static_cast<std::size_t>(p)];
 }
 
-std::string_view to_string(instance_mode m) noexcept {
-  return m == instance_mode::party ? "party" : m == instance_mode::both ? "both" : "shared";
-}
+std::string_view to_string(instance_mode m) noexcept { return instance_mode_names[static_cast<std::size_t>(m)]; }
 
 }  // namespace scenert

@@ -40,7 +40,9 @@ class CheckCommand(unittest.TestCase):
         code, out, _ = run("check", ROOT / "examples/mmo.json")
         self.assertEqual(code, 0)
         row = next(l for l in out.splitlines() if "Sunken Crypt" in l)
-        self.assertRegex(row, r"dungeon\s+group\s+5\s+0\.\.2000 \(fill_first\)\s+20\s+10 Hz\s+5\s+8x6\s+3x3")
+        self.assertRegex(row, r"dungeon\s+group\s+5\s+0\.\.2000 \(fill_first; party instances\)\s+20\s+10 Hz\s+5\s+8x6\s+3x3")
+        row = next(l for l in out.splitlines() if "Trial of the Lone Blade" in l)
+        self.assertRegex(row, r"0\.\.5000 \(fill_first\)\s")
 
     def test_json_summary_has_slots_areas_and_view(self):
         code, out, _ = run("check", ROOT / "examples/mmo.json", "--json")
@@ -49,6 +51,9 @@ class CheckCommand(unittest.TestCase):
         self.assertEqual(summary["status"], "ok")
         slots = {s["id"]: s["group_slots"] for s in summary["scenes"]}
         self.assertEqual((slots[3001], slots[3002], slots[3003], slots[1001]), (100, 20, 10, None))
+        instances = {s["id"]: s["instances"] for s in summary["scenes"]}
+        self.assertEqual((instances[3001], instances[3002], instances[3003], instances[1001]),
+                         ("shared", "party", "both", None))
         marsh = next(m for m in summary["maps"] if m["id"] == 3)
         self.assertEqual((marsh["areas"], marsh["view"]), ([32, 43], [5, 5]))
 

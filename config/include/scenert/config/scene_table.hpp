@@ -2,10 +2,13 @@
 /// The scene table: plain, immutable data made from one JSON file by the loader (table_loader.hpp),
 /// validated once. Nothing in the runtime sees JSON; defaults live in the loader only.
 
+#include <array>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace scenert {
@@ -13,12 +16,36 @@ namespace scenert {
 using scene_id = std::uint32_t;
 using map_id = std::uint32_t;
 
-enum class scene_kind : std::uint8_t { town, field, dungeon, guild, space };
-enum class scene_structure : std::uint8_t { single, group };
-enum class allocation_policy : std::uint8_t { fill_first, least_loaded };
+// Each enum ends in `count_`, and its names (as the table spells them) stand beside it, checked
+// complete at compile time: the loader, to_string() and every report read these arrays.
+
+enum class scene_kind : std::uint8_t { town, field, dungeon, guild, space, count_ };
+enum class scene_structure : std::uint8_t { single, group, count_ };
+enum class allocation_policy : std::uint8_t { fill_first, least_loaded, count_ };
 /// Who shares a dungeon's lines: anyone, one party per line (a solo player is a party of one), or
 /// parties alone on theirs while solo players share.
-enum class instance_mode : std::uint8_t { shared, party, both };
+enum class instance_mode : std::uint8_t { shared, party, both, count_ };
+
+template <class E>
+using enum_names = std::array<std::string_view, static_cast<std::size_t>(E::count_)>;
+
+inline constexpr enum_names<scene_kind> scene_kind_names{"town", "field", "dungeon", "guild", "space"};
+inline constexpr enum_names<scene_structure> scene_structure_names{"single", "group"};
+inline constexpr enum_names<allocation_policy> allocation_policy_names{"fill_first", "least_loaded"};
+inline constexpr enum_names<instance_mode> instance_mode_names{"shared", "party", "both"};
+
+namespace detail {
+template <std::size_t N>
+constexpr bool all_named(const std::array<std::string_view, N>& names) {
+  for (auto n : names)
+    if (n.empty()) return false;
+  return true;
+}
+}  // namespace detail
+static_assert(detail::all_named(scene_kind_names), "scene_kind: name every value");
+static_assert(detail::all_named(scene_structure_names), "scene_structure: name every value");
+static_assert(detail::all_named(allocation_policy_names), "allocation_policy: name every value");
+static_assert(detail::all_named(instance_mode_names), "instance_mode: name every value");
 
 /// A blocked rectangle of cells: [x, x + width) x [y, y + height).
 struct cell_rect {
@@ -55,7 +82,7 @@ struct scene_def {
   map_id map = 0;
   allocation_policy policy = allocation_policy::fill_first;
   std::uint32_t monsters = 0;      ///< spawned at each activation
-  instance_mode instances = instance_mode::shared;
+  instance_mode instances = instance_mode::shared;  ///< dungeons only
   std::optional<space_def> space;  ///< set exactly when kind == space
 };
 
