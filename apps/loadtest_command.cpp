@@ -97,7 +97,7 @@ class load_run {
 
   void progress(bool tty, double t, double per_second) {
     const auto snap = world_->snapshot();
-    std::uint32_t lines[5]{};
+    std::uint32_t lines[static_cast<std::size_t>(scene_kind::count_)]{};
     for (const auto& s : snap->scenes) lines[static_cast<int>(s.def->kind)] += s.open_lines;
     const auto m = pool_.metrics();
     fmt::print(stderr,
@@ -175,8 +175,18 @@ class load_run {
   }
 
   void scene_into(loadtest_report& r, const scene_snapshot& s) {
-    scene_report out{s.def->id,   s.def->name,    s.def->kind,   0, s.max_players_on_line,
-                     s.line_full, s.lines_opened, s.lines_closed};
+    scene_report out;
+    out.id = s.def->id;
+    out.name = s.def->name;
+    out.kind = s.def->kind;
+    out.instances = s.def->instances;
+    out.max_players_on_line = s.max_players_on_line;
+    out.line_full = s.line_full;
+    out.line_full_at_max = s.line_full_at_max;
+    out.lines_opened = s.lines_opened;
+    out.lines_closed = s.lines_closed;
+    out.instances_opened = s.opened_private;
+    if (auto it = plan_.party_runs.find(s.def->id); it != plan_.party_runs.end()) out.party_runs = it->second;
     for (const auto& w : checker_.scenes())
       if (w.def == s.def) {
         out.max_open_lines = std::max(w.max_open_lines, s.open_lines);

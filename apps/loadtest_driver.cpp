@@ -20,6 +20,10 @@ std::optional<world_request> to_request(const plan_step& s) {
       return world_request::enter_phase(s.player, s.scene);
     case step_kind::leave_phase:
       return world_request::leave_phase(s.player);
+    case step_kind::enter_instance:
+      return world_request::enter_instance(s.player, s.scene, s.party);
+    case step_kind::count_:
+      break;
   }
   return std::nullopt;
 }
@@ -84,7 +88,9 @@ void load_driver::on_answer(const plan_step& step, const world_result& r) {
   auto& online = tally_.online[step.player - 1];
   if (r) {
     ++tally_.ok[static_cast<std::size_t>(step.what)];
-    if ((step.what == step_kind::enter || step.what == step_kind::join_team) && !online) {
+    const bool places = step.what == step_kind::enter || step.what == step_kind::join_team ||
+                        step.what == step_kind::enter_instance;
+    if (places && !online) {
       online = 1;
       ++tally_.enters_ok;
     } else if (step.what == step_kind::leave) {
@@ -92,7 +98,7 @@ void load_driver::on_answer(const plan_step& step, const world_result& r) {
       ++tally_.leaves_ok;
     }
   } else {
-    const auto code = std::min(static_cast<std::size_t>(r.code()), world_errc_count - 1);
+    const auto code = static_cast<std::size_t>(r.code());
     if (tally_.errors[code]++ == 0) tally_.first_error[code] = r.error().message;
   }
   answered_.fetch_add(1, std::memory_order_release);

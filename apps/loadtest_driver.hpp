@@ -17,7 +17,6 @@
 
 namespace scenert::apps {
 
-
 /// The answers of a run, kept on the world's thread (replies and queries run there).
 /// Thread-safety: written by replies on the world's thread; read there (in a query) or after
 /// load_driver::wait_answers() returned true.

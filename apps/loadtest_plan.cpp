@@ -104,7 +104,19 @@ class planner {
     const scene_def* dungeon = fit[pick(rng_, fit.size())];
     const double stay = uniform(rng_, 0.8, 2.5);
     if (t + follow_delay + stay + size * member_spacing >= end) return t;
-    follow(first, size, t, step_kind::transfer, dungeon, where);
+    const bool private_run = dungeon->instances == instance_mode::party ||
+                             (dungeon->instances == instance_mode::both && size > 1);
+    if (private_run) {  // no one to follow: the world seats every member in the party's instance
+      const party_id party = ++parties_;
+      for (std::uint32_t j = 0; j < size; ++j) {
+        const double at = t + j * member_spacing;
+        add(at, {.player = id(first + j), .what = step_kind::enter_instance, .scene = dungeon->id, .party = party});
+        where[j].emplace_back(at, dungeon);
+      }
+      if (t < options_.seconds) ++party_runs_[dungeon->id];
+    } else {
+      follow(first, size, t, step_kind::transfer, dungeon, where);
+    }
     t += follow_delay + stay;
     const scene_def* back = sets_.home[pick(rng_, sets_.home.size())];
     for (std::uint32_t j = 0; j < size; ++j) {
@@ -186,6 +198,7 @@ class planner {
     plan.steps = std::move(steps_);
     plan.players = options_.players;
     plan.rate = rate_;
+    plan.party_runs = std::move(party_runs_);
     plan.digest = 1469598103934665603ull;
     auto mix = [&](std::uint64_t v) { plan.digest = (plan.digest ^ v) * 1099511628211ull; };
     for (const auto& s : plan.steps) {
@@ -195,6 +208,7 @@ class planner {
       mix(static_cast<std::uint64_t>(s.what));
       mix(s.scene);
       mix(s.mate);
+      mix(s.party);
       mix((std::uint64_t{s.x} << 32) | s.y);
     }
     return plan;
@@ -205,30 +219,14 @@ class planner {
   scene_sets sets_;
   rng rng_;
   double rate_ = 1;
+  party_id parties_ = 0;
+  std::map<scene_id, std::uint64_t> party_runs_;
   std::vector<plan_step> steps_;
 };
 
 }  // namespace
 
-std::string_view to_string(step_kind k) noexcept {
-  switch (k) {
-    case step_kind::enter:
-      return "enter";
-    case step_kind::move:
-      return "move";
-    case step_kind::transfer:
-      return "transfer";
-    case step_kind::join_team:
-      return "join_team";
-    case step_kind::enter_phase:
-      return "enter_phase";
-    case step_kind::leave_phase:
-      return "leave_phase";
-    case step_kind::leave:
-      return "leave";
-  }
-  return "?";
-}
+std::string_view to_string(step_kind k) noexcept { return step_kind_names[static_cast<std::size_t>(k)]; }
 
 load_plan make_plan(const scene_table& table, const plan_options& options) {
   return planner(table, options).run();

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <string_view>
 #include <vector>
 
@@ -13,10 +14,24 @@
 namespace scenert::apps {
 
 /// What a simulated player does at one moment of its plan.
-enum class step_kind : std::uint8_t { enter, move, transfer, join_team, enter_phase, leave_phase, leave };
+enum class step_kind : std::uint8_t {
+  enter,
+  move,
+  transfer,
+  join_team,
+  enter_instance,
+  enter_phase,
+  leave_phase,
+  leave,
+  count_
+};
 
 /// How many step kinds there are (for per-kind counters).
-inline constexpr std::size_t step_kind_count = 7;
+inline constexpr std::size_t step_kind_count = static_cast<std::size_t>(step_kind::count_);
+/// Their names, as in the report.
+inline constexpr enum_names<step_kind> step_kind_names{"enter",       "move",        "transfer",    "join_team",
+                                                       "enter_instance", "enter_phase", "leave_phase", "leave"};
+static_assert(detail::all_named(step_kind_names), "step_kind: name every value");
 
 /// Name of a step kind, as in the report ("enter", "join_team", ...).
 [[nodiscard]] std::string_view to_string(step_kind k) noexcept;
@@ -28,6 +43,7 @@ struct plan_step {
   step_kind what = step_kind::enter;
   scene_id scene = 0;          ///< enter, transfer, enter_phase
   player_id mate = 0;          ///< join_team: the party leader
+  party_id party = 0;          ///< enter_instance: the party (one per dungeon run)
   std::uint32_t x = 0, y = 0;  ///< move: the target cell
 };
 
@@ -48,10 +64,13 @@ struct load_plan {
   double rate = 0;                          ///< arrivals per second actually used
   std::uint64_t counts[step_kind_count]{};  ///< steps per kind
   std::uint64_t digest = 0;                 ///< FNV-1a over every step: equal plans, equal digests
+  std::map<scene_id, std::uint64_t> party_runs;  ///< dungeon runs planned into private instances, per scene
 };
 
 /// Plans a run on `table`: players arrive at the rate, enter a town or a field, walk, form parties
-/// that enter dungeons together (the leader transfers, the mates join it), change scenes, and leave
+/// that enter dungeons together (into a private instance where the dungeon has them: every member
+/// asks for the party's instance; else the leader transfers and the mates join it), change scenes,
+/// and leave
 /// (or stay online past the end). One RNG seeded with `seed` makes every decision.
 [[nodiscard]] load_plan make_plan(const scene_table& table, const plan_options& options);
 

@@ -18,12 +18,7 @@ nlohmann::json ms_json(const ms_stats& s) {
 
 nlohmann::json requests_json(const loadtest_report& r) {
   nlohmann::json j;
-  j["enter"] = count(r, step_kind::enter);
-  j["leave"] = count(r, step_kind::leave);
-  j["transfer"] = count(r, step_kind::transfer);
-  j["join_team"] = count(r, step_kind::join_team);
-  j["move"] = count(r, step_kind::move);
-  j["phase"] = count(r, step_kind::enter_phase) + count(r, step_kind::leave_phase);
+  for (std::size_t k = 0; k < step_kind_count; ++k) j[std::string(step_kind_names[k])] = r.requests[k];
   j["total"] = r.requests_total();
   j["per_second"] = r.requests_per_second();
   j["skipped"] = r.skipped;
@@ -38,8 +33,12 @@ nlohmann::json scenes_json(const loadtest_report& r) {
                     {"kind", std::string(to_string(s.kind))},
                     {"max_open_lines", s.max_open_lines},
                     {"max_players_on_line", s.max_players_on_line},
+                    {"instances", std::string(to_string(s.instances))},
                     {"line_full", s.line_full},
+                    {"line_full_at_max_lines", s.line_full_at_max},
                     {"lines_opened", s.lines_opened},
+                    {"instances_opened", s.instances_opened},
+                    {"party_runs", s.party_runs},
                     {"lines_closed", s.lines_closed},
                     {"max_phases_on_line", s.max_phases_on_line}});
   return list;
@@ -86,17 +85,23 @@ std::map<std::string, double> measured_values(const loadtest_report& r) {
 }
 
 std::string summary_text(const loadtest_report& r) {
-  std::string out = fmt::format("{:<34} {:<8} {:>9} {:>12} {:>9} {:>8} {:>8}\n", "scene", "kind", "max lines",
-                                "max on line", "line_full", "opened", "closed");
+  // line_full as "all (at max_lines)"; private instances as "opened / party runs".
+  std::string out = fmt::format("{:<34} {:<8} {:>9} {:>12} {:>15} {:>8} {:>8} {:>15}\n", "scene", "kind",
+                                "max lines", "max on line", "line_full (max)", "opened", "closed", "instances/runs");
   for (const auto& s : r.scenes)
-    out += fmt::format("{:<34} {:<8} {:>9} {:>12} {:>9} {:>8} {:>8}\n",
+    out += fmt::format("{:<34} {:<8} {:>9} {:>12} {:>15} {:>8} {:>8} {:>15}\n",
                        fmt::format("{} {}", s.id, s.name).substr(0, 34), to_string(s.kind), s.max_open_lines,
-                       s.max_players_on_line, s.line_full, s.lines_opened, s.lines_closed);
+                       s.max_players_on_line, fmt::format("{} ({})", s.line_full, s.line_full_at_max),
+                       s.lines_opened, s.lines_closed,
+                       s.instances == instance_mode::shared
+                           ? std::string("-")
+                           : fmt::format("{}/{}", s.instances_opened, s.party_runs));
   out += fmt::format(
-      "requests   {} in {:.1f} s ({:.0f}/s): enter {}, join_team {}, transfer {}, move {}, phase {}, leave "
-      "{}\n",
+      "requests   {} in {:.1f} s ({:.0f}/s): enter {}, join_team {}, transfer {}, instance {}, move {}, phase "
+      "{}, leave {}\n",
       r.requests_total(), r.wall_seconds, r.requests_per_second(), count(r, step_kind::enter),
-      count(r, step_kind::join_team), count(r, step_kind::transfer), count(r, step_kind::move),
+      count(r, step_kind::join_team), count(r, step_kind::transfer), count(r, step_kind::enter_instance),
+      count(r, step_kind::move),
       count(r, step_kind::enter_phase) + count(r, step_kind::leave_phase), count(r, step_kind::leave));
   std::string errors;
   for (const auto& [code, n] : r.errors) errors += fmt::format(", {} {}", code, n);

@@ -99,7 +99,8 @@ def check_report(path, expect_line_full=False):
     check(inv["checked"] >= 3 and inv["violations"] == [], f"invariants: {inv}")
     check(r["enters"] == r["leaves"] + r["online_at_end"], f"enters != leaves + online: {r}")
     req = r["requests"]
-    check(req["total"] == sum(req[k] for k in ("enter", "leave", "transfer", "join_team", "move", "phase")),
+    kinds = ("enter", "move", "transfer", "join_team", "enter_instance", "enter_phase", "leave_phase", "leave")
+    check(req["total"] == sum(req[k] for k in kinds),
           f"request kinds do not add up: {req}")
     answered = r["answers"]["ok"] + sum(r["answers"]["errors"].values())
     check(answered == req["total"], f"answers {answered} != requests {req['total']}")
@@ -121,9 +122,16 @@ def case_loadtest():
     check("(all held)" in out and "1001 Stormhold" in out, f"summary: {out}")
     a = check_report(f"{WORK}/a.json")
     check(a["lines_closed"] > 0, f"no line closed within the run: {a['scenes']}")
-    check(a["requests"]["phase"] > 0, f"no phase requests: {a['requests']}")
+    check(a["requests"]["enter_phase"] > 0, f"no phase requests: {a['requests']}")
     town = next(s for s in a["scenes"] if s["id"] == 1001)
     check(town["max_phases_on_line"] > 0, f"no phase ran on a town line: {town}")
+    check(a["requests"]["enter_instance"] > 0, f"no party entered a private instance: {a['requests']}")
+    for s in a["scenes"]:
+        if s["instances"] == "shared":
+            continue
+        # A party always gets an instance of its own unless max_lines are open.
+        check(s["line_full"] == s["line_full_at_max_lines"], f"private line_full below max_lines: {s}")
+        check(0 < s["instances_opened"] <= s["party_runs"], f"instances per party run: {s}")
     check(a["requests"]["enter"] == 300 and a["seed"] == 7 and a["players"] == 300, "report header")
     code, out, err = loadtest(table, 7, f"{WORK}/b.json", "--threshold", "requests_per_second>1e12")
     check(code == 3, f"a missed threshold must exit 3, got {code}")
