@@ -87,10 +87,13 @@ void BM_InboxPostAndDrain(benchmark::State& state) {
 BENCHMARK(BM_InboxPostAndDrain);
 
 // The latency of one post with range(0) producers posting while one consumer drains: each post is
-// timed alone, and the cost of reading the clock (its median, measured here) is taken off.
+// timed alone, and the cost of reading the clock (its median, measured here) is taken off. The
+// producers post as fast as they can: range(1) is the ring's size, 4096 spills between two ticks
+// (the overflow path), 65536 does not (the lock-free path).
 template <class Queue>
 void BM_PostLatency(benchmark::State& state) {
   const auto producers = static_cast<unsigned>(state.range(0));
+  const auto ring = static_cast<std::size_t>(state.range(1));
   constexpr unsigned per_producer = 50'000;
   using clk = std::chrono::steady_clock;
   std::vector<double> clock_cost(10'000);
@@ -104,7 +107,7 @@ void BM_PostLatency(benchmark::State& state) {
 
   std::vector<double> all;
   for (auto _ : state) {
-    Queue q(4096);
+    Queue q(ring);
     std::atomic<unsigned> done{0};
     std::vector<std::vector<double>> lat(producers, std::vector<double>(per_producer));
     std::vector<std::thread> threads;
@@ -118,9 +121,12 @@ void BM_PostLatency(benchmark::State& state) {
         }
         done.fetch_add(1);
       });
+    // The consumer works as a service does: it drains a batch per tick (here every 1 ms).
     std::uint64_t drained = 0;
-    while (done.load() < producers || drained < std::uint64_t{producers} * per_producer)
+    while (done.load() < producers || drained < std::uint64_t{producers} * per_producer) {
       drained += q.drain([](net_event& e) { benchmark::DoNotOptimize(e); });
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
     for (auto& t : threads) t.join();
     for (auto& v : lat) all.insert(all.end(), v.begin(), v.end());
   }
@@ -130,8 +136,11 @@ void BM_PostLatency(benchmark::State& state) {
   state.counters["clock_ns"] = overhead;
   state.SetItemsProcessed(static_cast<std::int64_t>(all.size()));
 }
-BENCHMARK_TEMPLATE(BM_PostLatency, inbox<net_event>)->Arg(1)->Arg(4)->Iterations(5)->UseRealTime();
-BENCHMARK_TEMPLATE(BM_PostLatency, locked_queue)->Arg(1)->Arg(4)->Iterations(5)->UseRealTime();
+BENCHMARK_TEMPLATE(BM_PostLatency, inbox<net_event>)
+    ->ArgsProduct({{1, 4}, {4096, 65536}})
+    ->Iterations(5)
+    ->UseRealTime();
+BENCHMARK_TEMPLATE(BM_PostLatency, locked_queue)->ArgsProduct({{1, 4}, {0}})->Iterations(5)->UseRealTime();
 
 constexpr std::int64_t period = 100'000'000;  // 10 Hz
 

@@ -42,7 +42,7 @@ void scene::post_roster(const roster_change& change) { post_roster({&change, 1})
 // its on_inactive or applied by nobody, and the world sends nothing to a line it closed.
 void scene::post_roster(std::span<const roster_change> changes) {
   if (changes.empty()) return;
-  for (const auto& c : changes) (void)roster_.post(c);
+  (void)roster_.post_all(changes);
   roster_pending_.store(true, std::memory_order_release);
 }
 

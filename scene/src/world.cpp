@@ -89,6 +89,7 @@ void world::on_tick(const tick_context&) {
   impl_->drain();
   impl_->run_grace();
   if (!impl_->shutting_down) impl_->ensure_min_lines();
+  impl_->flush_roster();
   impl_->check_shut_down();
   impl_->publish(false);
 }

@@ -150,7 +150,8 @@ struct world::impl final : scene_host {
   container& get(scene_id id);  // a scene known to be hosted
   hosted_line& hosted(line_handle line);
   scene& object(line_handle line);
-  void send(line_handle line, const roster_change& change);
+  void send(line_handle line, const roster_change& change);  // staged until flush_roster
+  void flush_roster();  // at the end of each tick, and before a line closes
   void filled(line_handle line);
   std::optional<line_handle> open_line(container& c, party_id owner = 0);
   void close_line(line_handle line);
@@ -176,6 +177,9 @@ struct world::impl final : scene_host {
   steady_clock_source steady;
 
   inbox<world_event> events{4096};  // requests and notices; drained whole at the start of each tick
+  // Roster changes of this tick, in order, and their lines: flush_roster posts each run at once.
+  std::vector<scene*> staged_to;
+  std::vector<roster_change> staged;
 
   std::unordered_map<scene_id, container> containers;
   std::vector<container*> ordered;

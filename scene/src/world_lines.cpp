@@ -33,7 +33,24 @@ scene& world::impl::object(line_handle line) {
   return *obj;
 }
 
-void world::impl::send(line_handle line, const roster_change& change) { object(line).post_roster(change); }
+void world::impl::send(line_handle line, const roster_change& change) {
+  staged_to.push_back(&object(line));
+  staged.push_back(change);
+}
+
+// Consecutive changes for one line go over in one post: a busy line's changes of a tick cost one
+// claim on its inbox, not one each.
+void world::impl::flush_roster() {
+  const std::size_t n = staged.size();
+  for (std::size_t i = 0; i < n;) {
+    std::size_t j = i + 1;
+    while (j < n && staged_to[j] == staged_to[i]) ++j;
+    staged_to[i]->post_roster(std::span(staged).subspan(i, j - i));
+    i = j;
+  }
+  staged_to.clear();
+  staged.clear();
+}
 
 // A player was put on the line: it is not waiting to close any more.
 void world::impl::filled(line_handle line) { hosted(line).empty_since = -1; }
@@ -65,6 +82,7 @@ std::optional<line_handle> world::impl::open_line(container& c, party_id owner) 
 }
 
 void world::impl::close_line(line_handle line) {
+  flush_roster();  // what the line was sent reaches it before it leaves the pool
   auto& c = get(line.scene);
   auto& h = hosted(line);
   if (auto info = dir->check(line); info && info->owner != 0) forget_instance(line, info->owner);

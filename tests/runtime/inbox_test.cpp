@@ -144,6 +144,62 @@ TEST(Inbox, CloseGateLosesNothing) {
   }
 }
 
+// Batches claim the ring at once, or spill whole; either way they keep their place in the order.
+TEST(Inbox, PostAllKeepsOrderWithSinglePostsAcrossRingAndSpill) {
+  inbox<event> box(8);
+  std::vector<event> batch;
+  std::uint64_t seq = 0;
+  auto make = [&](std::size_t n) {
+    batch.clear();
+    for (std::size_t i = 0; i < n; ++i) batch.push_back({0, seq++});
+  };
+  std::uint64_t expect = 0;
+  auto check = [&] {
+    box.drain([&](event& e) { ASSERT_EQ(e.seq, expect++); });
+    ASSERT_EQ(expect, seq);
+  };
+  for (std::size_t n : {3U, 8U, 5U, 20U, 1U}) {  // fits, fills, no room left, larger than the ring
+    make(n);
+    ASSERT_TRUE(box.post_all(batch));
+    ASSERT_TRUE(box.post({0, seq++}));
+  }
+  EXPECT_GT(box.spills(), 20U);
+  check();
+  make(8);  // an empty ring takes a batch of its size without spilling
+  const auto spills = box.spills();
+  ASSERT_TRUE(box.post_all(batch));
+  EXPECT_EQ(box.spills(), spills);
+  check();
+  box.close();
+  make(4);
+  EXPECT_FALSE(box.post_all(batch));
+  EXPECT_EQ(box.dropped(), 4U);
+}
+
+TEST(Inbox, ManyBatchProducersEachInOrder) {
+  constexpr std::uint32_t producers = 3;
+  constexpr std::uint64_t batches = 3'000;
+  inbox<event> box(16);
+  std::vector<std::thread> threads;
+  for (std::uint32_t p = 0; p < producers; ++p)
+    threads.emplace_back([&box, p] {
+      std::vector<event> batch;
+      std::uint64_t seq = 0;
+      for (std::uint64_t b = 0; b < batches; ++b) {
+        batch.clear();
+        for (std::uint64_t i = 0; i < 1 + b % 7; ++i) batch.push_back({p, seq++});
+        ASSERT_TRUE(box.post_all(batch));
+      }
+    });
+  std::uint64_t total = 0, want = 0;
+  for (std::uint64_t b = 0; b < batches; ++b) want += 1 + b % 7;
+  std::vector<std::uint64_t> next(producers, 0);
+  while (total < want * producers)
+    total += box.drain([&](event& e) { ASSERT_EQ(e.seq, next[e.producer]++); }, 50);
+  for (auto& t : threads) t.join();
+  for (std::uint32_t p = 0; p < producers; ++p) EXPECT_EQ(next[p], want);
+}
+
 TEST(Inbox, AQuietInboxAllocatesNothing) {
   const std::uint64_t before = allocations;
   {

@@ -8,6 +8,7 @@
 #include <limits>
 #include <mutex>
 #include <new>
+#include <span>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -72,12 +73,50 @@ class inbox {
         }
       }
     }
+    // Spilling: plain stores under the mutex, no read-modify-write on a line the consumer writes.
     std::lock_guard lock(mutex_);
     if ((tail_.load(std::memory_order_relaxed) & closed_bit) != 0) return drop();
     overflow_.emplace_back(std::forward<A>(args)...);
-    spilled_.fetch_add(1, std::memory_order_relaxed);
-    spills_.fetch_add(1, std::memory_order_relaxed);
-    overflowing_.store(true, std::memory_order_relaxed);
+    ++spills_;
+    spilled_.store(overflow_.size(), std::memory_order_relaxed);
+    if (!overflowing_.load(std::memory_order_relaxed)) overflowing_.store(true, std::memory_order_relaxed);
+    return true;
+  }
+
+  /// Queues copies of `values`, in order, with one claim on the ring (or one lock when they spill):
+  /// a producer that gathers a tick's events for one consumer hands them over at once. False (and
+  /// each counted as dropped) once closed.
+  [[nodiscard]] bool post_all(std::span<const T> values) {
+    if (values.empty()) return !closed();
+    const auto k = static_cast<std::uint64_t>(values.size());
+    if (k <= mask_ + 1 && !overflowing_.load(std::memory_order_relaxed)) {
+      ring* r = ring_.load(std::memory_order_acquire);
+      if (r == nullptr) r = install_ring();
+      std::uint64_t pos = tail_.load(std::memory_order_relaxed);
+      for (;;) {
+        if ((pos & closed_bit) != 0) return drop(k);
+        // The consumer frees slots in order: the last of the k free for this round means all are.
+        const auto lag_first = static_cast<std::int64_t>(r->at(pos, mask_).seq.load(std::memory_order_acquire) - pos);
+        const std::uint64_t last = pos + k - 1;
+        const auto lag_last = static_cast<std::int64_t>(r->at(last, mask_).seq.load(std::memory_order_acquire) - last);
+        if (lag_first == 0 && lag_last == 0) {
+          if (tail_.compare_exchange_weak(pos, pos + k, std::memory_order_relaxed)) {
+            for (std::uint64_t i = 0; i < k; ++i) fill(r->at(pos + i, mask_), pos + i, values[i]);
+            return true;
+          }
+        } else if (lag_first < 0 || lag_last < 0) {
+          break;  // not room for all: spill them together
+        } else {
+          pos = tail_.load(std::memory_order_relaxed);
+        }
+      }
+    }
+    std::lock_guard lock(mutex_);
+    if ((tail_.load(std::memory_order_relaxed) & closed_bit) != 0) return drop(k);
+    overflow_.insert(overflow_.end(), values.begin(), values.end());
+    spills_ += k;
+    spilled_.store(overflow_.size(), std::memory_order_relaxed);
+    if (!overflowing_.load(std::memory_order_relaxed)) overflowing_.store(true, std::memory_order_relaxed);
     return true;
   }
 
@@ -86,13 +125,15 @@ class inbox {
   /// exception from `fn` leaves the rest queued.
   template <class F>
   std::size_t drain(F&& fn, std::size_t max = std::numeric_limits<std::size_t>::max()) {
+    struct publish_left {  // depth() from other threads sees the spilled batch still to run
+      inbox& box;
+      ~publish_left() { box.taken_left_.store(box.taken_.size() - box.taken_pos_, std::memory_order_relaxed); }
+    } on_exit{*this};
     std::size_t n = 0;
     while (n < max) {
       if (taken_pos_ < taken_.size()) {  // a spilled batch goes first: it is older than the ring
-        T item(std::move(taken_[taken_pos_++]));
-        spilled_.fetch_sub(1, std::memory_order_relaxed);
         ++n;
-        fn(item);
+        fn(taken_[taken_pos_++]);
         continue;
       }
       if (!taken_.empty()) {
@@ -114,6 +155,7 @@ class inbox {
       {
         std::lock_guard lock(mutex_);
         taken_.swap(overflow_);
+        spilled_.store(0, std::memory_order_relaxed);
         overflowing_.store(false, std::memory_order_relaxed);
       }
       if (taken_.empty()) return n;
@@ -148,12 +190,16 @@ class inbox {
       const std::uint64_t head = r->head.load(std::memory_order_relaxed);
       in_ring = tail > head ? tail - head : 0;
     }
-    return static_cast<std::size_t>(in_ring) + spilled_.load(std::memory_order_relaxed);
+    return static_cast<std::size_t>(in_ring) + spilled_.load(std::memory_order_relaxed) +
+           taken_left_.load(std::memory_order_relaxed);
   }
   [[nodiscard]] bool empty() const noexcept { return depth() == 0; }
   [[nodiscard]] std::uint64_t dropped() const noexcept { return dropped_.load(std::memory_order_relaxed); }
   /// Events that went to the overflow since construction (the ring was too small for a burst).
-  [[nodiscard]] std::uint64_t spills() const noexcept { return spills_.load(std::memory_order_relaxed); }
+  [[nodiscard]] std::uint64_t spills() const {
+    std::lock_guard lock(mutex_);
+    return spills_;
+  }
   /// Hints the consumer's cache line (a loop draining many inboxes prefetches ahead).
   void prefetch() const noexcept {
     if (const ring* r = ring_.load(std::memory_order_relaxed)) __builtin_prefetch(r);
@@ -228,10 +274,17 @@ class inbox {
       free_slot(*r, s, head);
       return popped::hole;
     }
-    T item(std::move(*s.value()));
-    s.value()->~T();
-    free_slot(*r, s, head);
-    fn(item);
+    struct release {  // after fn, even when it throws: destroy the event and free its slot
+      inbox& box;
+      ring& r;
+      slot& s;
+      std::uint64_t head;
+      ~release() {
+        s.value()->~T();
+        box.free_slot(r, s, head);
+      }
+    } done{*this, *r, s, head};
+    fn(*s.value());
     return popped::one;
   }
 
@@ -240,8 +293,8 @@ class inbox {
     r.head.store(head + 1, std::memory_order_relaxed);
   }
 
-  bool drop() noexcept {
-    dropped_.fetch_add(1, std::memory_order_relaxed);
+  bool drop(std::uint64_t n = 1) noexcept {
+    dropped_.fetch_add(n, std::memory_order_relaxed);
     return false;
   }
 
@@ -250,14 +303,15 @@ class inbox {
   std::atomic<ring*> ring_{nullptr};
   const std::uint64_t mask_;
   std::atomic<bool> overflowing_{false};
-  std::atomic<std::size_t> spilled_{0};  // in the overflow or taken and not yet run
+  std::atomic<std::size_t> spilled_{0};  // overflow_.size(), for depth()
   std::atomic<std::uint64_t> dropped_{0};
-  std::atomic<std::uint64_t> spills_{0};
-  std::mutex mutex_;  // guards overflow_
+  mutable std::mutex mutex_;  // guards overflow_ and spills_
   std::vector<T> overflow_;
-  // Consumer only.
+  std::uint64_t spills_ = 0;
+  // Consumer only (taken_left_ is read by depth()).
   std::vector<T> taken_;
   std::size_t taken_pos_ = 0;
+  std::atomic<std::size_t> taken_left_{0};
 };
 
 }  // namespace scenert
