@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Builds and tests scenert the way CI does: a warnings-as-errors build, an ASan+UBSan build and a
-# TSan build (std::thread executor: Debian's oneTBB is not built for TSan), then the installed
-# package is consumed by a tiny project; the fuzz stage builds the libFuzzer target with clang and
-# replays its corpus. Usage: scripts/test.sh [normal|asan|tsan|consumer|fuzz ...]
+# TSan build (std::thread executor: Debian's oneTBB is not built for TSan), a Release build with
+# SCENERT_DISABLE_ASSERTS (no assert may hold a side effect), then the installed package is consumed
+# by a tiny project; the fuzz stage builds the libFuzzer target with clang and replays its corpus.
+# Usage: scripts/test.sh [normal|asan|tsan|noassert|consumer|fuzz ...]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/common.sh"
 bash "$here/setup.sh"
 
 stages=("$@")
-((${#stages[@]})) || stages=(normal asan tsan consumer fuzz)
+((${#stages[@]})) || stages=(normal asan tsan noassert consumer fuzz)
 
 passed=0
 # Runs a tree's tests; a failure stops the script (set -e, pipefail). Counts what passed.
@@ -34,6 +35,11 @@ for stage in "${stages[@]}"; do
       build_tree "$root/build/tsan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCENERT_WERROR=ON \
         -DSCENERT_SANITIZE=thread -DSCENERT_EXECUTOR=thread -DSCENERT_BENCH=OFF
       TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" run_ctest "$root/build/tsan" -L tsan ;;
+    noassert)
+      # The libraries' tests with every SCENERT_ASSERT compiled out; death tests expect the asserts.
+      build_tree "$root/build/noassert" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCENERT_WERROR=ON \
+        -DCMAKE_CXX_FLAGS=-DSCENERT_DISABLE_ASSERTS -DSCENERT_BENCH=OFF -DSCENERT_APPS=OFF
+      run_ctest "$root/build/noassert" -E 'DeathTest' ;;
     consumer)
       prefix="$root/build/install"
       build_tree "$root/build/normal" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCENERT_WERROR=ON
@@ -49,7 +55,7 @@ for stage in "${stages[@]}"; do
       ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 "$fuzz_dir/tests/fuzz/config_fuzz" -runs=0 \
         -dict="$root/tests/fuzz/table.dict" "$root/tests/data/fuzz" "$root/examples" "$root/tests/data/bad" \
         "$root/tests/data/bad_semantic" ;;
-    *) echo "test.sh: unknown stage '$stage' (normal, asan, tsan, consumer, fuzz)" >&2; exit 2 ;;
+    *) echo "test.sh: unknown stage '$stage' (normal, asan, tsan, noassert, consumer, fuzz)" >&2; exit 2 ;;
   esac
 done
 echo "test.sh: all stages passed (${stages[*]})" >&2
