@@ -186,7 +186,7 @@ class scene : public service {
   line_handle line_{};
   std::unique_ptr<grid::grid> grid_;
 
-  inbox<roster_change> roster_{16};  // small ring: most lines see a few changes a tick
+  inbox<roster_change> roster_{4};  // small ring: most lines see a change or two a tick
 
   std::vector<player_map::node_type> spare_players_;  // recycled map nodes, at most hard capacity
   std::vector<grid::entity_id> free_ids_;
