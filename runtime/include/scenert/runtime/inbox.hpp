@@ -152,12 +152,7 @@ class inbox {
           break;
       }
       if (!overflowing_.load(std::memory_order_acquire)) return n;
-      {
-        std::lock_guard lock(mutex_);
-        taken_.swap(overflow_);
-        spilled_.store(0, std::memory_order_relaxed);
-        overflowing_.store(false, std::memory_order_relaxed);
-      }
+      if (!take_spill()) continue;  // the ring filled meanwhile: its events are older
       if (taken_.empty()) return n;
     }
     return n;
@@ -286,6 +281,21 @@ class inbox {
     } done{*this, *r, s, head};
     fn(*s.value());
     return popped::one;
+  }
+
+  // Takes the spilled events, unless the ring holds events again: a producer that filled the ring
+  // after it looked empty and then spilled posted those ring events first. Under the mutex no
+  // spill is under way, and every claim made before the last spill shows in the tail.
+  bool take_spill() {
+    std::lock_guard lock(mutex_);
+    if (const ring* r = ring_.load(std::memory_order_acquire)) {
+      const std::uint64_t tail = tail_.load(std::memory_order_acquire) & ~closed_bit;
+      if (tail != r->head.load(std::memory_order_relaxed)) return false;
+    }
+    taken_.swap(overflow_);
+    spilled_.store(0, std::memory_order_relaxed);
+    overflowing_.store(false, std::memory_order_relaxed);
+    return true;
   }
 
   void free_slot(ring& r, slot& s, std::uint64_t head) noexcept {
