@@ -104,13 +104,16 @@ class planner {
     const scene_def* dungeon = fit[pick(rng_, fit.size())];
     const double stay = uniform(rng_, 0.8, 2.5);
     if (t + follow_delay + stay + size * member_spacing >= end) return t;
-    const bool private_run = dungeon->instances == instance_mode::party ||
-                             (dungeon->instances == instance_mode::both && size > 1);
+    const bool private_run =
+        dungeon->instances == instance_mode::party || (dungeon->instances == instance_mode::both && size > 1);
     if (private_run) {  // no one to follow: the world seats every member in the party's instance
       const party_id party = ++parties_;
       for (std::uint32_t j = 0; j < size; ++j) {
         const double at = t + j * member_spacing;
-        add(at, {.player = id(first + j), .what = step_kind::enter_instance, .scene = dungeon->id, .party = party});
+        add(at, {.player = id(first + j),
+                 .what = step_kind::enter_instance,
+                 .scene = dungeon->id,
+                 .party = party});
         where[j].emplace_back(at, dungeon);
       }
       if (t < options_.seconds) ++party_runs_[dungeon->id];

@@ -29,8 +29,8 @@ enum class step_kind : std::uint8_t {
 /// How many step kinds there are (for per-kind counters).
 inline constexpr std::size_t step_kind_count = static_cast<std::size_t>(step_kind::count_);
 /// Their names, as in the report.
-inline constexpr enum_names<step_kind> step_kind_names{"enter",       "move",        "transfer",    "join_team",
-                                                       "enter_instance", "enter_phase", "leave_phase", "leave"};
+inline constexpr enum_names<step_kind> step_kind_names{
+    "enter", "move", "transfer", "join_team", "enter_instance", "enter_phase", "leave_phase", "leave"};
 static_assert(detail::all_named(step_kind_names), "step_kind: name every value");
 
 /// Name of a step kind, as in the report ("enter", "join_team", ...).
@@ -61,9 +61,9 @@ struct plan_options {
 struct load_plan {
   std::vector<plan_step> steps;
   std::uint32_t players = 0;
-  double rate = 0;                          ///< arrivals per second actually used
-  std::uint64_t counts[step_kind_count]{};  ///< steps per kind
-  std::uint64_t digest = 0;                 ///< FNV-1a over every step: equal plans, equal digests
+  double rate = 0;                               ///< arrivals per second actually used
+  std::uint64_t counts[step_kind_count]{};       ///< steps per kind
+  std::uint64_t digest = 0;                      ///< FNV-1a over every step: equal plans, equal digests
   std::map<scene_id, std::uint64_t> party_runs;  ///< dungeon runs planned into private instances, per scene
 };
 

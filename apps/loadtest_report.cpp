@@ -86,8 +86,9 @@ std::map<std::string, double> measured_values(const loadtest_report& r) {
 
 std::string summary_text(const loadtest_report& r) {
   // line_full as "all (at max_lines)"; private instances as "opened / party runs".
-  std::string out = fmt::format("{:<34} {:<8} {:>9} {:>12} {:>15} {:>8} {:>8} {:>15}\n", "scene", "kind",
-                                "max lines", "max on line", "line_full (max)", "opened", "closed", "instances/runs");
+  std::string out =
+      fmt::format("{:<34} {:<8} {:>9} {:>12} {:>15} {:>8} {:>8} {:>15}\n", "scene", "kind", "max lines",
+                  "max on line", "line_full (max)", "opened", "closed", "instances/runs");
   for (const auto& s : r.scenes)
     out += fmt::format("{:<34} {:<8} {:>9} {:>12} {:>15} {:>8} {:>8} {:>15}\n",
                        fmt::format("{} {}", s.id, s.name).substr(0, 34), to_string(s.kind), s.max_open_lines,
@@ -97,12 +98,13 @@ std::string summary_text(const loadtest_report& r) {
                            ? std::string("-")
                            : fmt::format("{}/{}", s.instances_opened, s.party_runs));
   out += fmt::format(
-      "requests   {} in {:.1f} s ({:.0f}/s): enter {}, join_team {}, transfer {}, instance {}, move {}, phase "
+      "requests   {} in {:.1f} s ({:.0f}/s): enter {}, join_team {}, transfer {}, instance {}, move {}, "
+      "phase "
       "{}, leave {}\n",
       r.requests_total(), r.wall_seconds, r.requests_per_second(), count(r, step_kind::enter),
       count(r, step_kind::join_team), count(r, step_kind::transfer), count(r, step_kind::enter_instance),
-      count(r, step_kind::move),
-      count(r, step_kind::enter_phase) + count(r, step_kind::leave_phase), count(r, step_kind::leave));
+      count(r, step_kind::move), count(r, step_kind::enter_phase) + count(r, step_kind::leave_phase),
+      count(r, step_kind::leave));
   std::string errors;
   for (const auto& [code, n] : r.errors) errors += fmt::format(", {} {}", code, n);
   out += fmt::format("answers    ok {}{}\n", r.answers_ok, errors);

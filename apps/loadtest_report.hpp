@@ -23,11 +23,11 @@ struct scene_report {
   std::uint32_t max_open_lines = 0;
   std::uint32_t max_players_on_line = 0;
   instance_mode instances = instance_mode::shared;
-  std::uint64_t line_full = 0;          ///< line_full answers
-  std::uint64_t line_full_at_max = 0;   ///< of those, answered because max_lines were open
+  std::uint64_t line_full = 0;         ///< line_full answers
+  std::uint64_t line_full_at_max = 0;  ///< of those, answered because max_lines were open
   std::uint64_t lines_opened = 0, lines_closed = 0;
-  std::uint64_t instances_opened = 0;   ///< private instances opened (lines_opened counts them too)
-  std::uint64_t party_runs = 0;         ///< dungeon runs the plan sent into private instances
+  std::uint64_t instances_opened = 0;    ///< private instances opened (lines_opened counts them too)
+  std::uint64_t party_runs = 0;          ///< dungeon runs the plan sent into private instances
   std::uint32_t max_phases_on_line = 0;  ///< towns: most phases with players on one line at once
 };
 

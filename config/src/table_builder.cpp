@@ -147,10 +147,10 @@ class builder {
 
   void read_scene(const json& v, const std::string& pointer) {
     if (!v.is_object()) return report_type(sink_, pointer, "an object", v);
-    object_reader r(v, pointer, sink_,
-                    {"id", "name", "kind", "structure", "capacity", "hard_capacity", "min_lines", "max_lines",
-                     "frame_rate", "map", "policy", "instances", "monsters", "bind_town", "min_spaces",
-                     "max_spaces"});
+    object_reader r(
+        v, pointer, sink_,
+        {"id", "name", "kind", "structure", "capacity", "hard_capacity", "min_lines", "max_lines",
+         "frame_rate", "map", "policy", "instances", "monsters", "bind_town", "min_spaces", "max_spaces"});
     scene_def s;
     scene_facts facts{pointer};
     facts.id_ok = r.read_uint("id", s.id, id_range, presence::required);

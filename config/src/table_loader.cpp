@@ -243,6 +243,8 @@ std::string_view to_string(allocation_policy p) noexcept {
   return allocation_policy_names[static_cast<std::size_t>(p)];
 }
 
-std::string_view to_string(instance_mode m) noexcept { return instance_mode_names[static_cast<std::size_t>(m)]; }
+std::string_view to_string(instance_mode m) noexcept {
+  return instance_mode_names[static_cast<std::size_t>(m)];
+}
 
 }  // namespace scenert

@@ -356,5 +356,4 @@ const char* to_string(line_state state) noexcept {
   return "?";
 }
 
-
 }  // namespace scenert

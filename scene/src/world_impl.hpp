@@ -75,7 +75,7 @@ struct world::impl final : scene_host {
   };
   // A player's part in a party's private instances: its owner id and where it came from.
   struct party_ticket {
-    party_id owner = 0;     // the party, or a solo player's own owner id
+    party_id owner = 0;      // the party, or a solo player's own owner id
     scene_id return_to = 0;  // the scene it entered the instance from (0: from nowhere)
   };
   struct instance_key {
@@ -84,7 +84,9 @@ struct world::impl final : scene_host {
     friend bool operator==(instance_key, instance_key) = default;
   };
   struct instance_hash {
-    std::size_t operator()(instance_key k) const noexcept { return std::hash<party_id>{}(k.owner * 0x9E3779B97F4A7C15u ^ k.scene); }
+    std::size_t operator()(instance_key k) const noexcept {
+      return std::hash<party_id>{}(k.owner * 0x9E3779B97F4A7C15u ^ k.scene);
+    }
   };
   struct grace_entry {
     line_handle line;

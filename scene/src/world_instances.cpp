@@ -15,7 +15,9 @@ constexpr party_id solo_bit = party_id{1} << 63;
 
 party_id solo_owner(player_id p) { return solo_bit | p; }
 
-world_result refuse(world_errc code, std::string message) { return world_result(fail(code, std::move(message))); }
+world_result refuse(world_errc code, std::string message) {
+  return world_result(fail(code, std::move(message)));
+}
 
 }  // namespace
 
@@ -28,7 +30,8 @@ party_id world::impl::party_of(player_id p) const {
 result<line_handle, world_errc> world::impl::instance_for(container& c, party_id owner, player_id p) {
   if (auto it = instances.find({owner, c.def->id}); it != instances.end()) {
     auto info = dir->check(it->second);
-    if (info && info->state == line_state::open) return named_line(it->second, c.def->hard_capacity, p, owner);
+    if (info && info->state == line_state::open)
+      return named_line(it->second, c.def->hard_capacity, p, owner);
     instances.erase(it);  // failed meanwhile: the party gets a fresh one
   }
   auto opened = open_line(c, owner);
@@ -49,8 +52,9 @@ void world::impl::forget_instance(line_handle line, party_id owner) {
 std::optional<world_result> world::impl::do_enter_instance(const world_request& r, world_reply& reply) {
   auto* c = find(r.scene);
   if (!c)
-    return refuse(world_errc::unknown_scene,
-                  fmt::format("player {}: enter instance of scene {}: no such scene (or a space)", r.player, r.scene));
+    return refuse(
+        world_errc::unknown_scene,
+        fmt::format("player {}: enter instance of scene {}: no such scene (or a space)", r.player, r.scene));
   if (r.party >= solo_bit)
     return refuse(world_errc::instance_private,
                   fmt::format("player {}: enter instance: party ids from 2^63 up are reserved", r.player));

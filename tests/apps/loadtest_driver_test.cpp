@@ -77,7 +77,8 @@ TEST(LoadDriver, CountsEachAnswerUnderItsOwnCode) {
 
     std::map<world_errc, std::uint64_t> expected;
     std::uint64_t expected_ok = 0;
-    for (const auto& e : script) e.answer == world_errc::ok ? (void)++expected_ok : (void)++expected[e.answer];
+    for (const auto& e : script)
+      e.answer == world_errc::ok ? (void)++expected_ok : (void)++expected[e.answer];
     const answer_tally& t = driver.tally();
     std::uint64_t ok = 0;
     for (auto n : t.ok) ok += n;

@@ -81,9 +81,9 @@ struct scene_def {
   std::uint32_t frame_rate = 10;  ///< Hz
   map_id map = 0;
   allocation_policy policy = allocation_policy::fill_first;
-  std::uint32_t monsters = 0;      ///< spawned at each activation
+  std::uint32_t monsters = 0;                       ///< spawned at each activation
   instance_mode instances = instance_mode::shared;  ///< dungeons only
-  std::optional<space_def> space;  ///< set exactly when kind == space
+  std::optional<space_def> space;                   ///< set exactly when kind == space
 };
 
 /// Process-wide settings.

@@ -43,7 +43,7 @@ class inbox {
         if (s.live) s.value()->~T();
       }
       r->~ring();
-      ::operator delete(static_cast<void*>(r), ring::bytes(mask_ + 1), std::align_val_t{ring::align});
+      ::operator delete (static_cast<void*>(r), ring::bytes(mask_ + 1), std::align_val_t{ring::align});
     }
   }
 
@@ -96,9 +96,11 @@ class inbox {
       for (;;) {
         if ((pos & closed_bit) != 0) return drop(k);
         // The consumer frees slots in order: the last of the k free for this round means all are.
-        const auto lag_first = static_cast<std::int64_t>(r->at(pos, mask_).seq.load(std::memory_order_acquire) - pos);
+        const auto lag_first =
+            static_cast<std::int64_t>(r->at(pos, mask_).seq.load(std::memory_order_acquire) - pos);
         const std::uint64_t last = pos + k - 1;
-        const auto lag_last = static_cast<std::int64_t>(r->at(last, mask_).seq.load(std::memory_order_acquire) - last);
+        const auto lag_last =
+            static_cast<std::int64_t>(r->at(last, mask_).seq.load(std::memory_order_acquire) - last);
         if (lag_first == 0 && lag_last == 0) {
           if (tail_.compare_exchange_weak(pos, pos + k, std::memory_order_relaxed)) {
             for (std::uint64_t i = 0; i < k; ++i) fill(r->at(pos + i, mask_), pos + i, values[i]);
@@ -127,7 +129,9 @@ class inbox {
   std::size_t drain(F&& fn, std::size_t max = std::numeric_limits<std::size_t>::max()) {
     struct publish_left {  // depth() from other threads sees the spilled batch still to run
       inbox& box;
-      ~publish_left() { box.taken_left_.store(box.taken_.size() - box.taken_pos_, std::memory_order_relaxed); }
+      ~publish_left() {
+        box.taken_left_.store(box.taken_.size() - box.taken_pos_, std::memory_order_relaxed);
+      }
     } on_exit{*this};
     std::size_t n = 0;
     while (n < max) {
@@ -205,7 +209,7 @@ class inbox {
 
   struct slot {
     std::atomic<std::uint64_t> seq{0};  // == pos: free for pos; == pos + 1: filled for pos
-    bool live = false;               // false: the producer's constructor threw, skip it
+    bool live = false;                  // false: the producer's constructor threw, skip it
     alignas(T) unsigned char bytes[sizeof(T)];
     T* value() noexcept { return std::launder(reinterpret_cast<T*>(bytes)); }
   };
@@ -215,7 +219,9 @@ class inbox {
     alignas(align) std::atomic<std::uint64_t> head{0};
     static std::size_t bytes(std::size_t capacity) { return slots_offset() + capacity * sizeof(slot); }
     static constexpr std::size_t slots_offset() { return (sizeof(ring) + align - 1) / align * align; }
-    slot* slots() noexcept { return reinterpret_cast<slot*>(reinterpret_cast<unsigned char*>(this) + slots_offset()); }
+    slot* slots() noexcept {
+      return reinterpret_cast<slot*>(reinterpret_cast<unsigned char*>(this) + slots_offset());
+    }
     slot& at(std::uint64_t pos, std::uint64_t mask) noexcept { return slots()[pos & mask]; }
   };
   enum class popped { one, hole, busy, empty };
@@ -228,7 +234,7 @@ class inbox {
 
   ring* install_ring() {
     const std::size_t capacity = mask_ + 1;
-    void* mem = ::operator new(ring::bytes(capacity), std::align_val_t{ring::align});
+    void* mem = ::operator new (ring::bytes(capacity), std::align_val_t{ring::align});
     auto* fresh = new (mem) ring;
     for (std::size_t i = 0; i < capacity; ++i) {
       slot* s = new (&fresh->slots()[i]) slot;
@@ -238,7 +244,7 @@ class inbox {
     if (ring_.compare_exchange_strong(expected, fresh, std::memory_order_acq_rel, std::memory_order_acquire))
       return fresh;
     fresh->~ring();  // another producer installed one first
-    ::operator delete(mem, ring::bytes(capacity), std::align_val_t{ring::align});
+    ::operator delete (mem, ring::bytes(capacity), std::align_val_t{ring::align});
     return expected;
   }
 

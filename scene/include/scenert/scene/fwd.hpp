@@ -58,11 +58,26 @@ enum class world_errc : std::uint8_t {
 inline constexpr std::size_t world_errc_count = static_cast<std::size_t>(world_errc::count_);
 
 /// Every code's name, by code; a code added above without a name here fails to compile.
-inline constexpr std::array<const char*, world_errc_count> world_errc_names = {
-    "ok",           "line_full",          "unknown_scene", "unknown_line",   "stale_line",
-    "already_in_scene", "not_in_scene",   "switching",     "same_line",      "line_quarantined",
-    "teammate_not_found", "shutting_down", "space_in_space", "request_pending", "wrong_town",
-    "space_full",   "unknown_space",      "not_in_space",  "instance_private", "not_in_instance"};
+inline constexpr std::array<const char*, world_errc_count> world_errc_names = {"ok",
+                                                                               "line_full",
+                                                                               "unknown_scene",
+                                                                               "unknown_line",
+                                                                               "stale_line",
+                                                                               "already_in_scene",
+                                                                               "not_in_scene",
+                                                                               "switching",
+                                                                               "same_line",
+                                                                               "line_quarantined",
+                                                                               "teammate_not_found",
+                                                                               "shutting_down",
+                                                                               "space_in_space",
+                                                                               "request_pending",
+                                                                               "wrong_town",
+                                                                               "space_full",
+                                                                               "unknown_space",
+                                                                               "not_in_space",
+                                                                               "instance_private",
+                                                                               "not_in_instance"};
 static_assert(std::ranges::none_of(world_errc_names, [](const char* n) { return n == nullptr; }),
               "world_errc_names: name every code");
 

@@ -61,7 +61,9 @@ struct world_request {
   /// Enter a scene on a line chosen by its policy (soft capacity).
   static world_request enter(player_id p, scene_id s) { return {kind::enter, p, s, {}, 0, {}, 0}; }
   /// Enter a given line (soft capacity).
-  static world_request enter_line(player_id p, line_handle l) { return {kind::enter_line, p, 0, l, 0, {}, 0}; }
+  static world_request enter_line(player_id p, line_handle l) {
+    return {kind::enter_line, p, 0, l, 0, {}, 0};
+  }
   /// Leave the world.
   static world_request leave(player_id p) { return {kind::leave, p, 0, {}, 0, {}, 0}; }
   /// Move to another scene (soft capacity), switching on the way.
