@@ -53,34 +53,13 @@ class inbox {
   /// Queues a T built from `args` in its slot; false (and counted as dropped) once closed.
   template <class... A>
   [[nodiscard]] bool emplace(A&&... args) {
-    if (!overflowing_.load(std::memory_order_relaxed)) {
-      ring* r = ring_.load(std::memory_order_acquire);
-      if (r == nullptr) r = install_ring();
-      std::uint64_t pos = tail_.load(std::memory_order_relaxed);
-      for (;;) {
-        if ((pos & closed_bit) != 0) return drop();
-        slot& s = r->at(pos, mask_);
-        const auto lag = static_cast<std::int64_t>(s.seq.load(std::memory_order_acquire) - pos);
-        if (lag == 0) {
-          if (tail_.compare_exchange_weak(pos, pos + 1, std::memory_order_relaxed)) {
-            fill(s, pos, std::forward<A>(args)...);
-            return true;
-          }
-        } else if (lag < 0) {
-          break;  // full: spill
-        } else {
-          pos = tail_.load(std::memory_order_relaxed);
-        }
-      }
+    const claimed c = claim(1);
+    if (c.got == claim_state::closed) return drop();
+    if (c.got == claim_state::ring) {
+      fill(c.r->at(c.pos, mask_), c.pos, std::forward<A>(args)...);
+      return true;
     }
-    // Spilling: plain stores under the mutex, no read-modify-write on a line the consumer writes.
-    std::lock_guard lock(mutex_);
-    if ((tail_.load(std::memory_order_relaxed) & closed_bit) != 0) return drop();
-    overflow_.emplace_back(std::forward<A>(args)...);
-    ++spills_;
-    spilled_.store(overflow_.size(), std::memory_order_relaxed);
-    if (!overflowing_.load(std::memory_order_relaxed)) overflowing_.store(true, std::memory_order_relaxed);
-    return true;
+    return spill(1, [&] { overflow_.emplace_back(std::forward<A>(args)...); });
   }
 
   /// Queues copies of `values`, in order, with one claim on the ring (or one lock when they spill):
@@ -89,37 +68,13 @@ class inbox {
   [[nodiscard]] bool post_all(std::span<const T> values) {
     if (values.empty()) return !closed();
     const auto k = static_cast<std::uint64_t>(values.size());
-    if (k <= mask_ + 1 && !overflowing_.load(std::memory_order_relaxed)) {
-      ring* r = ring_.load(std::memory_order_acquire);
-      if (r == nullptr) r = install_ring();
-      std::uint64_t pos = tail_.load(std::memory_order_relaxed);
-      for (;;) {
-        if ((pos & closed_bit) != 0) return drop(k);
-        // The consumer frees slots in order: the last of the k free for this round means all are.
-        const auto lag_first =
-            static_cast<std::int64_t>(r->at(pos, mask_).seq.load(std::memory_order_acquire) - pos);
-        const std::uint64_t last = pos + k - 1;
-        const auto lag_last =
-            static_cast<std::int64_t>(r->at(last, mask_).seq.load(std::memory_order_acquire) - last);
-        if (lag_first == 0 && lag_last == 0) {
-          if (tail_.compare_exchange_weak(pos, pos + k, std::memory_order_relaxed)) {
-            for (std::uint64_t i = 0; i < k; ++i) fill(r->at(pos + i, mask_), pos + i, values[i]);
-            return true;
-          }
-        } else if (lag_first < 0 || lag_last < 0) {
-          break;  // not room for all: spill them together
-        } else {
-          pos = tail_.load(std::memory_order_relaxed);
-        }
-      }
+    const claimed c = claim(k);
+    if (c.got == claim_state::closed) return drop(k);
+    if (c.got == claim_state::ring) {
+      for (std::uint64_t i = 0; i < k; ++i) fill(c.r->at(c.pos + i, mask_), c.pos + i, values[i]);
+      return true;
     }
-    std::lock_guard lock(mutex_);
-    if ((tail_.load(std::memory_order_relaxed) & closed_bit) != 0) return drop(k);
-    overflow_.insert(overflow_.end(), values.begin(), values.end());
-    spills_ += k;
-    spilled_.store(overflow_.size(), std::memory_order_relaxed);
-    if (!overflowing_.load(std::memory_order_relaxed)) overflowing_.store(true, std::memory_order_relaxed);
-    return true;
+    return spill(k, [&] { overflow_.insert(overflow_.end(), values.begin(), values.end()); });
   }
 
   /// Runs `fn(T&)` on up to `max` events, oldest first, and returns how many ran. Stops early at a
@@ -225,6 +180,49 @@ class inbox {
     slot& at(std::uint64_t pos, std::uint64_t mask) noexcept { return slots()[pos & mask]; }
   };
   enum class popped { one, hole, busy, empty };
+  enum class claim_state { ring, spill, closed };
+  struct claimed {
+    claim_state got;
+    ring* r = nullptr;
+    std::uint64_t pos = 0;
+  };
+
+  // Claims k consecutive slots with one compare-and-swap on the tail; spill when the ring has not
+  // room for all k, or while a spill is under way (so a producer's later events follow its earlier).
+  claimed claim(std::uint64_t k) {
+    if (k > mask_ + 1 || overflowing_.load(std::memory_order_relaxed)) return {claim_state::spill};
+    ring* r = ring_.load(std::memory_order_acquire);
+    if (r == nullptr) r = install_ring();
+    std::uint64_t pos = tail_.load(std::memory_order_relaxed);
+    for (;;) {
+      if ((pos & closed_bit) != 0) return {claim_state::closed};
+      // The consumer frees slots in order: the last of the k free for this round means all are.
+      const std::uint64_t last = pos + k - 1;
+      const auto lag_first =
+          static_cast<std::int64_t>(r->at(pos, mask_).seq.load(std::memory_order_acquire) - pos);
+      const auto lag_last =
+          static_cast<std::int64_t>(r->at(last, mask_).seq.load(std::memory_order_acquire) - last);
+      if (lag_first < 0 || lag_last < 0) return {claim_state::spill};
+      if (lag_first == 0 && lag_last == 0) {
+        if (tail_.compare_exchange_weak(pos, pos + k, std::memory_order_relaxed))
+          return {claim_state::ring, r, pos};
+      } else {
+        pos = tail_.load(std::memory_order_relaxed);  // another producer claimed these
+      }
+    }
+  }
+
+  // Spilling: plain stores under the mutex, no read-modify-write on a line the consumer writes.
+  template <class Put>
+  bool spill(std::uint64_t k, Put&& put) {
+    std::lock_guard lock(mutex_);
+    if ((tail_.load(std::memory_order_relaxed) & closed_bit) != 0) return drop(k);
+    put();
+    spills_ += k;
+    spilled_.store(overflow_.size(), std::memory_order_relaxed);
+    if (!overflowing_.load(std::memory_order_relaxed)) overflowing_.store(true, std::memory_order_relaxed);
+    return true;
+  }
 
   static std::uint64_t round_up(std::size_t n) {
     std::uint64_t c = 2;
