@@ -35,7 +35,8 @@ struct net_event {
 // The naive baseline: a vector under a mutex, swapped out by the consumer.
 class locked_queue {
  public:
-  explicit locked_queue(std::size_t) {}
+  locked_queue(std::size_t, std::size_t) {}
+  locked_queue& on_lane(std::size_t) { return *this; }
   bool post(const net_event& e) {
     std::lock_guard lock(mutex_);
     queued_.push_back(e);
@@ -89,11 +90,15 @@ BENCHMARK(BM_InboxPostAndDrain);
 // The latency of one post with range(0) producers posting while one consumer drains: each post is
 // timed alone, and the cost of reading the clock (its median, measured here) is taken off. The
 // producers post as fast as they can: range(1) is the ring's size, 4096 spills between two ticks
-// (the overflow path), 65536 does not (the lock-free path).
+// (the overflow path), 65536 does not (the lock-free path). range(2) 1: each producer posts on a
+// lane of its own (as the network front's I/O threads do), 0: all share lane 0. range(3) 0: the
+// producers flood; n: each posts a burst of n events per 1 ms tick, as an I/O thread does.
 template <class Queue>
 void BM_PostLatency(benchmark::State& state) {
   const auto producers = static_cast<unsigned>(state.range(0));
   const auto ring = static_cast<std::size_t>(state.range(1));
+  const bool own_lanes = state.range(2) != 0;
+  const auto burst = static_cast<unsigned>(state.range(3));
   constexpr unsigned per_producer = 50'000;
   using clk = std::chrono::steady_clock;
   std::vector<double> clock_cost(10'000);
@@ -107,15 +112,19 @@ void BM_PostLatency(benchmark::State& state) {
 
   std::vector<double> all;
   for (auto _ : state) {
-    Queue q(ring);
+    Queue q(ring, own_lanes ? producers : 1);
     std::atomic<unsigned> done{0};
     std::vector<std::vector<double>> lat(producers, std::vector<double>(per_producer));
     std::vector<std::thread> threads;
     for (unsigned p = 0; p < producers; ++p)
       threads.emplace_back([&, p] {
+        auto&& lane = q.on_lane(own_lanes ? p : 0);
+        const auto start = clk::now();
         for (unsigned i = 0; i < per_producer; ++i) {
+          if (burst != 0 && i % burst == 0)
+            std::this_thread::sleep_until(start + std::chrono::milliseconds(i / burst));
           const auto t0 = clk::now();
-          benchmark::DoNotOptimize(q.post(net_event{p, 1, 0, 0, i}));
+          benchmark::DoNotOptimize(lane.post(net_event{p, 1, 0, 0, i}));
           const auto t1 = clk::now();
           lat[p][i] = std::chrono::duration<double, std::nano>(t1 - t0).count() - overhead;
         }
@@ -137,10 +146,15 @@ void BM_PostLatency(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<std::int64_t>(all.size()));
 }
 BENCHMARK_TEMPLATE(BM_PostLatency, inbox<net_event>)
-    ->ArgsProduct({{1, 4}, {4096, 65536}})
+    ->ArgsProduct({{1, 4}, {4096, 65536}, {0}, {0}})
+    ->Args({4, 16384, 1, 0})
+    ->ArgsProduct({{4}, {4096}, {0, 1}, {1000}})
     ->Iterations(5)
     ->UseRealTime();
-BENCHMARK_TEMPLATE(BM_PostLatency, locked_queue)->ArgsProduct({{1, 4}, {0}})->Iterations(5)->UseRealTime();
+BENCHMARK_TEMPLATE(BM_PostLatency, locked_queue)
+    ->ArgsProduct({{1, 4}, {0}, {0}, {0, 1000}})
+    ->Iterations(5)
+    ->UseRealTime();
 
 constexpr std::int64_t period = 100'000'000;  // 10 Hz
 

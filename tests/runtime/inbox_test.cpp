@@ -83,65 +83,72 @@ TEST(Inbox, DrainStopsAtMaxAndResumesInOrder) {
 // Many producers, one consumer draining random batches: against the oracle that every event comes
 // out once, and each producer's events in the order it posted them. A small ring makes the spill
 // and the return to the ring happen many times.
+// With one lane all producers share it; with three, producers 0 and 3 share lane 0.
 TEST(Inbox, ManyProducersEachInOrderNoneLostNoneTwice) {
   constexpr std::uint32_t producers = 4;
   constexpr std::uint64_t per_producer = 20'000;
-  for (std::size_t ring : {2U, 16U, 1024U}) {
-    inbox<event> box(ring);
-    std::vector<std::thread> threads;
-    for (std::uint32_t p = 0; p < producers; ++p)
-      threads.emplace_back([&box, p] {
-        for (std::uint64_t i = 0; i < per_producer; ++i) ASSERT_TRUE(box.post({p, i}));
-      });
-    std::vector<std::uint64_t> next(producers, 0);
-    std::mt19937 rng(static_cast<unsigned>(ring));
-    std::uint64_t total = 0;
-    while (total < producers * per_producer) {
-      total += box.drain(
-          [&](event& e) {
-            ASSERT_LT(e.producer, producers);
-            ASSERT_EQ(e.seq, next[e.producer]) << "producer " << e.producer << ", ring " << ring;
-            ++next[e.producer];
-          },
-          1 + rng() % 64);
+  for (std::size_t lanes : {1U, 3U})
+    for (std::size_t ring : {2U, 16U, 1024U}) {
+      SCOPED_TRACE(testing::Message() << "lanes " << lanes << ", ring " << ring);
+      inbox<event> box(ring, lanes);
+      std::vector<std::thread> threads;
+      for (std::uint32_t p = 0; p < producers; ++p)
+        threads.emplace_back([&box, p, lanes] {
+          auto lane = box.on_lane(p % lanes);
+          for (std::uint64_t i = 0; i < per_producer; ++i) ASSERT_TRUE(lane.post({p, i}));
+        });
+      std::vector<std::uint64_t> next(producers, 0);
+      std::mt19937 rng(static_cast<unsigned>(ring));
+      std::uint64_t total = 0;
+      while (total < producers * per_producer) {
+        total += box.drain(
+            [&](event& e) {
+              ASSERT_LT(e.producer, producers);
+              ASSERT_EQ(e.seq, next[e.producer]) << "producer " << e.producer;
+              ++next[e.producer];
+            },
+            1 + rng() % 64);
+      }
+      for (auto& t : threads) t.join();
+      EXPECT_EQ(total, producers * per_producer);
+      for (std::uint32_t p = 0; p < producers; ++p) EXPECT_EQ(next[p], per_producer);
+      EXPECT_TRUE(box.empty());
+      EXPECT_EQ(drain_all(box).size(), 0U);
     }
-    for (auto& t : threads) t.join();
-    EXPECT_EQ(total, producers * per_producer);
-    for (std::uint32_t p = 0; p < producers; ++p) EXPECT_EQ(next[p], per_producer);
-    EXPECT_TRUE(box.empty());
-    EXPECT_EQ(drain_all(box).size(), 0U);
-  }
 }
 
 // Every post that returned true is drained after close(); every one that returned false is counted
 // as dropped; nothing is accepted while closed; open() accepts again.
 TEST(Inbox, CloseGateLosesNothing) {
-  for (std::size_t ring : {2U, 64U}) {
-    inbox<event> box(ring);
-    std::atomic<bool> stop{false};
-    std::atomic<std::uint64_t> accepted{0}, refused{0};
-    std::vector<std::thread> threads;
-    for (std::uint32_t p = 0; p < 3; ++p)
-      threads.emplace_back([&, p] {
-        for (std::uint64_t i = 0; !stop.load(std::memory_order_relaxed); ++i)
-          (box.post({p, i}) ? accepted : refused).fetch_add(1, std::memory_order_relaxed);
-      });
-    std::uint64_t drained = 0;
-    while (accepted.load() < 5'000) drained += box.drain([](event&) {}, 100);
-    box.close();
-    drained += drain_all(box).size();
-    const std::uint64_t at_close = drained;
-    while (refused.load() < 1'000) std::this_thread::yield();  // producers keep knocking
-    EXPECT_TRUE(drain_all(box).empty());
-    stop = true;
-    for (auto& t : threads) t.join();
-    EXPECT_EQ(accepted.load(), at_close) << "ring " << ring;
-    EXPECT_EQ(box.dropped(), refused.load());
-    EXPECT_TRUE(box.closed());
-    box.open();
-    EXPECT_TRUE(box.post({9, 0}));
-    EXPECT_EQ(drain_all(box).size(), 1U);
-  }
+  for (std::size_t lanes : {1U, 2U})
+    for (std::size_t ring : {2U, 64U}) {
+      SCOPED_TRACE(testing::Message() << "lanes " << lanes << ", ring " << ring);
+      inbox<event> box(ring, lanes);
+      std::atomic<bool> stop{false};
+      std::atomic<std::uint64_t> accepted{0}, refused{0};
+      std::vector<std::thread> threads;
+      for (std::uint32_t p = 0; p < 3; ++p)
+        threads.emplace_back([&, p] {
+          auto lane = box.on_lane(p % lanes);
+          for (std::uint64_t i = 0; !stop.load(std::memory_order_relaxed); ++i)
+            (lane.post({p, i}) ? accepted : refused).fetch_add(1, std::memory_order_relaxed);
+        });
+      std::uint64_t drained = 0;
+      while (accepted.load() < 5'000) drained += box.drain([](event&) {}, 100);
+      box.close();
+      drained += drain_all(box).size();
+      const std::uint64_t at_close = drained;
+      while (refused.load() < 1'000) std::this_thread::yield();  // producers keep knocking
+      EXPECT_TRUE(drain_all(box).empty());
+      stop = true;
+      for (auto& t : threads) t.join();
+      EXPECT_EQ(accepted.load(), at_close);
+      EXPECT_EQ(box.dropped(), refused.load());
+      EXPECT_TRUE(box.closed());
+      box.open();
+      EXPECT_TRUE(box.post({9, 0}));
+      EXPECT_EQ(drain_all(box).size(), 1U);
+    }
 }
 
 // Batches claim the ring at once, or spill whole; either way they keep their place in the order.
@@ -179,25 +186,58 @@ TEST(Inbox, PostAllKeepsOrderWithSinglePostsAcrossRingAndSpill) {
 TEST(Inbox, ManyBatchProducersEachInOrder) {
   constexpr std::uint32_t producers = 3;
   constexpr std::uint64_t batches = 3'000;
-  inbox<event> box(16);
-  std::vector<std::thread> threads;
-  for (std::uint32_t p = 0; p < producers; ++p)
-    threads.emplace_back([&box, p] {
-      std::vector<event> batch;
-      std::uint64_t seq = 0;
-      for (std::uint64_t b = 0; b < batches; ++b) {
-        batch.clear();
-        for (std::uint64_t i = 0; i < 1 + b % 7; ++i) batch.push_back({p, seq++});
-        ASSERT_TRUE(box.post_all(batch));
-      }
-    });
-  std::uint64_t total = 0, want = 0;
-  for (std::uint64_t b = 0; b < batches; ++b) want += 1 + b % 7;
-  std::vector<std::uint64_t> next(producers, 0);
-  while (total < want * producers)
-    total += box.drain([&](event& e) { ASSERT_EQ(e.seq, next[e.producer]++); }, 50);
-  for (auto& t : threads) t.join();
-  for (std::uint32_t p = 0; p < producers; ++p) EXPECT_EQ(next[p], want);
+  for (std::size_t lanes : {1U, 2U}) {
+    SCOPED_TRACE(testing::Message() << "lanes " << lanes);
+    inbox<event> box(16, lanes);
+    std::vector<std::thread> threads;
+    for (std::uint32_t p = 0; p < producers; ++p)
+      threads.emplace_back([&box, p, lanes] {
+        auto lane = box.on_lane(p % lanes);
+        std::vector<event> batch;
+        std::uint64_t seq = 0;
+        for (std::uint64_t b = 0; b < batches; ++b) {
+          batch.clear();
+          for (std::uint64_t i = 0; i < 1 + b % 7; ++i) batch.push_back({p, seq++});
+          ASSERT_TRUE(lane.post_all(batch));
+        }
+      });
+    std::uint64_t total = 0, want = 0;
+    for (std::uint64_t b = 0; b < batches; ++b) want += 1 + b % 7;
+    std::vector<std::uint64_t> next(producers, 0);
+    while (total < want * producers)
+      total += box.drain([&](event& e) { ASSERT_EQ(e.seq, next[e.producer]++); }, 50);
+    for (auto& t : threads) t.join();
+    for (std::uint32_t p = 0; p < producers; ++p) EXPECT_EQ(next[p], want);
+  }
+}
+
+// A lane that overflows sends every lane to the spill until the consumer takes it; the spill
+// runs after every ring is empty, so each lane keeps its order.
+TEST(Inbox, ASpillOnOneLaneKeepsEveryLanesOrder) {
+  inbox<event> box(4, 3);
+  auto a = box.on_lane(1);
+  auto b = box.on_lane(2);
+  std::vector<std::uint64_t> sent(3, 0);
+  auto post = [&](auto& lane, std::uint32_t id) { ASSERT_TRUE(lane.post({id, sent[id]++})); };
+  for (int i = 0; i < 3; ++i) post(b, 2);  // lane 2's ring, not full
+  for (int i = 0; i < 6; ++i) post(a, 1);  // lane 1: four in its ring, two spill
+  post(b, 2);                              // lane 2 spills too while the spill waits
+  ASSERT_TRUE(box.post({0, sent[0]++}));   // and lane 0
+  EXPECT_EQ(box.spills(), 4U);
+  EXPECT_EQ(box.depth(), 11U);
+  std::vector<std::uint64_t> next(3, 0);
+  std::vector<std::uint32_t> from;
+  const std::size_t ran = box.drain([&](event& e) {
+    ASSERT_EQ(e.seq, next[e.producer]++);
+    from.push_back(e.producer);
+  });
+  EXPECT_EQ(ran, 11U);
+  EXPECT_EQ(next, sent);
+  // The rings first (lane by lane), then the spill in the order it was posted.
+  EXPECT_EQ(from, (std::vector<std::uint32_t>{1, 1, 1, 1, 2, 2, 2, 1, 1, 2, 0}));
+  for (int i = 0; i < 4; ++i) post(a, 1);  // the rings take posts again
+  EXPECT_EQ(box.spills(), 4U);
+  EXPECT_EQ(drain_all(box).size(), 4U);
 }
 
 TEST(Inbox, AQuietInboxAllocatesNothing) {
@@ -261,9 +301,14 @@ TEST(Inbox, AThrowingHandlerLeavesTheRestQueued) {
 TEST(Inbox, DestroysWhatWasNeverDrained) {
   auto alive = std::make_shared<int>(0);
   {
-    inbox<std::shared_ptr<int>> box(2);
-    for (int i = 0; i < 5; ++i) ASSERT_TRUE(box.post(alive));  // ring and spill
-    EXPECT_EQ(alive.use_count(), 6);
+    inbox<std::shared_ptr<int>> box(2, 2);
+    for (int i = 0; i < 5; ++i) ASSERT_TRUE(box.post(alive));  // lane 0's ring and the spill
+    ASSERT_TRUE(box.on_lane(1).post(alive));                   // the spill still waits
+    EXPECT_EQ(alive.use_count(), 7);
+    box.drain([](auto&) {}, 3);               // the ring's two and one of the spill: three spilled are left
+    ASSERT_TRUE(box.on_lane(1).post(alive));  // lane 1's ring
+    EXPECT_EQ(alive.use_count(), 6);          // a spilled batch frees its events when it is done
+    EXPECT_EQ(box.depth(), 4U);
   }
   EXPECT_EQ(alive.use_count(), 1);
 }

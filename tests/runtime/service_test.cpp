@@ -114,7 +114,7 @@ TEST(Service, AMessageThatThrowsCountsAsAFailedTick) {
 }
 
 // A post racing with deactivate() is either run by deactivate's drain or reported false.
-TEST(Mailbox, APostRacingWithCloseIsRunOrReportedNeverLost) {
+TEST(ServiceInbox, APostRacingWithCloseIsRunOrReportedNeverLost) {
   for (int round = 0; round < 50; ++round) {
     recorder r;
     r.activate();

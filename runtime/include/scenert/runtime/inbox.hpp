@@ -2,10 +2,13 @@
 /// inbox<T>: the one way threads hand work to a service. Many producers, one consumer that drains
 /// a batch per tick, no allocation per event once warm, a close gate that loses nothing.
 
+#include <scenert/runtime/assert.hpp>
+
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <mutex>
 #include <new>
 #include <span>
@@ -24,19 +27,32 @@ namespace scenert {
 /// and the consumer takes the overflow only when the ring is empty, so events of one producer come
 /// out in the order they went in. The vectors keep their capacity, so a burst allocates once.
 ///
-/// The ring is allocated on the first post: a million quiet services carry no slots.
+/// Lanes: a producer that posts all the time (an I/O thread) takes a lane of its own, a ring with
+/// its own tail, so producers do not contend for one cache line (`inbox(capacity, lanes)`,
+/// `on_lane(i)`). post() and friends use lane 0. Events of one lane come out in the order they
+/// went in; the consumer visits the lanes in turn, so events of two lanes may interleave in any
+/// order. A producer that moves between threads (a pool worker) keeps to one lane.
 ///
-/// Thread-safety: post(), emplace(), depth(), empty(), dropped(), closed() from any thread;
-/// drain(), close() and open() from the one consumer thread.
+/// Each ring is allocated on its lane's first post: a million quiet services carry no slots.
+///
+/// Thread-safety: post(), emplace(), post_all(), on_lane(), depth(), empty(), dropped(), closed()
+/// from any thread; drain(), close() and open() from the one consumer thread.
 template <class T>
 class inbox {
+  struct lane_state;
+
  public:
-  /// `ring_capacity` is rounded up to a power of two (at least 2).
-  explicit inbox(std::size_t ring_capacity = 256) : mask_(round_up(ring_capacity) - 1) {}
+  /// `ring_capacity` (per lane) is rounded up to a power of two (at least 2); `lanes` at least 1.
+  explicit inbox(std::size_t ring_capacity = 256, std::size_t lanes = 1)
+      : mask_(round_up(ring_capacity) - 1),
+        lanes_(lanes > 1 ? lanes : 1),
+        more_(lanes_ > 1 ? std::make_unique<padded_lane[]>(lanes_ - 1) : nullptr) {}
   inbox(const inbox&) = delete;
   inbox& operator=(const inbox&) = delete;
   ~inbox() {
-    if (ring* r = ring_.load(std::memory_order_acquire)) {
+    for (std::size_t i = 0; i < lanes_; ++i) {
+      ring* r = lane_at(i).buffer.load(std::memory_order_acquire);
+      if (r == nullptr) continue;
       for (std::uint64_t pos = r->head.load(std::memory_order_relaxed);; ++pos) {
         slot& s = r->at(pos, mask_);
         if (s.seq.load(std::memory_order_acquire) != pos + 1) break;
@@ -47,35 +63,42 @@ class inbox {
     }
   }
 
-  /// Queues `value`; false (and counted as dropped) once closed.
-  [[nodiscard]] bool post(T value) { return emplace(std::move(value)); }
+  /// A producer's handle on one lane: post(), emplace() and post_all() as the inbox's own.
+  class lane {
+   public:
+    [[nodiscard]] bool post(T value) { return box_->emplace_on(*state_, std::move(value)); }
+    template <class... A>
+    [[nodiscard]] bool emplace(A&&... args) {
+      return box_->emplace_on(*state_, std::forward<A>(args)...);
+    }
+    [[nodiscard]] bool post_all(std::span<const T> values) { return box_->post_all_on(*state_, values); }
 
-  /// Queues a T built from `args` in its slot; false (and counted as dropped) once closed.
+   private:
+    friend class inbox;
+    lane(inbox* box, std::size_t i) : box_(box), state_(&box->lane_at(i)) {}
+    inbox* box_;
+    lane_state* state_;
+  };
+  /// Lane `i`, which must be below lanes().
+  [[nodiscard]] lane on_lane(std::size_t i) {
+    SCENERT_ASSERT(i < lanes_, "inbox::on_lane: no such lane");
+    return lane(this, i);
+  }
+  [[nodiscard]] std::size_t lanes() const noexcept { return lanes_; }
+
+  /// Queues `value` on lane 0; false (and counted as dropped) once closed.
+  [[nodiscard]] bool post(T value) { return emplace_on(first_, std::move(value)); }
+
+  /// Queues a T built from `args` in its slot on lane 0; false (and counted as dropped) once closed.
   template <class... A>
   [[nodiscard]] bool emplace(A&&... args) {
-    const claimed c = claim(1);
-    if (c.got == claim_state::closed) return drop();
-    if (c.got == claim_state::ring) {
-      fill(c.r->at(c.pos, mask_), c.pos, std::forward<A>(args)...);
-      return true;
-    }
-    return spill(1, [&] { overflow_.emplace_back(std::forward<A>(args)...); });
+    return emplace_on(first_, std::forward<A>(args)...);
   }
 
-  /// Queues copies of `values`, in order, with one claim on the ring (or one lock when they spill):
-  /// a producer that gathers a tick's events for one consumer hands them over at once. False (and
-  /// each counted as dropped) once closed.
-  [[nodiscard]] bool post_all(std::span<const T> values) {
-    if (values.empty()) return !closed();
-    const auto k = static_cast<std::uint64_t>(values.size());
-    const claimed c = claim(k);
-    if (c.got == claim_state::closed) return drop(k);
-    if (c.got == claim_state::ring) {
-      for (std::uint64_t i = 0; i < k; ++i) fill(c.r->at(c.pos + i, mask_), c.pos + i, values[i]);
-      return true;
-    }
-    return spill(k, [&] { overflow_.insert(overflow_.end(), values.begin(), values.end()); });
-  }
+  /// Queues copies of `values` on lane 0, in order, with one claim on the ring (or one lock when
+  /// they spill): a producer that gathers a tick's events for one consumer hands them over at
+  /// once. False (and each counted as dropped) once closed.
+  [[nodiscard]] bool post_all(std::span<const T> values) { return post_all_on(first_, values); }
 
   /// Runs `fn(T&)` on up to `max` events, oldest first, and returns how many ran. Stops early at a
   /// slot claimed but not yet filled (its producer is mid-post): the next drain takes it. An
@@ -89,8 +112,10 @@ class inbox {
       }
     } on_exit{*this};
     std::size_t n = 0;
+    std::size_t idle = 0;  // lanes in a row that had nothing to give
+    bool busy = false;
     while (n < max) {
-      if (taken_pos_ < taken_.size()) {  // a spilled batch goes first: it is older than the ring
+      if (taken_pos_ < taken_.size()) {  // a spilled batch goes first: it is older than the rings
         ++n;
         fn(taken_[taken_pos_++]);
         continue;
@@ -99,19 +124,29 @@ class inbox {
         taken_.clear();
         taken_pos_ = 0;
       }
-      switch (pop(fn)) {
-        case popped::one:
-          ++n;
-          continue;
-        case popped::hole:
-          continue;
-        case popped::busy:
-          return n;
-        case popped::empty:
-          break;
+      if (idle < lanes_) {
+        switch (pop(lane_at(cursor_), fn)) {
+          case popped::one:
+            ++n;
+            idle = 0;
+            continue;
+          case popped::hole:
+            idle = 0;
+            continue;
+          case popped::busy:
+            busy = true;
+            break;
+          case popped::empty:
+            break;
+        }
+        ++idle;
+        if (++cursor_ == lanes_) cursor_ = 0;
+        continue;
       }
-      if (!overflowing_.load(std::memory_order_acquire)) return n;
-      if (!take_spill()) continue;  // the ring filled meanwhile: its events are older
+      // Every lane is empty or waits for a producer mid-post; the spill is younger than both.
+      if (busy || !overflowing_.load(std::memory_order_acquire)) return n;
+      idle = 0;
+      if (!take_spill()) continue;  // a ring filled meanwhile: its events are older
       if (taken_.empty()) return n;
     }
     return n;
@@ -120,31 +155,41 @@ class inbox {
   /// Rejects later posts and waits until every post already past the gate has finished, so that
   /// a following drain sees all of them.
   void close() noexcept {
-    const std::uint64_t end = tail_.fetch_or(closed_bit, std::memory_order_acq_rel) & ~closed_bit;
+    for (std::size_t i = 0; i < lanes_; ++i) lane_at(i).tail.fetch_or(closed_bit, std::memory_order_acq_rel);
     { std::lock_guard lock(mutex_); }  // a spilling producer inside has finished
-    ring* r = ring_.load(std::memory_order_acquire);
-    if (r == nullptr) return;
-    for (std::uint64_t pos = r->head.load(std::memory_order_relaxed); pos != end; ++pos) {
-      for (unsigned spins = 0; r->at(pos, mask_).seq.load(std::memory_order_acquire) != pos + 1; ++spins) {
-        if (spins > 64) std::this_thread::yield();
+    for (std::size_t i = 0; i < lanes_; ++i) {
+      lane_state& l = lane_at(i);
+      ring* r = l.buffer.load(std::memory_order_acquire);
+      if (r == nullptr) continue;
+      const std::uint64_t end = l.tail.load(std::memory_order_acquire) & ~closed_bit;
+      for (std::uint64_t pos = r->head.load(std::memory_order_relaxed); pos != end; ++pos) {
+        for (unsigned spins = 0; r->at(pos, mask_).seq.load(std::memory_order_acquire) != pos + 1; ++spins) {
+          if (spins > 64) std::this_thread::yield();
+        }
       }
     }
   }
   /// Accepts posts again.
-  void open() noexcept { tail_.fetch_and(~closed_bit, std::memory_order_acq_rel); }
+  void open() noexcept {
+    for (std::size_t i = 0; i < lanes_; ++i)
+      lane_at(i).tail.fetch_and(~closed_bit, std::memory_order_acq_rel);
+  }
 
   [[nodiscard]] bool closed() const noexcept {
-    return (tail_.load(std::memory_order_relaxed) & closed_bit) != 0;
+    return (first_.tail.load(std::memory_order_relaxed) & closed_bit) != 0;
   }
   /// Events queued and not yet run (a moment's view when producers are busy).
   [[nodiscard]] std::size_t depth() const noexcept {
-    std::uint64_t in_ring = 0;
-    if (const ring* r = ring_.load(std::memory_order_acquire)) {
-      const std::uint64_t tail = tail_.load(std::memory_order_relaxed) & ~closed_bit;
-      const std::uint64_t head = r->head.load(std::memory_order_relaxed);
-      in_ring = tail > head ? tail - head : 0;
+    std::uint64_t in_rings = 0;
+    for (std::size_t i = 0; i < lanes_; ++i) {
+      const lane_state& l = lane_at(i);
+      if (const ring* r = l.buffer.load(std::memory_order_acquire)) {
+        const std::uint64_t tail = l.tail.load(std::memory_order_relaxed) & ~closed_bit;
+        const std::uint64_t head = r->head.load(std::memory_order_relaxed);
+        in_rings += tail > head ? tail - head : 0;
+      }
     }
-    return static_cast<std::size_t>(in_ring) + spilled_.load(std::memory_order_relaxed) +
+    return static_cast<std::size_t>(in_rings) + spilled_.load(std::memory_order_relaxed) +
            taken_left_.load(std::memory_order_relaxed);
   }
   [[nodiscard]] bool empty() const noexcept { return depth() == 0; }
@@ -156,7 +201,7 @@ class inbox {
   }
   /// Hints the consumer's cache line (a loop draining many inboxes prefetches ahead).
   void prefetch() const noexcept {
-    if (const ring* r = ring_.load(std::memory_order_relaxed)) __builtin_prefetch(r);
+    if (const ring* r = first_.buffer.load(std::memory_order_relaxed)) __builtin_prefetch(r);
   }
 
  private:
@@ -179,6 +224,39 @@ class inbox {
     }
     slot& at(std::uint64_t pos, std::uint64_t mask) noexcept { return slots()[pos & mask]; }
   };
+  // A lane: its producers' tail (bit 63 = closed) and its ring, allocated on the first post.
+  struct lane_state {
+    std::atomic<std::uint64_t> tail{0};
+    std::atomic<ring*> buffer{nullptr};
+  };
+  struct alignas(64) padded_lane : lane_state {};  // lanes past the first on lines of their own
+
+  lane_state& lane_at(std::size_t i) noexcept { return i == 0 ? first_ : more_[i - 1]; }
+  const lane_state& lane_at(std::size_t i) const noexcept { return i == 0 ? first_ : more_[i - 1]; }
+
+  template <class... A>
+  bool emplace_on(lane_state& l, A&&... args) {
+    const claimed c = claim(l, 1);
+    if (c.got == claim_state::closed) return drop();
+    if (c.got == claim_state::ring) {
+      fill(c.r->at(c.pos, mask_), c.pos, std::forward<A>(args)...);
+      return true;
+    }
+    return spill(l, 1, [&] { overflow_.emplace_back(std::forward<A>(args)...); });
+  }
+
+  bool post_all_on(lane_state& l, std::span<const T> values) {
+    if (values.empty()) return (l.tail.load(std::memory_order_relaxed) & closed_bit) == 0;
+    const auto k = static_cast<std::uint64_t>(values.size());
+    const claimed c = claim(l, k);
+    if (c.got == claim_state::closed) return drop(k);
+    if (c.got == claim_state::ring) {
+      for (std::uint64_t i = 0; i < k; ++i) fill(c.r->at(c.pos + i, mask_), c.pos + i, values[i]);
+      return true;
+    }
+    return spill(l, k, [&] { overflow_.insert(overflow_.end(), values.begin(), values.end()); });
+  }
+
   enum class popped { one, hole, busy, empty };
   enum class claim_state { ring, spill, closed };
   struct claimed {
@@ -189,11 +267,11 @@ class inbox {
 
   // Claims k consecutive slots with one compare-and-swap on the tail; spill when the ring has not
   // room for all k, or while a spill is under way (so a producer's later events follow its earlier).
-  claimed claim(std::uint64_t k) {
+  claimed claim(lane_state& l, std::uint64_t k) {
     if (k > mask_ + 1 || overflowing_.load(std::memory_order_relaxed)) return {claim_state::spill};
-    ring* r = ring_.load(std::memory_order_acquire);
-    if (r == nullptr) r = install_ring();
-    std::uint64_t pos = tail_.load(std::memory_order_relaxed);
+    ring* r = l.buffer.load(std::memory_order_acquire);
+    if (r == nullptr) r = install_ring(l);
+    std::uint64_t pos = l.tail.load(std::memory_order_relaxed);
     for (;;) {
       if ((pos & closed_bit) != 0) return {claim_state::closed};
       // The consumer frees slots in order: the last of the k free for this round means all are.
@@ -204,19 +282,19 @@ class inbox {
           static_cast<std::int64_t>(r->at(last, mask_).seq.load(std::memory_order_acquire) - last);
       if (lag_first < 0 || lag_last < 0) return {claim_state::spill};
       if (lag_first == 0 && lag_last == 0) {
-        if (tail_.compare_exchange_weak(pos, pos + k, std::memory_order_relaxed))
+        if (l.tail.compare_exchange_weak(pos, pos + k, std::memory_order_relaxed))
           return {claim_state::ring, r, pos};
       } else {
-        pos = tail_.load(std::memory_order_relaxed);  // another producer claimed these
+        pos = l.tail.load(std::memory_order_relaxed);  // another producer claimed these
       }
     }
   }
 
   // Spilling: plain stores under the mutex, no read-modify-write on a line the consumer writes.
   template <class Put>
-  bool spill(std::uint64_t k, Put&& put) {
+  bool spill(const lane_state& l, std::uint64_t k, Put&& put) {
     std::lock_guard lock(mutex_);
-    if ((tail_.load(std::memory_order_relaxed) & closed_bit) != 0) return drop(k);
+    if ((l.tail.load(std::memory_order_relaxed) & closed_bit) != 0) return drop(k);
     put();
     spills_ += k;
     spilled_.store(overflow_.size(), std::memory_order_relaxed);
@@ -230,7 +308,7 @@ class inbox {
     return c;
   }
 
-  ring* install_ring() {
+  ring* install_ring(lane_state& l) {
     const std::size_t capacity = mask_ + 1;
     void* mem = ::operator new (ring::bytes(capacity), std::align_val_t{ring::align});
     auto* fresh = new (mem) ring;
@@ -239,7 +317,8 @@ class inbox {
       s->seq.store(i, std::memory_order_relaxed);
     }
     ring* expected = nullptr;
-    if (ring_.compare_exchange_strong(expected, fresh, std::memory_order_acq_rel, std::memory_order_acquire))
+    if (l.buffer.compare_exchange_strong(expected, fresh, std::memory_order_acq_rel,
+                                         std::memory_order_acquire))
       return fresh;
     fresh->~ring();  // another producer installed one first
     ::operator delete (mem, ring::bytes(capacity), std::align_val_t{ring::align});
@@ -260,13 +339,13 @@ class inbox {
   }
 
   template <class F>
-  popped pop(F& fn) {
-    ring* r = ring_.load(std::memory_order_acquire);
+  popped pop(lane_state& l, F& fn) {
+    ring* r = l.buffer.load(std::memory_order_acquire);
     if (r == nullptr) return popped::empty;
     const std::uint64_t head = r->head.load(std::memory_order_relaxed);
     slot& s = r->at(head, mask_);
     if (s.seq.load(std::memory_order_acquire) != head + 1) {
-      const std::uint64_t tail = tail_.load(std::memory_order_acquire) & ~closed_bit;
+      const std::uint64_t tail = l.tail.load(std::memory_order_acquire) & ~closed_bit;
       return tail == head ? popped::empty : popped::busy;
     }
     if (!s.live) {
@@ -287,13 +366,16 @@ class inbox {
     return popped::one;
   }
 
-  // Takes the spilled events, unless the ring holds events again: a producer that filled the ring
+  // Takes the spilled events, unless a ring holds events again: a producer that filled its ring
   // after it looked empty and then spilled posted those ring events first. Under the mutex no
-  // spill is under way, and every claim made before the last spill shows in the tail.
+  // spill is under way, and every claim made before the last spill shows in its lane's tail.
   bool take_spill() {
     std::lock_guard lock(mutex_);
-    if (const ring* r = ring_.load(std::memory_order_acquire)) {
-      const std::uint64_t tail = tail_.load(std::memory_order_acquire) & ~closed_bit;
+    for (std::size_t i = 0; i < lanes_; ++i) {
+      const lane_state& l = lane_at(i);
+      const ring* r = l.buffer.load(std::memory_order_acquire);
+      if (r == nullptr) continue;
+      const std::uint64_t tail = l.tail.load(std::memory_order_acquire) & ~closed_bit;
       if (tail != r->head.load(std::memory_order_relaxed)) return false;
     }
     taken_.swap(overflow_);
@@ -312,10 +394,11 @@ class inbox {
     return false;
   }
 
-  // Producers: the tail (bit 63 = closed), the ring pointer, the spill flag.
-  std::atomic<std::uint64_t> tail_{0};
-  std::atomic<ring*> ring_{nullptr};
+  // Producers: lane 0 inline, the others apart; the spill flag.
+  lane_state first_;
   const std::uint64_t mask_;
+  const std::size_t lanes_;
+  std::unique_ptr<padded_lane[]> more_;
   std::atomic<bool> overflowing_{false};
   std::atomic<std::size_t> spilled_{0};  // overflow_.size(), for depth()
   std::atomic<std::uint64_t> dropped_{0};
@@ -325,6 +408,7 @@ class inbox {
   // Consumer only (taken_left_ is read by depth()).
   std::vector<T> taken_;
   std::size_t taken_pos_ = 0;
+  std::size_t cursor_ = 0;  // the lane drain() visits next
   std::atomic<std::size_t> taken_left_{0};
 };
 
