@@ -1,11 +1,14 @@
 // Links against the installed package and uses its public API.
 #include <scenert/config/table_loader.hpp>
+#include <scenert/net/messages.hpp>
 #include <scenert/runtime/processor_pool.hpp>
 #include <scenert/runtime/result.hpp>
 #include <scenert/space/space_module.hpp>
 
 #include <chrono>
 #include <cstdio>
+#include <string>
+#include <string_view>
 #include <memory>
 
 enum class demo_errc { ok = 0, odd };
@@ -38,8 +41,11 @@ int main() {
   if (scenert::make_map_data(map)->area_count() != 16) return 1;
   scenert::scene_table phases;
   if (!scenert::attach_space_modules(phases)) return 1;
+  std::string frame;
+  scenert::net::append_frame(frame, scenert::net::client_message{scenert::net::talk{"hi"}});
+  if (!scenert::net::decode_client(2, std::string_view(frame).substr(scenert::net::header_size))) return 1;
   std::puts(
       "consumer: scenert package found and linked; a pool ticked a service 10 times, a bad table was refused,"
-      " a map was built, the space hook was made");
+      " a map was built, the space hook was made, a frame went through the wire's codec");
   return 0;
 }

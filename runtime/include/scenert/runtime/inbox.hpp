@@ -59,7 +59,7 @@ class inbox {
         if (s.live) s.value()->~T();
       }
       r->~ring();
-      ::operator delete (static_cast<void*>(r), ring::bytes(mask_ + 1), std::align_val_t{ring::align});
+      ::operator delete (static_cast<void*>(r), std::align_val_t{ring::align});
     }
   }
 
@@ -321,7 +321,7 @@ class inbox {
                                          std::memory_order_acquire))
       return fresh;
     fresh->~ring();  // another producer installed one first
-    ::operator delete (mem, ring::bytes(capacity), std::align_val_t{ring::align});
+    ::operator delete (mem, std::align_val_t{ring::align});
     return expected;
   }
 

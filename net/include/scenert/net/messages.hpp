@@ -1,0 +1,139 @@
+#pragma once
+/// The messages of the wire as plain values, decoded once from a frame's payload and encoded into
+/// frames. Protobuf stays inside net/: callers see these types only.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include <scenert/net/frame.hpp>
+#include <scenert/net/message_id.hpp>
+#include <scenert/runtime/result.hpp>
+
+namespace scenert::net {
+
+/// A position in world units: X,Z on the ground plane, Y the height, V the heading.
+struct position {
+  float x = 0, y = 0, z = 0, v = 0;
+  std::int32_t blood = 0;
+  friend bool operator==(const position&, const position&) = default;
+};
+
+// ---- client → server ---------------------------------------------------------------------------
+struct talk {  ///< 2
+  std::string content;
+};
+struct move_to {  ///< 3
+  position to;
+};
+struct login {  ///< 1000
+  std::string name;
+  std::string resume_token;
+};
+enum class request_kind : std::uint8_t {
+  enter,
+  enter_instance,
+  join_team,
+  transfer,
+  enter_phase,
+  leave_phase,
+  leave,
+  leave_party,
+  count_
+};
+inline constexpr std::string_view request_kind_names[] = {
+    "enter", "enter_instance", "join_team", "transfer", "enter_phase", "leave_phase", "leave", "leave_party"};
+static_assert(std::size(request_kind_names) == static_cast<std::size_t>(request_kind::count_),
+              "request_kind: name every value");
+struct request {  ///< 1002
+  std::uint32_t request_id = 0;
+  request_kind kind = request_kind::enter;
+  std::uint32_t scene = 0;  ///< enter, enter_instance, transfer; enter_phase: the space
+  std::uint32_t line = 0;   ///< enter, transfer: a given line (0: the scene's policy picks)
+  std::uint64_t party = 0;  ///< enter_instance (0: alone)
+  std::int32_t mate = 0;    ///< join_team
+};
+struct heartbeat {  ///< 1004 from the client; 1005 echoed with server_ns
+  std::uint64_t client_ns = 0;
+  std::uint64_t server_ns = 0;
+};
+using client_message = std::variant<talk, move_to, login, request, heartbeat>;
+
+// ---- server → client ---------------------------------------------------------------------------
+struct you_are {  ///< 1
+  std::int32_t pid = 0;
+  std::string name;
+};
+enum class broadcast_type : std::int32_t { chat = 1, appeared = 2, action = 3, moved = 4 };
+struct broadcast {  ///< 200
+  std::int32_t pid = 0;
+  broadcast_type type = broadcast_type::chat;
+  std::string name;
+  std::string content;  ///< chat
+  position p;           ///< appeared, moved
+  std::int32_t action = 0;
+};
+struct left_view {  ///< 201
+  std::int32_t pid = 0;
+};
+struct player_in_view {
+  std::int32_t pid = 0;
+  position p;
+  std::string name;
+};
+struct players_in_view {  ///< 202
+  std::vector<player_in_view> players;
+};
+struct login_ok {  ///< 1001
+  std::int32_t pid = 0;
+  std::string name;
+  std::string resume_token;
+  bool resumed = false;
+};
+struct answer {  ///< 1003
+  std::uint32_t request_id = 0;
+  std::string code;  ///< the world's error code by name, "ok" when it worked
+  std::string message;
+  std::uint32_t scene = 0, line = 0, phase = 0;
+};
+struct heartbeat_echo {  ///< 1005
+  std::uint64_t client_ns = 0;
+  std::uint64_t server_ns = 0;
+};
+struct scene_info {  ///< 1006
+  std::uint32_t scene = 0;
+  std::string name;
+  std::string kind;
+  std::uint32_t line = 0, phase = 0;
+  std::int32_t width = 0, height = 0;  ///< cells
+  float cell_size = 1, origin_x = 0, origin_z = 0;
+  std::int32_t area_size = 0;  ///< cells per area side
+  std::string blocked;         ///< one bit per cell, row-major, lowest bit first
+};
+struct goodbye {  ///< 1007
+  std::string reason;
+};
+struct move_refused {  ///< 1008
+  std::string reason;
+};
+using server_message = std::variant<you_are, broadcast, left_view, players_in_view, login_ok, answer,
+                                    heartbeat_echo, scene_info, goodbye, move_refused>;
+
+/// The frame id a message travels under.
+[[nodiscard]] message_id id_of(const client_message& m) noexcept;
+[[nodiscard]] message_id id_of(const server_message& m) noexcept;
+
+/// Decodes a client's frame: unknown_id for an id that is not a client→server message,
+/// bad_payload for bytes that do not parse as its message.
+[[nodiscard]] result<client_message, wire_errc> decode_client(std::uint32_t id, std::string_view payload);
+/// Decodes a server's frame (for clients: the bots and the tests).
+[[nodiscard]] result<server_message, wire_errc> decode_server(std::uint32_t id, std::string_view payload);
+
+/// Appends the frame (header and payload) of a message to `out`.
+void append_frame(std::string& out, const client_message& m);
+void append_frame(std::string& out, const server_message& m);
+
+}  // namespace scenert::net
