@@ -24,8 +24,9 @@ template <class Pb>
 result<Pb, wire_errc> parse(std::uint32_t id, std::string_view payload) {
   Pb m;
   if (!m.ParseFromArray(payload.data(), static_cast<int>(payload.size())))
-    return fail(wire_errc::bad_payload, "frame " + std::to_string(id) + ": " + std::to_string(payload.size()) +
-                                            " bytes that do not parse as " + m.GetTypeName());
+    return fail(wire_errc::bad_payload, "frame " + std::to_string(id) + ": " +
+                                            std::to_string(payload.size()) + " bytes that do not parse as " +
+                                            m.GetTypeName());
   return m;
 }
 
@@ -39,14 +40,15 @@ void put(std::string& out, message_id id, const google::protobuf::MessageLite& m
 }
 
 result<client_message, wire_errc> unknown(std::uint32_t id, std::string_view side) {
-  return fail(wire_errc::unknown_id, "frame id " + std::to_string(id) + " is not a " + std::string(side) + " message");
+  return fail(wire_errc::unknown_id,
+              "frame id " + std::to_string(id) + " is not a " + std::string(side) + " message");
 }
 
 }  // namespace
 
 message_id id_of(const client_message& m) noexcept {
-  constexpr message_id ids[] = {message_id::talk, message_id::position, message_id::login, message_id::request,
-                                message_id::heartbeat};
+  constexpr message_id ids[] = {message_id::talk, message_id::position, message_id::login,
+                                message_id::request, message_id::heartbeat};
   static_assert(std::size(ids) == std::variant_size_v<client_message>);
   return ids[m.index()];
 }
@@ -108,7 +110,8 @@ result<server_message, wire_errc> decode_server(std::uint32_t id, std::string_vi
       auto m = parse<pb::BroadCast>(id, payload);
       if (!m) return m.error();
       const auto& b = m.value();
-      broadcast out{b.pid(), static_cast<broadcast_type>(b.tp()), b.username(), b.content(), {}, b.actiondata()};
+      broadcast out{b.pid(),       static_cast<broadcast_type>(b.tp()), b.username(), b.content(), {},
+                    b.actiondata()};
       if (b.has_p()) out.p = from_pb(b.p());
       return server_message{std::move(out)};
     }
@@ -146,8 +149,9 @@ result<server_message, wire_errc> decode_server(std::uint32_t id, std::string_vi
       auto m = parse<scenert::wire::SceneInfo>(id, payload);
       if (!m) return m.error();
       const auto& s = m.value();
-      return server_message{scene_info{s.scene(), s.name(), s.kind(), s.line(), s.phase(), s.width(), s.height(),
-                                       s.cell_size(), s.origin_x(), s.origin_z(), s.area_size(), s.blocked()}};
+      return server_message{scene_info{s.scene(), s.name(), s.kind(), s.line(), s.phase(), s.width(),
+                                       s.height(), s.cell_size(), s.origin_x(), s.origin_z(), s.area_size(),
+                                       s.blocked()}};
     }
     case message_id::goodbye: {
       auto m = parse<scenert::wire::Goodbye>(id, payload);

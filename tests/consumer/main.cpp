@@ -7,9 +7,9 @@
 
 #include <chrono>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <string_view>
-#include <memory>
 
 enum class demo_errc { ok = 0, odd };
 

@@ -30,12 +30,15 @@ std::string encode(const std::vector<frame>& frames) {
 }
 
 // Feeds `stream` cut at `cuts` (sorted offsets) and collects the frames.
-std::vector<frame> read(frame_reader& reader, const std::string& stream, const std::vector<std::size_t>& cuts) {
+std::vector<frame> read(frame_reader& reader, const std::string& stream,
+                        const std::vector<std::size_t>& cuts) {
   std::vector<frame> got;
   std::size_t at = 0;
   auto take = [&](std::size_t end) {
-    auto r = reader.feed(std::string_view(stream).substr(at, end - at),
-                         [&](std::uint32_t id, std::string_view p) { got.push_back({id, std::string(p)}); });
+    auto r =
+        reader.feed(std::string_view(stream).substr(at, end - at), [&](std::uint32_t id, std::string_view p) {
+          got.push_back({id, std::string(p)});
+        });
     EXPECT_TRUE(r.has_value());
     at = end;
   };
@@ -113,7 +116,8 @@ TEST(FrameReader, APartialFrameIsHeldUntilItsRest) {
   frame_reader reader;
   const std::string stream = encode({{3, "abcdef"}});
   int frames = 0;
-  ASSERT_TRUE(reader.feed(stream.substr(0, 10), [&](std::uint32_t, std::string_view) { ++frames; }).has_value());
+  ASSERT_TRUE(
+      reader.feed(stream.substr(0, 10), [&](std::uint32_t, std::string_view) { ++frames; }).has_value());
   EXPECT_TRUE(reader.mid_frame());
   EXPECT_EQ(frames, 0);
   ASSERT_TRUE(reader

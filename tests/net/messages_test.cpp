@@ -103,7 +103,8 @@ TEST(Messages, UnknownIdsAndBadPayloadsAreNamedErrors) {
   EXPECT_EQ(unknown.code(), wire_errc::unknown_id);
   EXPECT_NE(unknown.error().message.find("4242"), std::string::npos);
   // A server message sent by a client is unknown to the server.
-  EXPECT_EQ(decode_client(static_cast<std::uint32_t>(message_id::broadcast), "").code(), wire_errc::unknown_id);
+  EXPECT_EQ(decode_client(static_cast<std::uint32_t>(message_id::broadcast), "").code(),
+            wire_errc::unknown_id);
   // A truncated varint does not parse.
   auto bad = decode_client(static_cast<std::uint32_t>(message_id::position), "\x08");
   ASSERT_FALSE(bad.has_value());

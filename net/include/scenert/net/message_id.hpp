@@ -7,48 +7,63 @@
 namespace scenert::net {
 
 enum class message_id : std::uint32_t {
-  sync_pid = 1,       ///< server→client: your id and name, the first frame after connect
-  talk = 2,           ///< client→server: world chat
-  position = 3,       ///< client→server: move
-  broadcast = 200,    ///< server→client: chat (Tp 1), appeared (2), action (3), moved (4)
-  left_view = 201,    ///< server→client: that player left your view
-  sync_players = 202, ///< server→client: everyone in your view, on entering a scene
-  login = 1000,       ///< client→server
-  login_ok = 1001,    ///< server→client
-  request = 1002,     ///< client→server: a request to the world
-  answer = 1003,      ///< server→client: the world's answer, by code name
-  heartbeat = 1004,   ///< client→server: the client's clock
+  sync_pid = 1,           ///< server→client: your id and name, the first frame after connect
+  talk = 2,               ///< client→server: world chat
+  position = 3,           ///< client→server: move
+  broadcast = 200,        ///< server→client: chat (Tp 1), appeared (2), action (3), moved (4)
+  left_view = 201,        ///< server→client: that player left your view
+  sync_players = 202,     ///< server→client: everyone in your view, on entering a scene
+  login = 1000,           ///< client→server
+  login_ok = 1001,        ///< server→client
+  request = 1002,         ///< client→server: a request to the world
+  answer = 1003,          ///< server→client: the world's answer, by code name
+  heartbeat = 1004,       ///< client→server: the client's clock
   heartbeat_echo = 1005,  ///< server→client: the client's clock echoed, with the server's
-  scene_info = 1006,  ///< server→client: the geometry of the line the player stands on
-  goodbye = 1007,     ///< server→client: the connection closes, and why
-  move_refused = 1008,  ///< server→client: a move was refused; the position follows as 200 Tp 4
+  scene_info = 1006,      ///< server→client: the geometry of the line the player stands on
+  goodbye = 1007,         ///< server→client: the connection closes, and why
+  move_refused = 1008,    ///< server→client: a move was refused; the position follows as 200 Tp 4
 };
 
 /// Every id, in wire order, for counters and reports.
 inline constexpr message_id all_message_ids[] = {
-    message_id::sync_pid,   message_id::talk,           message_id::position,   message_id::broadcast,
-    message_id::left_view,  message_id::sync_players,   message_id::login,      message_id::login_ok,
-    message_id::request,    message_id::answer,         message_id::heartbeat,  message_id::heartbeat_echo,
-    message_id::scene_info, message_id::goodbye,        message_id::move_refused};
+    message_id::sync_pid,   message_id::talk,         message_id::position,    message_id::broadcast,
+    message_id::left_view,  message_id::sync_players, message_id::login,       message_id::login_ok,
+    message_id::request,    message_id::answer,       message_id::heartbeat,   message_id::heartbeat_echo,
+    message_id::scene_info, message_id::goodbye,      message_id::move_refused};
 
 /// The name of an id ("broadcast"), or empty for an id scenert does not know.
 [[nodiscard]] constexpr std::string_view name_of(message_id id) noexcept {
   switch (id) {
-    case message_id::sync_pid: return "sync_pid";
-    case message_id::talk: return "talk";
-    case message_id::position: return "position";
-    case message_id::broadcast: return "broadcast";
-    case message_id::left_view: return "left_view";
-    case message_id::sync_players: return "sync_players";
-    case message_id::login: return "login";
-    case message_id::login_ok: return "login_ok";
-    case message_id::request: return "request";
-    case message_id::answer: return "answer";
-    case message_id::heartbeat: return "heartbeat";
-    case message_id::heartbeat_echo: return "heartbeat_echo";
-    case message_id::scene_info: return "scene_info";
-    case message_id::goodbye: return "goodbye";
-    case message_id::move_refused: return "move_refused";
+    case message_id::sync_pid:
+      return "sync_pid";
+    case message_id::talk:
+      return "talk";
+    case message_id::position:
+      return "position";
+    case message_id::broadcast:
+      return "broadcast";
+    case message_id::left_view:
+      return "left_view";
+    case message_id::sync_players:
+      return "sync_players";
+    case message_id::login:
+      return "login";
+    case message_id::login_ok:
+      return "login_ok";
+    case message_id::request:
+      return "request";
+    case message_id::answer:
+      return "answer";
+    case message_id::heartbeat:
+      return "heartbeat";
+    case message_id::heartbeat_echo:
+      return "heartbeat_echo";
+    case message_id::scene_info:
+      return "scene_info";
+    case message_id::goodbye:
+      return "goodbye";
+    case message_id::move_refused:
+      return "move_refused";
   }
   return {};
 }

@@ -1,0 +1,166 @@
+#include <scenert/net/view_mirror.hpp>
+#include <scenert/scene/grid/grid.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <set>
+#include <span>
+#include <vector>
+
+namespace {
+
+using scenert::line_event;
+using scenert::player_id;
+using scenert::grid::cell_point;
+using scenert::net::view_mirror;
+namespace grid = scenert::grid;
+
+// Plays the clients: each player's view as the frames it would get (202, appeared, vanished), and
+// every frame it would get, for the checks.
+struct clients {
+  std::map<player_id, std::set<player_id>> seen;
+  std::vector<std::pair<player_id, player_id>> appeared, vanished, moved;
+  void view(player_id p, std::span<const player_id> all) {
+    auto& v = seen[p];
+    EXPECT_TRUE(v.empty()) << "a 202 for player " << p << " who already saw players";
+    v.insert(all.begin(), all.end());
+  }
+  void appeared_(player_id to, player_id who) {
+    EXPECT_TRUE(seen[to].insert(who).second) << who << " appeared twice to " << to;
+    appeared.emplace_back(to, who);
+  }
+  void vanished_(player_id to, player_id who) {
+    EXPECT_EQ(seen[to].erase(who), 1U) << who << " vanished from " << to << " who did not see it";
+    vanished.emplace_back(to, who);
+  }
+};
+struct out {
+  clients& c;
+  void view(player_id p, std::span<const player_id> all) { c.view(p, all); }
+  void appeared(player_id to, player_id who) { c.appeared_(to, who); }
+  void vanished(player_id to, player_id who) { c.vanished_(to, who); }
+  void moved(player_id to, player_id who) {
+    EXPECT_EQ(c.seen[to].count(who), 1U) << to << " hears " << who << " move without seeing it";
+    c.moved.emplace_back(to, who);
+  }
+};
+
+std::shared_ptr<const grid::map_data> make_map(std::uint32_t eye) {
+  grid::map_spec spec;
+  spec.width = 90;
+  spec.height = 70;
+  spec.area_width = 10;
+  spec.area_height = 10;
+  spec.eyesight_x = eye;
+  spec.eyesight_y = eye;
+  return grid::map_data::create(spec).value();
+}
+
+// The oracle is the scene's own grid: after every event the mirror's fan-out equals the grid's
+// enter and leave sets, and at the end each client's view equals the grid's view.
+TEST(ViewMirror, FanOutEqualsTheGridOnRandomTraces) {
+  for (std::uint32_t eye : {1U, 2U}) {  // 9-grid and 25-grid
+    SCOPED_TRACE(testing::Message() << "eyesight " << eye);
+    auto map = make_map(eye);
+    grid::grid truth(map);
+    view_mirror mirror(map);
+    clients c;
+    std::mt19937 rng(eye);
+    auto rnd = [&](std::uint32_t n) { return static_cast<std::uint32_t>(rng() % n); };
+    std::vector<player_id> here;
+    auto cell = [&] { return cell_point{rnd(map->width()), rnd(map->height())}; };
+    auto near = [&](std::uint32_t from, std::uint32_t size) {  // up to 6 cells either way
+      const int to = static_cast<int>(from) + static_cast<int>(rnd(13)) - 6;
+      return static_cast<std::uint32_t>(std::clamp(to, 0, static_cast<int>(size) - 1));
+    };
+    auto entity = [](player_id p) { return static_cast<grid::entity_id>(p); };
+    for (int step = 0; step < 4000; ++step) {
+      const std::uint32_t dice = rnd(10);
+      grid::view_events ev;
+      c.appeared.clear();
+      c.vanished.clear();
+      c.moved.clear();
+      if (here.size() < 5 || dice < 2) {  // enter
+        const player_id p = 1 + rnd(400);
+        if (std::find(here.begin(), here.end(), p) != here.end()) continue;
+        const cell_point at = cell();
+        ASSERT_TRUE(truth.add(entity(p), grid::entity_type::player, at, ev).has_value());
+        ASSERT_TRUE(mirror.apply({line_event::kind::entered, p, at}, out{c}).has_value());
+        here.push_back(p);
+        std::set<player_id> want(ev.entered.begin(), ev.entered.end());
+        EXPECT_EQ(c.seen[p], want) << "the 202 of " << p;
+      } else if (dice < 3) {  // leave
+        const std::size_t i = rnd(static_cast<std::uint32_t>(here.size()));
+        const player_id p = here[i];
+        ASSERT_TRUE(truth.remove(entity(p), ev).has_value());
+        ASSERT_TRUE(mirror.apply({line_event::kind::left, p, {}}, out{c}).has_value());
+        here.erase(here.begin() + static_cast<std::ptrdiff_t>(i));
+        std::set<player_id> want(ev.left.begin(), ev.left.end()), got;
+        for (auto [to, who] : c.vanished) got.insert(to);
+        EXPECT_EQ(got, want);
+        c.seen.erase(p);
+      } else {  // move, mostly near
+        const player_id p = here[rnd(static_cast<std::uint32_t>(here.size()))];
+        const cell_point from = truth.position_of(entity(p));
+        cell_point at = cell();
+        if (dice < 9) at = {near(from.x, map->width()), near(from.y, map->height())};
+        ASSERT_TRUE(truth.move(entity(p), at, ev).has_value());
+        ASSERT_TRUE(mirror.apply({line_event::kind::moved, p, at}, out{c}).has_value());
+        std::set<player_id> left(ev.left.begin(), ev.left.end()),
+            entered(ev.entered.begin(), ev.entered.end());
+        std::set<player_id> got_left, got_entered, got_moved;
+        for (auto [to, who] : c.vanished) got_left.insert(to == p ? who : to);
+        for (auto [to, who] : c.appeared) got_entered.insert(to == p ? who : to);
+        for (auto [to, who] : c.moved) {
+          EXPECT_EQ(who, p);
+          got_moved.insert(to);
+        }
+        EXPECT_EQ(got_left, left);
+        EXPECT_EQ(got_entered, entered);
+        EXPECT_EQ(c.vanished.size(), 2 * left.size()) << "both ways";
+        EXPECT_EQ(c.appeared.size(), 2 * entered.size()) << "both ways";
+        std::set<player_id> viewers;
+        ASSERT_TRUE(
+            truth.broadcast(entity(p), grid::type_mask::player, [&](grid::entity_id q) { viewers.insert(q); })
+                .has_value());
+        EXPECT_EQ(got_moved, viewers) << "200 Tp 4 to everyone who sees the mover";
+      }
+      if (testing::Test::HasFailure()) return;
+    }
+    // Every client's view is the truth, and the mirror's own answer too.
+    for (player_id p : here) {
+      std::vector<player_id> want;
+      ASSERT_TRUE(
+          truth.broadcast(entity(p), grid::type_mask::player, [&](grid::entity_id q) { want.push_back(q); })
+              .has_value());
+      std::sort(want.begin(), want.end());
+      EXPECT_EQ(mirror.view_of(p), want);
+      EXPECT_EQ(std::vector<player_id>(c.seen[p].begin(), c.seen[p].end()), want);
+      EXPECT_EQ(mirror.where(p), truth.position_of(entity(p)));
+    }
+    EXPECT_EQ(mirror.size(), here.size());
+  }
+}
+
+TEST(ViewMirror, EventsThatDoNotFitAreNamedAndChangeNothing) {
+  view_mirror mirror(make_map(1));
+  clients c;
+  ASSERT_TRUE(mirror.apply({line_event::kind::entered, 7, {1, 1}}, out{c}).has_value());
+  auto twice = mirror.apply({line_event::kind::entered, 7, {2, 2}}, out{c});
+  ASSERT_FALSE(twice.has_value());
+  EXPECT_EQ(twice.code(), scenert::net::mirror_errc::already_here);
+  EXPECT_NE(twice.error().message.find("player 7"), std::string::npos) << twice.error().message;
+  EXPECT_EQ(mirror.apply({line_event::kind::moved, 8, {2, 2}}, out{c}).code(),
+            scenert::net::mirror_errc::not_here);
+  EXPECT_EQ(mirror.apply({line_event::kind::left, 8, {}}, out{c}).code(),
+            scenert::net::mirror_errc::not_here);
+  EXPECT_EQ(mirror.apply({line_event::kind::moved, 7, {90, 0}}, out{c}).code(),
+            scenert::net::mirror_errc::off_map);
+  EXPECT_EQ(mirror.where(7), (cell_point{1, 1}));
+  EXPECT_EQ(mirror.size(), 1U);
+}
+
+}  // namespace
