@@ -62,6 +62,7 @@ bool scene::open_chest() {
 
 void scene::on_init() {
   ++inits_;
+  reports_ = host_ != nullptr && host_->wants_line_events();
   grid_ = std::make_unique<grid::grid>(map_);
   auto centre = grid::cell_point{map_->width() / 2, map_->height() / 2};
   entry_ = free_cell_near(centre).value_or(centre);
@@ -96,6 +97,11 @@ void scene::on_inactive() {
   // The line is closing: the world sends it nothing more, and what is left nets to nobody.
   roster_pending_.store(false, std::memory_order_relaxed);
   (void)roster_.drain([](roster_change&) {});
+  if (reports_) {  // whoever still stands here is gone for the viewers too
+    for (const auto& [player, entity] : players_) events_.push_back({line_event::kind::left, player, {}});
+    if (!events_.empty()) host_->line_events(line_, events_);
+    events_.clear();
+  }
   players_.clear();
   monsters_.clear();
   free_ids_.clear();
@@ -127,6 +133,10 @@ void scene::on_tick(const tick_context& ctx) {
   apply_roster();
   run_ai(static_cast<std::uint32_t>(ctx.index % grid::grid::ai_batch_count));
   for (auto& m : modules_) m->on_tick(*this, ctx);
+  if (!events_.empty()) {
+    host_->line_events(line_, events_);
+    events_.clear();
+  }
 }
 
 // ---- roster ----------------------------------------------------------------------------
@@ -185,6 +195,7 @@ void scene::add_player(player_id player) {
   auto at = free_cell_near(entry_).value_or(entry_);
   const bool added = grid_->add(id, grid::entity_type::player, at, grid::ignore_view{}).has_value();
   SCENERT_ASSERT(added, "scene: a player could not be put on the grid");
+  if (reports_) events_.push_back({line_event::kind::entered, player, at});
   if (spare_players_.empty()) {
     players_.emplace(player, id);
   } else {
@@ -202,6 +213,7 @@ void scene::remove_player(player_id player, bool ack) {
   if (it != players_.end()) {
     for (auto& m : modules_) m->on_player_leave(*this, player);
     (void)grid_->remove(it->second, grid::ignore_view{});
+    if (reports_) events_.push_back({line_event::kind::left, player, {}});
     free_ids_.push_back(it->second);
     if (spare_players_.size() < def_.hard_capacity)
       spare_players_.push_back(players_.extract(it));
@@ -216,6 +228,7 @@ void scene::move_player(player_id player, grid::cell_point to) {
   auto it = players_.find(player);
   if (it == players_.end() || !map_->contains(to) || map_->is_block(to)) return;
   (void)grid_->move(it->second, to, grid::ignore_view{});
+  if (reports_) events_.push_back({line_event::kind::moved, player, to});
 }
 
 // ---- NPC AI: one of the ten batches of effective areas per tick (seed 000) -------------

@@ -18,6 +18,7 @@
 #include <scenert/scene/fwd.hpp>
 #include <scenert/scene/grid/grid.hpp>
 #include <scenert/scene/grid/map_data.hpp>
+#include <scenert/scene/line_event.hpp>
 
 namespace scenert {
 
@@ -38,6 +39,11 @@ class scene_host {
   /// The town line applied an enter_phase or leave_phase change: the phase, or why not.
   virtual void phase_answered(line_handle /*town_line*/, player_id /*player*/,
                               result<phase_id, world_errc> /*answer*/, bool /*entering*/) {}
+  /// Whether the host hears line_events (asked once per line object, when it is first activated).
+  [[nodiscard]] virtual bool wants_line_events() const { return false; }
+  /// What a tick did to the line's players (entered, left, moved on its grid), once per tick that
+  /// changed something, in the order it happened.
+  virtual void line_events(line_handle /*line*/, std::span<const line_event> /*events*/) {}
 };
 
 /// A piece of scene behaviour (e.g. a town's phases). Hooks run on the scene's thread, in the
@@ -79,7 +85,7 @@ struct roster_change {
 
 /// One line of a scene definition. Each tick runs, in this order: its service mailbox (closures),
 /// its roster inbox (roster changes and phase requests, in the order the world sent them), the
-/// NPC AI, then its modules (a town's phases tick here).
+/// NPC AI, then its modules (a town's phases tick here); then it reports the tick's line events.
 /// Thread-safety: post_* from any thread; everything else from the thread that drives the scene
 /// (its tick), or from the world's thread while the scene is not active (assign_line).
 class scene : public service {
@@ -173,7 +179,9 @@ class scene : public service {
   // cache lines per line per tick (100,000 idle lines tick a million times a second).
   std::atomic<bool> roster_pending_{false};  // set after a post: a quiet tick reads no inbox
   bool broken_ = false;
-  bool emptied_ = false;  // a player left during this roster batch: tell the host if none is left
+  bool reports_ = false;            // the host hears line events
+  std::vector<line_event> events_;  // this tick's, reported at its end
+  bool emptied_ = false;            // a player left during this roster batch: tell the host if none is left
   std::vector<std::unique_ptr<scene_module>> modules_;
   phase_host* phases_ = nullptr;
   std::vector<grid::entity_id> monsters_;

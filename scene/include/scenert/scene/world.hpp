@@ -8,6 +8,7 @@
 #include <functional>
 #include <future>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,6 +21,7 @@
 #include <scenert/scene/fwd.hpp>
 #include <scenert/scene/grid/types.hpp>
 #include <scenert/scene/line_directory.hpp>
+#include <scenert/scene/line_event.hpp>
 
 namespace scenert {
 
@@ -143,6 +145,9 @@ struct world_options {
   std::function<void(scene&)> on_new_line;
   /// A player whose failed line could not be replaced by another line (sent to the gateway).
   std::function<void(player_id, line_handle from, std::string_view reason)> on_evicted;
+  /// Each line's events of a tick (players entered, left, moved), called on the line's thread:
+  /// hand them to another thread (the network front), keep it short. Empty: lines collect none.
+  std::function<void(line_handle, std::span<const line_event>)> on_line_events;
   /// Null: the in-process directory.
   std::shared_ptr<line_directory> directory;
 };
