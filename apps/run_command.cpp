@@ -7,6 +7,7 @@
 #include "run_admin.hpp"
 #include "shutdown_signal.hpp"
 
+#include <scenert/net/front.hpp>
 #include <scenert/runtime/processor_pool.hpp>
 #include <scenert/scene/world.hpp>
 #include <scenert/space/space_module.hpp>
@@ -129,9 +130,12 @@ CLI::App* add_run_command(CLI::App& app, run_options& o) {
   cmd->add_option(
       "--admin", o.admin,
       "Serve /livez /readyz /healthz /metrics /scenes on HOST:PORT (e.g. 127.0.0.1:9100; port 0 = any)");
+  cmd->add_option("--tcp", o.tcp,
+                  "Let game clients connect on HOST:PORT (seed 002's protocol and scenert's own; e.g. "
+                  "127.0.0.1:8899; port 0 = any): each lands as a guest on the table's first town");
   cmd->footer(
-      "Exit status: 0 stopped cleanly; 1 invalid table; 2 usage error, unreadable file, admin\n"
-      "endpoint that cannot be bound, or a pool that cannot start (e.g. --realtime refused).");
+      "Exit status: 0 stopped cleanly; 1 invalid table; 2 usage error, unreadable file, admin or\n"
+      "client endpoint that cannot be bound, or a pool that cannot start (e.g. --realtime refused).");
   return cmd;
 }
 
@@ -147,6 +151,16 @@ int run_host(const run_options& o) {
   wo.on_evicted = [](player_id p, line_handle from, std::string_view reason) {
     spdlog::warn("player {} evicted from scene {} line {}: {}", p, from.scene, from.line, reason);
   };
+  std::unique_ptr<net::front> door;
+  if (!o.tcp.empty()) {
+    auto at = parse_endpoint(o.tcp);
+    if (!at) {
+      spdlog::error("--tcp {}: {}", o.tcp, at.error().message);
+      return exit_usage;
+    }
+    door = net::front::create(*table, net::front_options{.tcp_host = at->host, .tcp_port = at->port});
+    wo.on_line_events = door->on_line_events();
+  }
   auto w = world::create(*table, pool, std::move(wo));
   std::atomic<bool> stopping{false};
   std::unique_ptr<admin_server> admin;
@@ -165,14 +179,26 @@ int run_host(const run_options& o) {
     return exit_usage;
   }
   w->start();
-  spdlog::info(
-      "hosting {} scene definitions from {} on {} workers{}", table->scenes.size(), o.table,
-      pool.options().workers,
-      admin ? fmt::format("; admin endpoint http://{}:{}", parse_endpoint(o.admin)->host, admin->port())
-            : "");
   change_log changes;
+  if (door) {
+    if (auto started = door->start(*w); !started) {
+      spdlog::error("{}", started.error().message);
+      stop_hosting(pool, *w, changes);
+      return exit_usage;
+    }
+  }
+  spdlog::info(
+      "hosting {} scene definitions from {} on {} workers{}{}", table->scenes.size(), o.table,
+      pool.options().workers,
+      admin ? fmt::format("; admin endpoint http://{}:{}", parse_endpoint(o.admin)->host, admin->port()) : "",
+      door ? fmt::format("; clients on tcp://{}:{}", parse_endpoint(o.tcp)->host, door->tcp_port()) : "");
   while (!wait_for_shutdown(milliseconds(250))) changes.update(*w->snapshot());
   stopping.store(true);
+  if (door) {
+    const auto s = door->stats();
+    spdlog::info("saying goodbye to {} clients ({} accepted over the run)", s.connections, s.accepted);
+    door->stop();
+  }
   stop_hosting(pool, *w, changes);
   return exit_ok;
 }

@@ -1,6 +1,6 @@
 #pragma once
-// `scenert run TABLE.json [--workers W] [--realtime P] [--admin HOST:PORT]`: host the world until
-// SIGINT/SIGTERM.
+// `scenert run TABLE.json [--workers W] [--realtime P] [--admin HOST:PORT] [--tcp HOST:PORT]`: host
+// the world until SIGINT/SIGTERM.
 
 #include <CLI/CLI.hpp>
 
@@ -14,14 +14,15 @@ struct run_options {
   unsigned workers = 0;  ///< 0: the table's runtime.workers
   int realtime = 0;      ///< SCHED_FIFO priority of the pool's threads; 0: the normal scheduler
   std::string admin;     ///< HOST:PORT of the admin endpoint; empty: none
+  std::string tcp;       ///< HOST:PORT where game clients connect; empty: none
 };
 
 /// Adds the `run` subcommand to `app`; `options` is filled in when it is parsed.
 CLI::App* add_run_command(CLI::App& app, run_options& options);
 
 /// Runs `run` until SIGINT or SIGTERM; returns the exit code (0 clean stop, 1 invalid table,
-/// 2 usage error, unreadable file, an admin endpoint that cannot be bound or a pool that cannot
-/// start, e.g. a real-time priority the system refuses).
+/// 2 usage error, unreadable file, an admin or client endpoint that cannot be bound or a pool that
+/// cannot start, e.g. a real-time priority the system refuses).
 int run_host(const run_options& options);
 
 }  // namespace scenert::apps

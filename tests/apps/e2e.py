@@ -4,6 +4,8 @@ import json
 import os
 import re
 import signal
+import socket
+import struct
 import subprocess
 import sys
 import threading
@@ -87,6 +89,103 @@ def case_run_admin():
     print(f"run: admin on port {port}, clean exit {time.time() - started:.2f} s after SIGTERM")
 
 
+def start_run(*extra):
+    """Starts `scenert run` on the example table; returns the process, its stderr lines and a
+    function that waits for a regular expression in them."""
+    p = subprocess.Popen([SCENERT, "run", f"{SRC}/examples/mmo.json", "--workers", "2", *extra],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lines = []
+    reader = threading.Thread(target=lambda: lines.extend(iter(p.stderr.readline, "")), daemon=True)
+    reader.start()
+
+    def wait_for(pattern, seconds=10):
+        deadline = time.time() + seconds
+        while time.time() < deadline:
+            for line in list(lines):
+                m = re.search(pattern, line)
+                if m:
+                    return m
+            time.sleep(0.05)
+        p.kill()
+        fail(f"no {pattern!r} on stderr: {''.join(lines)}")
+    return p, lines, wait_for
+
+
+class Seed002Client:
+    """A client of seed 002's protocol: 8-byte frames, ids 1/2/3 in, 200/201/202 out."""
+
+    def __init__(self, port):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+        self.buf = b""
+
+    def next(self, seconds=5):
+        deadline = time.time() + seconds
+        while time.time() < deadline:
+            if len(self.buf) >= 8:
+                n, i = struct.unpack("<II", self.buf[:8])
+                if len(self.buf) >= 8 + n:
+                    payload, self.buf = self.buf[8:8 + n], self.buf[8 + n:]
+                    return i, payload
+            self.sock.settimeout(max(0.01, deadline - time.time()))
+            try:
+                d = self.sock.recv(65536)
+            except socket.timeout:
+                continue
+            if not d:
+                return None, b""
+            self.buf += d
+        fail("no frame within the time")
+
+    def wait(self, want_id, seconds=5):
+        while True:
+            i, payload = self.next(seconds)
+            check(i is not None, f"connection closed while waiting for frame {want_id}")
+            if i == want_id:
+                return payload
+            self.ids.append(i)
+
+    def send(self, i, payload):
+        self.sock.sendall(struct.pack("<II", len(payload), i) + payload)
+
+    ids = None
+
+
+def case_run_tcp():
+    p, lines, wait_for = start_run("--tcp", "127.0.0.1:0")
+    port = int(wait_for(r"clients on tcp://127\.0\.0\.1:(\d+)").group(1))
+    a = Seed002Client(port)
+    a.ids = []
+    a.wait(1)
+    a.wait(202)
+    b = Seed002Client(port)
+    b.ids = []
+    b.wait(1)
+    b.wait(202)
+    a.wait(200)  # b appeared next to a
+    # b walks far away (Position X, Z as fields 1 and 3): a loses it from view.
+    b.send(3, b"\x0d" + struct.pack("<f", 5.5) + b"\x1d" + struct.pack("<f", 5.5))
+    gone = a.wait(201)
+    check(len(gone) >= 2 and gone[0] == 0x08, f"201 carries the pid: {gone!r}")
+    # World chat (Talk Content=1) reaches a as 200 Tp 1.
+    b.send(2, b"\x0a\x02hi")
+    chat = a.wait(200)
+    check(b"\x10\x01" in chat and b"hi" in chat, f"chat as 200 Tp 1: {chat!r}")
+    for c in (a, b):
+        check(all(i < 1000 for i in c.ids), f"a seed 002 client got ids it does not know: {c.ids}")
+    started = time.time()
+    p.send_signal(signal.SIGTERM)
+    i, payload = a.next()
+    check(i == 1007 and b"shutting down" in payload, f"a goodbye before the close: {i} {payload!r}")
+    try:
+        code = p.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        fail("run did not exit within 5 s of SIGTERM with clients connected")
+    check(code == 0, f"run exited {code}: {''.join(lines)}")
+    print(f"run --tcp: two seed 002 clients saw each other, chatted, got a goodbye; exit 0 "
+          f"{time.time() - started:.2f} s after SIGTERM")
+
+
 def loadtest(table, seed, report, *extra):
     # A short idle grace so that lines also close (and get reused) within the run.
     return run("loadtest", table, "--players", "300", "--seconds", "4", "--seed", str(seed), "--report", report,
@@ -160,6 +259,8 @@ def case_usage_and_bad_table():
         (["loadtest", f"{SRC}/examples/small.json", "--threshold", "tick_p99_ms<<5"], 2, "threshold"),
         (["loadtest", f"{SRC}/examples/small.json", "--threshold", "bogus<5"], 2, "unknown metric 'bogus'"),
         (["run", f"{SRC}/examples/small.json", "--admin", "nonsense"], 2, "--admin nonsense"),
+        (["run", f"{SRC}/examples/small.json", "--tcp", "nonsense"], 2, "--tcp nonsense"),
+        (["run", f"{SRC}/examples/small.json", "--tcp", "192.0.2.1:1"], 2, "--tcp 192.0.2.1:1"),
         (["run", f"{SRC}/examples/small.json", "--realtime", "100"], 2, "--realtime"),
         (["run"], 2, "table is required"),
         (["loadtest", f"{WORK}/missing.json"], 2, "missing.json"),

@@ -1,0 +1,48 @@
+#pragma once
+/// client: a small blocking client of the wire protocol, for tests, tools and the bots: connect,
+/// send messages, receive the server's one at a time with a timeout.
+
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include <scenert/net/messages.hpp>
+#include <scenert/runtime/result.hpp>
+
+namespace scenert::net {
+
+enum class client_errc : std::uint8_t { ok, connect_failed, closed, timeout, bad_frame, count_ };
+inline constexpr std::string_view client_errc_names[] = {"ok", "connect_failed", "closed", "timeout",
+                                                         "bad_frame"};
+static_assert(std::size(client_errc_names) == static_cast<std::size_t>(client_errc::count_),
+              "client_errc: name every code");
+
+class client {
+ public:
+  /// Connects over TCP to host:port (loopback in tests).
+  static result<std::unique_ptr<client>, client_errc> connect(const std::string& host, std::uint16_t port);
+  ~client();
+  client(const client&) = delete;
+  client& operator=(const client&) = delete;
+
+  /// Sends one message (a whole frame).
+  result<void, client_errc> send(const client_message& m);
+  /// Sends raw bytes as they are (for tests of broken clients).
+  result<void, client_errc> send_bytes(std::string_view bytes);
+  /// The next message from the server, waiting up to `timeout`.
+  result<server_message, client_errc> receive(std::chrono::milliseconds timeout);
+  /// Closes the connection (the server sees a logoff).
+  void close();
+
+ private:
+  explicit client(int fd);
+  int fd_;
+  frame_reader reader_;
+  std::deque<server_message> ready_;
+  std::string error_;
+};
+
+}  // namespace scenert::net

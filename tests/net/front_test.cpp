@@ -1,0 +1,221 @@
+// End to end over real loopback sockets: a world on a real pool, the front on a free port, and the
+// project's own client. Every wait is bounded; nothing here sleeps for a fixed time.
+#include <scenert/net/client.hpp>
+#include <scenert/net/front.hpp>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "../scene/fixture.hpp"
+
+namespace scenert::net {
+namespace {
+
+using namespace std::chrono_literals;
+constexpr auto patience = 5s;
+
+struct server {
+  scene_table table = test::small_table();
+  std::unique_ptr<processor_pool> pool;
+  std::unique_ptr<front> door;
+  std::shared_ptr<world> w;
+
+  explicit server(front_options fo = {}) {
+    pool_options po;
+    po.workers = 2;
+    po.log = [](log_level, std::string_view) {};
+    pool = std::make_unique<processor_pool>(std::move(po));
+    EXPECT_TRUE(pool->start().has_value());
+    door = front::create(table, fo);
+    world_options wo;
+    wo.on_line_events = door->on_line_events();
+    w = world::create(table, *pool, std::move(wo));
+    w->start();
+    auto started = door->start(*w);
+    EXPECT_TRUE(started.has_value()) << started.error().message;
+  }
+  ~server() {
+    door->stop();
+    w->shutdown().wait_for(5s);
+    (void)pool->stop();
+  }
+  std::unique_ptr<client> connect() {
+    auto c = client::connect("127.0.0.1", door->tcp_port());
+    EXPECT_TRUE(c.has_value()) << c.error().message;
+    return c ? std::move(c).value() : nullptr;
+  }
+};
+
+// Reads until a message of type M for which `pred` holds; fails the test on a timeout.
+template <class M>
+M wait_for(client& c, std::function<bool(const M&)> pred = nullptr) {
+  const auto deadline = std::chrono::steady_clock::now() + patience;
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto m = c.receive(
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()));
+    if (!m) {
+      ADD_FAILURE() << "waiting for frame " << name_of(id_of(server_message{M{}})) << ": "
+                    << m.error().message;
+      return M{};
+    }
+    if (auto* got = std::get_if<M>(&m.value()); got && (!pred || pred(*got))) return *got;
+  }
+  ADD_FAILURE() << "timed out waiting for frame " << name_of(id_of(server_message{M{}}));
+  return M{};
+}
+
+bool is(const broadcast& b, std::int32_t pid, broadcast_type t) { return b.pid == pid && b.type == t; }
+
+// Logs in as a guest and waits for its view: 1, then 200 Tp 2 for itself, then 202.
+std::int32_t land(client& c, players_in_view* view = nullptr) {
+  const auto me = wait_for<you_are>(c);
+  EXPECT_GT(me.pid, 0);
+  EXPECT_EQ(me.name, "guest-" + std::to_string(me.pid));
+  wait_for<broadcast>(c, [&](const broadcast& b) { return is(b, me.pid, broadcast_type::appeared); });
+  auto v = wait_for<players_in_view>(c);
+  if (view) *view = v;
+  return me.pid;
+}
+
+TEST(Front, TwoGuestsSeeEachOtherMoveChatAndLeave) {
+  server s;
+  auto a = s.connect();
+  auto b = s.connect();
+  ASSERT_TRUE(a && b);
+  players_in_view va, vb;
+  const auto pa = land(*a, &va);
+  const auto pb = land(*b, &vb);
+  // Whoever landed second saw the first in its 202; the first saw the second appear.
+  const bool a_first = vb.players.size() == 1;
+  client& first = a_first ? *a : *b;
+  client& second = a_first ? *b : *a;
+  const auto p1 = a_first ? pa : pb, p2 = a_first ? pb : pa;
+  ASSERT_EQ((a_first ? vb : va).players.size(), 1U);
+  EXPECT_EQ((a_first ? vb : va).players[0].pid, p1);
+  wait_for<broadcast>(first, [&](const broadcast& m) { return is(m, p2, broadcast_type::appeared); });
+
+  // A move inside the view: the first hears 200 Tp 4 with the position the second asked for.
+  ASSERT_TRUE(second.send(move_to{{18.25F, 1, 18.75F, 90, 0}}));
+  auto moved =
+      wait_for<broadcast>(first, [&](const broadcast& m) { return is(m, p2, broadcast_type::moved); });
+  EXPECT_EQ(moved.p, (position{18.25F, 1, 18.75F, 90, 0}));
+
+  // Out of each other's view (area 0,0 against 2,2 on the 9-grid): 201 both ways.
+  ASSERT_TRUE(second.send(move_to{{5.5F, 0, 5.5F, 0, 0}}));
+  wait_for<left_view>(first, [&](const left_view& l) { return l.pid == p2; });
+  wait_for<left_view>(second, [&](const left_view& l) { return l.pid == p1; });
+  // And back: 200 Tp 2 both ways, then the move.
+  ASSERT_TRUE(second.send(move_to{{17.5F, 0, 17.5F, 0, 0}}));
+  wait_for<broadcast>(second, [&](const broadcast& m) { return is(m, p1, broadcast_type::appeared); });
+  wait_for<broadcast>(first, [&](const broadcast& m) { return is(m, p2, broadcast_type::appeared); });
+  wait_for<broadcast>(first, [&](const broadcast& m) { return is(m, p2, broadcast_type::moved); });
+
+  // World chat reaches everyone online, the sender too.
+  ASSERT_TRUE(second.send(talk{"hello there"}));
+  for (client* c : {&first, &second}) {
+    auto chat = wait_for<broadcast>(*c, [&](const broadcast& m) { return is(m, p2, broadcast_type::chat); });
+    EXPECT_EQ(chat.content, "hello there");
+  }
+
+  // A heartbeat comes back with the client's clock; from now on the client speaks scenert's ids
+  // too, and gets the geometry of its line at once.
+  ASSERT_TRUE(second.send(heartbeat{123456, 0}));
+  EXPECT_EQ(wait_for<scene_info>(second).scene, test::town_id);
+  EXPECT_EQ(wait_for<heartbeat_echo>(second).client_ns, 123456U);
+
+  // The server decides where a player is: a blocked cell and a cell off the map are refused, and
+  // the client gets its position back.
+  ASSERT_TRUE(second.send(move_to{{1.5F, 0, 1.5F, 0, 0}}));
+  EXPECT_EQ(wait_for<move_refused>(second).reason, "blocked");
+  auto back =
+      wait_for<broadcast>(second, [&](const broadcast& m) { return is(m, p2, broadcast_type::moved); });
+  EXPECT_EQ(back.p.x, 17.5F);
+  ASSERT_TRUE(second.send(move_to{{1e9F, 0, 3, 0, 0}}));
+  EXPECT_EQ(wait_for<move_refused>(second).reason, "off the map");
+
+  // Closing is a logoff: the viewer hears 201.
+  second.close();
+  wait_for<left_view>(first, [&](const left_view& l) { return l.pid == p2; });
+}
+
+// A client of seed 002's protocol never sees an id it does not know, refused moves included.
+TEST(Front, ASeed002ClientGetsOnlySeed002Ids) {
+  server s;
+  auto c = s.connect();
+  ASSERT_TRUE(c);
+  land(*c);
+  ASSERT_TRUE(c->send(move_to{{1.5F, 0, 1.5F, 0, 0}}));  // blocked
+  ASSERT_TRUE(c->send(talk{"hi"}));
+  std::vector<message_id> seen;
+  for (;;) {
+    auto m = c->receive(patience);
+    ASSERT_TRUE(m.has_value()) << m.error().message;
+    seen.push_back(id_of(m.value()));
+    if (auto* b = std::get_if<broadcast>(&m.value()); b && b->type == broadcast_type::chat) break;
+  }
+  for (message_id id : seen) EXPECT_LT(static_cast<std::uint32_t>(id), 1000U) << name_of(id);
+  EXPECT_GE(seen.size(), 2U);  // the position given back, then the chat
+  EXPECT_EQ(s.door->stats().moves_refused, 1U);
+}
+
+TEST(Front, RequestsAreAnsweredByCodeName) {
+  server s;
+  auto c = s.connect();
+  ASSERT_TRUE(c);
+  land(*c);
+  ASSERT_TRUE(c->send(request{7, request_kind::transfer, test::field_id, 0, 0, 0}));
+  auto ok = wait_for<answer>(*c, [](const answer& a) { return a.request_id == 7; });
+  EXPECT_EQ(ok.code, "ok");
+  EXPECT_EQ(ok.scene, test::field_id);
+  auto info = wait_for<scene_info>(*c, [](const scene_info& i) { return i.scene == test::field_id; });
+  EXPECT_EQ(info.width, 32);
+  EXPECT_EQ(info.kind, "field");
+  EXPECT_EQ(static_cast<unsigned char>(info.blocked[0]) & 1U, 1U);  // cell (0,0) is blocked
+  ASSERT_TRUE(c->send(request{8, request_kind::transfer, 999, 0, 0, 0}));
+  EXPECT_EQ(wait_for<answer>(*c, [](const answer& a) { return a.request_id == 8; }).code, "unknown_scene");
+}
+
+TEST(Front, BadFramesCloseTheirConnectionNeverTheServer) {
+  server s(front_options{.bad_frames_allowed = 3});
+  {  // unknown ids: the fourth closes the connection with a reason
+    auto c = s.connect();
+    land(*c);
+    std::string junk;
+    append_header(junk, 4242, 0);
+    for (int i = 0; i < 4; ++i) ASSERT_TRUE(c->send_bytes(junk));
+    EXPECT_NE(wait_for<goodbye>(*c).reason.find("too many bad frames"), std::string::npos);
+  }
+  {  // a header over the cap: closed at once
+    auto c = s.connect();
+    land(*c);
+    std::string big;
+    append_header(big, 2, 10'000'000);
+    ASSERT_TRUE(c->send_bytes(big));
+    EXPECT_NE(wait_for<goodbye>(*c).reason.find("over the limit"), std::string::npos);
+  }
+  // A well-behaved client is still served.
+  auto good = s.connect();
+  land(*good);
+  ASSERT_TRUE(good->send(heartbeat{1, 0}));
+  EXPECT_EQ(wait_for<heartbeat_echo>(*good).client_ns, 1U);
+  EXPECT_GE(s.door->stats().bad_frames, 4U);
+  EXPECT_EQ(s.door->stats().oversize, 1U);
+}
+
+TEST(Front, OverMaxConnectionsANewClientGetsAGoodbyeNotAHang) {
+  server s(front_options{.max_connections = 1});
+  auto first = s.connect();
+  land(*first);
+  auto second = s.connect();
+  EXPECT_NE(wait_for<goodbye>(*second).reason.find("server full"), std::string::npos);
+  EXPECT_EQ(s.door->stats().refused, 1U);
+}
+
+}  // namespace
+}  // namespace scenert::net
