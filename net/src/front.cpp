@@ -59,6 +59,24 @@ struct line_feed {
   }
 };
 
+using clock = std::chrono::steady_clock;
+
+// A token bucket: `per_second` tokens flow in up to `burst`; each message takes one.
+struct bucket {
+  double tokens = 0;
+  clock::time_point at{};
+  bool take(const front_options::rate& r, clock::time_point now) {
+    if (at == clock::time_point{})
+      tokens = r.burst;
+    else
+      tokens = std::min(r.burst, tokens + r.per_second * std::chrono::duration<double>(now - at).count());
+    at = now;
+    if (tokens < 1) return false;
+    tokens -= 1;
+    return true;
+  }
+};
+
 struct session : std::enable_shared_from_this<session> {
   explicit session(tcp::socket s, std::uint32_t max_payload) : sock(std::move(s)), reader(max_payload) {}
   tcp::socket sock;
@@ -72,6 +90,9 @@ struct session : std::enable_shared_from_this<session> {
   bool speaks_scenert = false;  // sent an id of scenert's own: it gets scenert's frames too
   placement place;              // where the world put it last
   std::uint32_t bad = 0;
+  clock::time_point last_rx = clock::now();  // the last bytes read
+  clock::time_point partial_since{};         // a partial frame held since (when mid_frame)
+  bucket moves, chat, requests;
   position claimed;  // the position the client last asked for, carried to its viewers
   grid::cell_point claimed_cell{};
   bool has_claim = false;
@@ -124,7 +145,7 @@ struct front::impl {
   struct counters {
     std::atomic<std::uint64_t> accepted{0}, refused{0}, closed{0}, connections{0}, frames_in{0},
         frames_out{0}, bytes_in{0}, bytes_out{0}, writes{0}, bad_frames{0}, oversize{0}, cut_slow{0},
-        moves_refused{0};
+        moves_refused{0}, rate_limited{0}, timed_out{0};
   } n;
   static void add(std::atomic<std::uint64_t>& c, std::uint64_t v = 1) {
     c.fetch_add(v, std::memory_order_relaxed);
@@ -144,6 +165,30 @@ struct front::impl {
   }
 
   // ---- connections ---------------------------------------------------------------------------
+
+  // Every quarter second: connections idle past idle_timeout, or holding half a frame past
+  // read_timeout, are closed with the reason.
+  asio::steady_timer sweep_timer{*io};
+  void sweep() {
+    sweep_timer.expires_after(std::chrono::milliseconds(250));
+    sweep_timer.async_wait([this](boost::system::error_code ec) {
+      if (ec || stopping) return;
+      const auto now = clock::now();
+      std::vector<std::pair<std::shared_ptr<session>, std::string>> late;
+      for (auto& [pid, s] : sessions) {
+        if (now - s->last_rx > opt.idle_timeout)
+          late.emplace_back(s, "idle for " + std::to_string(opt.idle_timeout.count()) + " ms");
+        else if (s->reader.mid_frame() && now - s->partial_since > opt.read_timeout)
+          late.emplace_back(s, "half a frame held for " + std::to_string(opt.read_timeout.count()) + " ms");
+      }
+      for (auto& [s, why] : late) {
+        add(n.timed_out);
+        close(s, why);
+      }
+      flush();
+      sweep();
+    });
+  }
 
   void accept() {
     acceptor.async_accept([this](boost::system::error_code ec, tcp::socket sock) {
@@ -185,6 +230,8 @@ struct front::impl {
     s->sock.async_read_some(asio::buffer(s->rbuf), [this, s](boost::system::error_code ec, std::size_t got) {
       if (ec) return close(s, "");
       add(n.bytes_in, got);
+      const bool was_partial = s->reader.mid_frame();
+      s->last_rx = clock::now();
       auto fed =
           s->reader.feed(std::string_view(s->rbuf.data(), got),
                          [&](std::uint32_t id, std::string_view payload) { on_frame(s, id, payload); });
@@ -192,6 +239,7 @@ struct front::impl {
         add(n.oversize);
         return close(s, fed.error().message);
       }
+      if (s->reader.mid_frame() && !was_partial) s->partial_since = s->last_rx;
       flush();
       if (!s->closing) read(s);
     });
@@ -234,7 +282,14 @@ struct front::impl {
     std::visit([&](auto& msg) { handle(s, msg); }, m.value());
   }
 
+  bool allowed(bucket& b, const front_options::rate& r) {
+    if (b.take(r, clock::now())) return true;
+    add(n.rate_limited);
+    return false;
+  }
+
   void handle(const std::shared_ptr<session>& s, const talk& t) {
+    if (!allowed(s->chat, opt.chat)) return;
     std::string frame;
     append_frame(frame,
                  server_message{broadcast{
@@ -243,6 +298,7 @@ struct front::impl {
   }
 
   void handle(const std::shared_ptr<session>& s, const move_to& m) {
+    if (!allowed(s->moves, opt.moves)) return;
     const grid::cell_point cell{static_cast<std::uint32_t>(std::max(0.0F, std::floor(m.to.x))),
                                 static_cast<std::uint32_t>(std::max(0.0F, std::floor(m.to.z)))};
     const auto* at = where(s->pid);
@@ -273,6 +329,11 @@ struct front::impl {
   }
 
   void handle(const std::shared_ptr<session>& s, const request& r) {
+    if (!allowed(s->requests, opt.requests)) {
+      send(*s, server_message{
+                   answer{r.request_id, "rate_limited", "too many requests per second", r.scene, 0, 0}});
+      return;
+    }
     const auto pid = s->pid;
     world_request q;
     switch (r.kind) {
@@ -538,6 +599,7 @@ result<void, front_errc> front::start(world& w) {
                 "--tcp " + f.opt.tcp_host + ":" + std::to_string(f.opt.tcp_port) + ": " + ec.message());
   f.port = f.acceptor.local_endpoint().port();
   f.accept();
+  f.sweep();
   f.thread = std::thread([&f] { f.io->run(); });
   return {};
 }
@@ -549,6 +611,7 @@ void front::stop() {
     f.stopping = true;
     boost::system::error_code ignored;
     f.acceptor.close(ignored);
+    f.sweep_timer.cancel();
     auto all = f.sessions;
     for (auto& [pid, s] : all) f.close(s, "server shutting down");
     f.flush();
@@ -566,9 +629,9 @@ std::uint16_t front::tcp_port() const noexcept { return impl_->port; }
 front_stats front::stats() const noexcept {
   const auto& c = impl_->n;
   auto g = [](const std::atomic<std::uint64_t>& a) { return a.load(std::memory_order_relaxed); };
-  return {g(c.accepted),   g(c.refused),  g(c.closed),       g(c.connections), g(c.frames_in),
-          g(c.frames_out), g(c.bytes_in), g(c.bytes_out),    g(c.writes),      g(c.bad_frames),
-          g(c.oversize),   g(c.cut_slow), g(c.moves_refused)};
+  return {g(c.accepted),   g(c.refused),  g(c.closed),        g(c.connections),  g(c.frames_in),
+          g(c.frames_out), g(c.bytes_in), g(c.bytes_out),     g(c.writes),       g(c.bad_frames),
+          g(c.oversize),   g(c.cut_slow), g(c.moves_refused), g(c.rate_limited), g(c.timed_out)};
 }
 
 }  // namespace scenert::net

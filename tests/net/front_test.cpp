@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <thread>
 #include <variant>
 #include <vector>
 
@@ -206,6 +207,46 @@ TEST(Front, BadFramesCloseTheirConnectionNeverTheServer) {
   EXPECT_EQ(wait_for<heartbeat_echo>(*good).client_ns, 1U);
   EXPECT_GE(s.door->stats().bad_frames, 4U);
   EXPECT_EQ(s.door->stats().oversize, 1U);
+}
+
+TEST(Front, SilentAndHalfSentConnectionsAreClosedWithTheirReason) {
+  server s(front_options{.idle_timeout = 600ms, .read_timeout = 300ms});
+  auto idle = s.connect();
+  land(*idle);
+  auto half = s.connect();
+  land(*half);
+  ASSERT_TRUE(half->send_bytes(std::string("\x04\x00\x00", 3)));  // part of a header, then nothing
+  EXPECT_NE(wait_for<goodbye>(*half).reason.find("half a frame held"), std::string::npos);
+  EXPECT_NE(wait_for<goodbye>(*idle).reason.find("idle for 600 ms"), std::string::npos);
+  EXPECT_EQ(s.door->stats().timed_out, 2U);
+  // Heartbeats keep a quiet client alive.
+  auto beating = s.connect();
+  land(*beating);
+  const auto until = std::chrono::steady_clock::now() + 1200ms;
+  while (std::chrono::steady_clock::now() < until) {
+    ASSERT_TRUE(beating->send(heartbeat{1, 0}));
+    EXPECT_EQ(wait_for<heartbeat_echo>(*beating).client_ns, 1U);
+    std::this_thread::sleep_for(100ms);  // a client's pace between heartbeats
+  }
+  EXPECT_EQ(s.door->stats().timed_out, 2U);
+}
+
+TEST(Front, AFloodOfChatIsCutToTheRateNotTheConnection) {
+  server s(front_options{.chat = {2, 5}});
+  auto c = s.connect();
+  land(*c);
+  for (int i = 0; i < 100; ++i) ASSERT_TRUE(c->send(talk{"spam " + std::to_string(i)}));
+  ASSERT_TRUE(c->send(heartbeat{9, 0}));
+  int chats = 0;
+  for (;;) {  // the server handles frames in order: every chat that passed comes before the echo
+    auto m = c->receive(patience);
+    ASSERT_TRUE(m.has_value()) << m.error().message;
+    if (std::holds_alternative<heartbeat_echo>(m.value())) break;
+    chats += std::holds_alternative<broadcast>(m.value());
+  }
+  EXPECT_GE(chats, 5);
+  EXPECT_LE(chats, 7);  // the burst, and what refilled while the flood was read
+  EXPECT_GE(s.door->stats().rate_limited, 93U);
 }
 
 TEST(Front, OverMaxConnectionsANewClientGetsAGoodbyeNotAHang) {

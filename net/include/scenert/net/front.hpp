@@ -5,6 +5,7 @@
 /// on_line_events and fan out through one view mirror per line on the front's I/O thread, never on
 /// a scene's tick.
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -24,9 +25,18 @@ struct front_options {
   std::string tcp_host = "127.0.0.1";
   std::uint16_t tcp_port = 0;  ///< 0: a free port (tcp_port() says which)
   std::uint32_t max_payload = default_max_payload;
-  std::size_t max_connections = 10'000;       ///< over it a new connection gets a goodbye and a close
-  std::size_t max_outbound_bytes = 1u << 20;  ///< a reader this far behind is cut
-  std::uint32_t bad_frames_allowed = 10;      ///< unknown ids or payloads that do not parse
+  std::size_t max_connections = 10'000;            ///< over it a new connection gets a goodbye and a close
+  std::size_t max_outbound_bytes = 1u << 20;       ///< a reader this far behind is cut
+  std::uint32_t bad_frames_allowed = 10;           ///< unknown ids or payloads that do not parse
+  std::chrono::milliseconds idle_timeout{60'000};  ///< no frame at all (heartbeats count): closed
+  std::chrono::milliseconds read_timeout{10'000};  ///< a partial frame held this long: closed
+  /// Messages per second a connection may send, and the burst it may save up, per kind; the ones
+  /// over it are dropped and counted (rate_limited), the connection stays.
+  struct rate {
+    double per_second = 0;
+    double burst = 0;
+  };
+  rate moves{20, 40}, chat{2, 5}, requests{10, 20};
 };
 
 /// Counters, readable from any thread.
@@ -34,6 +44,7 @@ struct front_stats {
   std::uint64_t accepted = 0, refused = 0, closed = 0, connections = 0;
   std::uint64_t frames_in = 0, frames_out = 0, bytes_in = 0, bytes_out = 0, writes = 0;
   std::uint64_t bad_frames = 0, oversize = 0, cut_slow = 0, moves_refused = 0;
+  std::uint64_t rate_limited = 0, timed_out = 0;
 };
 
 enum class front_errc : std::uint8_t { ok, bind_failed, no_landing_scene, count_ };
