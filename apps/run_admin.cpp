@@ -127,6 +127,33 @@ void render_world_metrics(prometheus_text& out, const world_snapshot& s) {
             [](const sc& x) { return x.overruns; });
 }
 
+void render_front_metrics(prometheus_text& out, const net::front_stats& s) {
+  auto d = [](std::uint64_t v) { return static_cast<double>(v); };
+  out.gauge("scenert_net_connections", "Client connections open now.", d(s.connections));
+  out.counter("scenert_net_connections_accepted_total", "Client connections accepted.", d(s.accepted));
+  out.counter("scenert_net_connections_refused_total", "Connections refused at max_connections.",
+              d(s.refused));
+  out.counter("scenert_net_connections_closed_total", "Client connections closed, for any reason.",
+              d(s.closed));
+  out.counter("scenert_net_timeouts_total", "Connections closed idle or holding half a frame.",
+              d(s.timed_out));
+  out.counter("scenert_net_slow_readers_cut_total", "Connections cut for reading too slowly.", d(s.cut_slow));
+  out.counter("scenert_net_oversize_frames_total", "Frames over the size limit (each closes its connection).",
+              d(s.oversize));
+  out.counter("scenert_net_bad_frames_total", "Frames with an unknown id or a payload that does not parse.",
+              d(s.bad_frames));
+  out.counter("scenert_net_rate_limited_total", "Messages dropped over their connection's rate.",
+              d(s.rate_limited));
+  out.counter("scenert_net_moves_refused_total", "Moves refused (off the map, blocked, not in a scene).",
+              d(s.moves_refused));
+  out.counter("scenert_net_frames_in_total", "Frames read from clients.", d(s.frames_in));
+  out.counter("scenert_net_frames_out_total", "Frames queued to clients.", d(s.frames_out));
+  out.counter("scenert_net_bytes_in_total", "Bytes read from clients.", d(s.bytes_in));
+  out.counter("scenert_net_bytes_out_total", "Bytes written to clients.", d(s.bytes_out));
+  out.counter("scenert_net_writes_total", "Writes to client sockets (frames are gathered per write).",
+              d(s.writes));
+}
+
 phase_census take_phase_census(const scene_table& table, const line_directory& dir) {
   phase_census census;
   for (const auto& d : table.scenes) {
@@ -167,7 +194,7 @@ health judge_health(const pool_metrics& m, std::chrono::nanoseconds progress_lim
 }
 
 admin_handlers world_admin_handlers(const scene_table& table, processor_pool& pool, world& w,
-                                    const std::atomic<bool>& stopping) {
+                                    const std::atomic<bool>& stopping, const net::front* door) {
   const auto limit =
       std::max<std::chrono::nanoseconds>(std::chrono::seconds(2), 2 * table.runtime.stall_threshold);
   admin_handlers h;
@@ -180,10 +207,11 @@ admin_handlers world_admin_handlers(const scene_table& table, processor_pool& po
     const health verdict = judge_health(pool.metrics(), limit);
     return admin_response{verdict.ok ? 200 : 503, "text/plain; charset=utf-8", verdict.reason};
   };
-  h.metrics = [&pool, &w] {
+  h.metrics = [&pool, &w, door] {
     prometheus_text out;
     render_pool_metrics(out, pool.metrics());
     render_world_metrics(out, *w.snapshot());
+    if (door != nullptr) render_front_metrics(out, door->stats());
     return admin_response{200, "text/plain; version=0.0.4; charset=utf-8", out.text()};
   };
   h.scenes = [&table, &w] {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <scenert/config/scene_table.hpp>
+#include <scenert/net/front.hpp>
 #include <scenert/runtime/metrics.hpp>
 #include <scenert/scene/world.hpp>
 
@@ -47,9 +48,14 @@ struct health {
 /// Healthy while a pool worker finished work within `progress_limit` and no tick is stalled.
 [[nodiscard]] health judge_health(const pool_metrics& m, std::chrono::nanoseconds progress_limit);
 
-/// The admin endpoint's handlers for a hosted world; /readyz answers 503 once `stopping` is set.
-/// Everything passed in must outlive the handlers (destroy the admin server first).
+/// Appends the network front's families (scenert_net_*).
+void render_front_metrics(prometheus_text& out, const net::front_stats& s);
+
+/// The admin endpoint's handlers for a hosted world (and its network front, when there is one);
+/// /readyz answers 503 once `stopping` is set. Everything passed in must outlive the handlers
+/// (destroy the admin server first).
 [[nodiscard]] admin_handlers world_admin_handlers(const scene_table& table, processor_pool& pool, world& w,
-                                                  const std::atomic<bool>& stopping);
+                                                  const std::atomic<bool>& stopping,
+                                                  const net::front* door = nullptr);
 
 }  // namespace scenert::apps

@@ -166,7 +166,7 @@ int run_host(const run_options& o) {
   std::unique_ptr<admin_server> admin;
   if (!o.admin.empty()) {
     auto at = parse_endpoint(o.admin);
-    auto started = at ? admin_server::start(*at, world_admin_handlers(*table, pool, *w, stopping))
+    auto started = at ? admin_server::start(*at, world_admin_handlers(*table, pool, *w, stopping, door.get()))
                       : result<std::unique_ptr<admin_server>, admin_errc>(at.error());
     if (!started) {
       spdlog::error("--admin {}: {}", o.admin, started.error().message);

@@ -151,8 +151,9 @@ class Seed002Client:
 
 
 def case_run_tcp():
-    p, lines, wait_for = start_run("--tcp", "127.0.0.1:0")
+    p, lines, wait_for = start_run("--tcp", "127.0.0.1:0", "--admin", "127.0.0.1:0")
     port = int(wait_for(r"clients on tcp://127\.0\.0\.1:(\d+)").group(1))
+    admin = int(wait_for(r"admin endpoint http://127\.0\.0\.1:(\d+)").group(1))
     a = Seed002Client(port)
     a.ids = []
     a.wait(1)
@@ -172,6 +173,13 @@ def case_run_tcp():
     check(b"\x10\x01" in chat and b"hi" in chat, f"chat as 200 Tp 1: {chat!r}")
     for c in (a, b):
         check(all(i < 1000 for i in c.ids), f"a seed 002 client got ids it does not know: {c.ids}")
+    status, metrics = get(admin, "/metrics")
+    check(status == 200, f"/metrics: {status}")
+    for family in ("scenert_net_connections 2", "scenert_net_connections_accepted_total 2",
+                   "scenert_net_frames_in_total 2", "scenert_net_writes_total"):
+        check(family in metrics, f"/metrics lacks {family}: {metrics}")
+    promtool = subprocess.run(["promtool", "check", "metrics"], input=metrics, capture_output=True, text=True)
+    check(promtool.returncode == 0, f"promtool rejects /metrics: {promtool.stdout}{promtool.stderr}")
     started = time.time()
     p.send_signal(signal.SIGTERM)
     i, payload = a.next()
