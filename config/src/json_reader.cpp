@@ -145,6 +145,22 @@ bool object_reader::read_uint(std::string_view key, std::uint32_t& out, int_rang
   return i.has_value();
 }
 
+bool object_reader::read_real(std::string_view key, double& out, real_range range, presence p) {
+  const json* v = find(key, p);
+  if (!v) return false;
+  if (!v->is_number()) return report_type(sink_, pointer_to(key), "a number", *v), false;
+  const double d = v->get<double>();
+  const std::string at = pointer_to(key);
+  if (range.min_exclusive ? d <= range.min : d < range.min)
+    return sink_.add(at, fmt::format("must be {} {}, got {}", range.min_exclusive ? ">" : ">=", range.min,
+                                     describe(*v))),
+           false;
+  if (d > range.max)
+    return sink_.add(at, fmt::format("must be <= {}, got {}", range.max, describe(*v))), false;
+  out = d;
+  return true;
+}
+
 bool object_reader::read_string(std::string_view key, std::string& out, presence p, bool non_empty) {
   const json* v = find(key, p);
   if (!v) return false;

@@ -52,6 +52,13 @@ struct int_range {
   std::int64_t max = 0;
 };
 
+/// An inclusive range of real numbers; `min_exclusive` excludes its lower bound.
+struct real_range {
+  double min = 0;
+  double max = 0;
+  bool min_exclusive = false;
+};
+
 /// Whether a key must be present.
 enum class presence : std::uint8_t { optional, required };
 
@@ -65,6 +72,8 @@ class object_reader {
   const json* find(std::string_view key, presence p);
   /// Reads an unsigned integer in `range` into `out`; true when present and valid.
   bool read_uint(std::string_view key, std::uint32_t& out, int_range range, presence p);
+  /// Reads a finite number in `range` into `out`; true when present and valid.
+  bool read_real(std::string_view key, double& out, real_range range, presence p);
   /// Reads a string into `out`; empty strings are rejected when `non_empty`.
   bool read_string(std::string_view key, std::string& out, presence p, bool non_empty);
   /// Reads one of `names` (index into it) into `out`; true when present and valid.

@@ -15,6 +15,9 @@ constexpr int supported_version = 1;
 constexpr int_range id_range{1, 4'294'967'295};
 constexpr int_range map_side_range{1, 16'384};
 constexpr int_range eyesight_range{1, 16};
+constexpr real_range cell_size_range{0, 1e6, true};
+constexpr real_range origin_range{-1e9, 1e9};
+constexpr real_range max_speed_range{0, 1e6};
 constexpr int_range block_origin_range{0, 16'383};
 constexpr int_range capacity_range{1, 100'000};
 constexpr int_range lines_range{0, 100'000};
@@ -96,9 +99,9 @@ class builder {
 
   void read_map(const json& v, const std::string& pointer) {
     if (!v.is_object()) return report_type(sink_, pointer, "an object", v);
-    object_reader r(
-        v, pointer, sink_,
-        {"id", "name", "width", "height", "area_width", "area_height", "eyesight_x", "eyesight_y", "blocks"});
+    object_reader r(v, pointer, sink_,
+                    {"id", "name", "width", "height", "area_width", "area_height", "eyesight_x", "eyesight_y",
+                     "blocks", "cell_size", "origin"});
     map_def m;
     map_facts facts;
     facts.id_ok = r.read_uint("id", m.id, id_range, presence::required);
@@ -111,11 +114,22 @@ class builder {
       check_not_above(r, "area_height", m.area_height, m.height, "the map's height");
     r.read_uint("eyesight_x", m.eyesight_x, eyesight_range, presence::optional);
     r.read_uint("eyesight_y", m.eyesight_y, eyesight_range, presence::optional);
+    r.read_real("cell_size", m.cell_size, cell_size_range, presence::optional);
+    if (const json* o = r.find("origin", presence::optional)) read_origin(*o, r.pointer_to("origin"), m);
     if (const json* b = r.find("blocks", presence::optional))
       read_blocks(*b, r.pointer_to("blocks"), m, w_ok && h_ok);
     r.finish();
     map_facts_.push_back(facts);
     table_.maps.push_back(std::move(m));
+  }
+
+  // "origin": {"x": X, "z": Z}, the world position of cell (0, 0)'s corner.
+  void read_origin(const json& v, const std::string& pointer, map_def& m) {
+    if (!v.is_object()) return report_type(sink_, pointer, "an object", v);
+    object_reader r(v, pointer, sink_, {"x", "z"});
+    r.read_real("x", m.origin_x, origin_range, presence::required);
+    r.read_real("z", m.origin_z, origin_range, presence::required);
+    r.finish();
   }
 
   void check_not_above(object_reader& r, std::string_view key, std::uint32_t v, std::uint32_t limit,
@@ -147,10 +161,10 @@ class builder {
 
   void read_scene(const json& v, const std::string& pointer) {
     if (!v.is_object()) return report_type(sink_, pointer, "an object", v);
-    object_reader r(
-        v, pointer, sink_,
-        {"id", "name", "kind", "structure", "capacity", "hard_capacity", "min_lines", "max_lines",
-         "frame_rate", "map", "policy", "instances", "monsters", "bind_town", "min_spaces", "max_spaces"});
+    object_reader r(v, pointer, sink_,
+                    {"id", "name", "kind", "structure", "capacity", "hard_capacity", "min_lines", "max_lines",
+                     "frame_rate", "map", "policy", "instances", "monsters", "bind_town", "min_spaces",
+                     "max_spaces", "max_speed"});
     scene_def s;
     scene_facts facts{pointer};
     facts.id_ok = r.read_uint("id", s.id, id_range, presence::required);
@@ -162,6 +176,7 @@ class builder {
     read_hard_capacity(r, s, cap_ok);
     r.read_uint("frame_rate", s.frame_rate, frame_rate_range, presence::optional);
     r.read_uint("monsters", s.monsters, monsters_range, presence::optional);
+    r.read_real("max_speed", s.max_speed, max_speed_range, presence::optional);
     const bool is_space = facts.kind_ok && s.kind == scene_kind::space;
     facts.map_given = r.has("map");
     facts.map_ok = r.read_uint("map", s.map, id_range, is_space ? presence::optional : presence::required);

@@ -93,7 +93,8 @@ struct session : std::enable_shared_from_this<session> {
   clock::time_point last_rx = clock::now();  // the last bytes read
   clock::time_point partial_since{};         // a partial frame held since (when mid_frame)
   bucket moves, chat, requests;
-  position claimed;  // the position the client last asked for, carried to its viewers
+  clock::time_point moved_at{};  // placed, or its last move accepted (for max_speed)
+  position claimed;              // the position the client last asked for, carried to its viewers
   grid::cell_point claimed_cell{};
   bool has_claim = false;
 };
@@ -299,29 +300,44 @@ struct front::impl {
 
   void handle(const std::shared_ptr<session>& s, const move_to& m) {
     if (!allowed(s->moves, opt.moves)) return;
-    const grid::cell_point cell{static_cast<std::uint32_t>(std::max(0.0F, std::floor(m.to.x))),
-                                static_cast<std::uint32_t>(std::max(0.0F, std::floor(m.to.z)))};
     const auto* at = where(s->pid);
     const scene_def* def = at ? def_of(at->first) : nullptr;
+    const auto now = clock::now();
+    grid::cell_point cell{};
     const char* why = nullptr;
     if (!s->placed || def == nullptr) {
       why = "not in a scene";
     } else {
+      const map_def& units = units_of(*def);
       const auto& map = map_of(*def);
-      if (!std::isfinite(m.to.x) || !std::isfinite(m.to.z) || m.to.x < 0 || m.to.z < 0 ||
-          !map->contains(cell))
+      const double fx = (double{m.to.x} - units.origin_x) / units.cell_size;
+      const double fz = (double{m.to.z} - units.origin_z) / units.cell_size;
+      if (!std::isfinite(fx) || !std::isfinite(fz) || fx < 0 || fz < 0 || fx >= map->width() ||
+          fz >= map->height()) {
         why = "off the map";
-      else if (map->is_block(cell))
-        why = "blocked";
+      } else {
+        cell = {static_cast<std::uint32_t>(fx), static_cast<std::uint32_t>(fz)};
+        if (map->is_block(cell)) {
+          why = "blocked";
+        } else if (def->max_speed > 0) {
+          // From where it stands, as far as max_speed allows since its last accepted move, with a
+          // cell of slack for rounding.
+          const position from = position_of(*s, at->second, units);
+          const double dist = std::hypot(double{m.to.x} - from.x, double{m.to.z} - from.z);
+          const double seconds = std::chrono::duration<double>(now - s->moved_at).count();
+          if (dist > def->max_speed * seconds + units.cell_size) why = "too fast";
+        }
+      }
     }
     if (why != nullptr) {
       add(n.moves_refused);
       if (s->speaks_scenert) send(*s, server_message{move_refused{why}});
       if (at)
         send(*s, server_message{broadcast{static_cast<std::int32_t>(s->pid), broadcast_type::moved, s->name,
-                                          "", position_of(*s, at->second), 0}});
+                                          "", position_of(*s, at->second, units_of(*def)), 0}});
       return;
     }
+    s->moved_at = now;
     s->claimed = m.to;
     s->claimed_cell = cell;
     s->has_claim = true;
@@ -402,6 +418,8 @@ struct front::impl {
         if (r) {
           s->placed = !leaving;
           s->place = *r;
+          s->moved_at = clock::now();
+          s->has_claim = false;  // a new line: the server's cell centre until the client moves
           const scene_def* def = def_of(r->line.scene);
           if (!leaving && def != nullptr && s->speaks_scenert) send(*s, info_of(*def, *r));
         }
@@ -418,6 +436,9 @@ struct front::impl {
     i.line = p.line.line, i.phase = p.phase;
     i.width = static_cast<std::int32_t>(map.width()), i.height = static_cast<std::int32_t>(map.height());
     i.area_size = static_cast<std::int32_t>(map.area_width());
+    const map_def& u = units_of(def);
+    i.cell_size = static_cast<float>(u.cell_size), i.origin_x = static_cast<float>(u.origin_x),
+    i.origin_z = static_cast<float>(u.origin_z);
     i.blocked.assign((map.cell_count() + 7) / 8, '\0');
     for (std::uint32_t y = 0; y < map.height(); ++y)
       for (std::uint32_t x = 0; x < map.width(); ++x)
@@ -442,14 +463,25 @@ struct front::impl {
     return nullptr;
   }
 
-  position position_of(const session& s, grid::cell_point c) const {
-    if (s.has_claim && s.claimed_cell == c) return s.claimed;
-    return {static_cast<float>(c.x) + 0.5F, 0, static_cast<float>(c.y) + 0.5F, 0, 0};
+  const map_def& units_of(const scene_def& d) const {
+    for (const auto& m : table.maps)
+      if (m.id == d.map) return m;
+    static const map_def unit{};  // the loader guarantees every scene's map exists
+    return unit;
   }
-  position position_of(player_id p, grid::cell_point c) const {
+  // The centre of a cell, in world units.
+  static position centre(grid::cell_point c, const map_def& u) {
+    return {static_cast<float>(u.origin_x + (c.x + 0.5) * u.cell_size), 0,
+            static_cast<float>(u.origin_z + (c.y + 0.5) * u.cell_size), 0, 0};
+  }
+  // Where a player stands: the position its client asked for when the server put it in that cell.
+  static position position_of(const session& s, grid::cell_point c, const map_def& u) {
+    if (s.has_claim && s.claimed_cell == c) return s.claimed;
+    return centre(c, u);
+  }
+  position position_of(player_id p, grid::cell_point c, const map_def& u) const {
     auto it = sessions.find(p);
-    if (it != sessions.end()) return position_of(*it->second, c);
-    return {static_cast<float>(c.x) + 0.5F, 0, static_cast<float>(c.y) + 0.5F, 0, 0};
+    return it != sessions.end() ? position_of(*it->second, c, u) : centre(c, u);
   }
   const std::string& name_of(player_id p) { return names[p]; }
 
@@ -457,6 +489,7 @@ struct front::impl {
   struct fan_out {
     impl& f;
     view_mirror& mirror;
+    const map_def& units;
     std::string frame;
     player_id frame_who = 0;
     int frame_kind = -1;
@@ -469,9 +502,9 @@ struct front::impl {
         append_frame(frame, server_message{left_view{pid}});
       } else {
         const auto at = mirror.where(who);
-        append_frame(frame, server_message{
-                                broadcast{pid, kind == 2 ? broadcast_type::appeared : broadcast_type::moved,
-                                          f.name_of(who), "", at ? f.position_of(who, *at) : position{}, 0}});
+        append_frame(frame, server_message{broadcast{
+                                pid, kind == 2 ? broadcast_type::appeared : broadcast_type::moved,
+                                f.name_of(who), "", at ? f.position_of(who, *at, units) : position{}, 0}});
       }
       return frame;
     }
@@ -488,13 +521,13 @@ struct front::impl {
       session& s = *it->second;
       const auto at = mirror.where(p);
       f.send(s, server_message{broadcast{static_cast<std::int32_t>(p), broadcast_type::appeared, s.name, "",
-                                         at ? f.position_of(s, *at) : position{}, 0}});
+                                         at ? f.position_of(s, *at, units) : position{}, 0}});
       players_in_view v;
       v.players.reserve(all.size());
       for (player_id q : all) {
         const auto qa = mirror.where(q);
         v.players.push_back(
-            {static_cast<std::int32_t>(q), qa ? f.position_of(q, *qa) : position{}, f.name_of(q)});
+            {static_cast<std::int32_t>(q), qa ? f.position_of(q, *qa, units) : position{}, f.name_of(q)});
       }
       f.send(s, server_message{std::move(v)});
     }
@@ -505,7 +538,7 @@ struct front::impl {
       const scene_def* def = def_of(b.line.scene);
       if (def == nullptr) return;
       auto [it, fresh] = mirrors.try_emplace(key_of(b.line), map_of(*def));
-      fan_out out{*this, it->second, {}, 0, -1};
+      fan_out out{*this, it->second, units_of(*def), {}, 0, -1};
       for (const auto& e : b.events) {
         out.frame_kind = -1;  // a new event: its frames are new
         (void)it->second.apply(e, out);

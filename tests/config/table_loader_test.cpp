@@ -52,6 +52,12 @@ TEST(TableLoader, LoadsTheMmoExample) {
   EXPECT_EQ(phases, 2);
   EXPECT_EQ(fields, 2);
   EXPECT_THAT(dungeon_capacities, ElementsAre(1, 5, 10));
+  // World units: the plains' map is 2 units a cell, centred on the origin; the plains cap walking.
+  const map_def& plains = t.maps.at(1);
+  EXPECT_EQ(plains.cell_size, 2.0);
+  EXPECT_EQ(plains.origin_x, -1024.0);
+  EXPECT_EQ(plains.origin_z, -1024.0);
+  EXPECT_EQ(t.find_scene(2001)->max_speed, 40.0);
 }
 
 TEST(TableLoader, LoadsTheSmallExample) {
@@ -77,7 +83,11 @@ TEST(TableLoader, AppliesTheDocumentedDefaults) {
   EXPECT_EQ(m.eyesight_x, 1u);
   EXPECT_EQ(m.eyesight_y, 1u);
   EXPECT_TRUE(m.name.empty());
+  EXPECT_EQ(m.cell_size, 1.0);
+  EXPECT_EQ(m.origin_x, 0.0);
+  EXPECT_EQ(m.origin_z, 0.0);
   const scene_def& s = t.scenes.at(0);
+  EXPECT_EQ(s.max_speed, 0.0);
   EXPECT_EQ(s.structure, scene_structure::single);
   EXPECT_EQ(s.hard_capacity, 100u);
   EXPECT_EQ(s.min_lines, 1u);

@@ -27,7 +27,8 @@ struct server {
   std::unique_ptr<front> door;
   std::shared_ptr<world> w;
 
-  explicit server(front_options fo = {}) {
+  explicit server(front_options fo = {}, const std::function<void(scene_table&)>& tweak = nullptr) {
+    if (tweak) tweak(table);
     pool_options po;
     po.workers = 2;
     po.log = [](log_level, std::string_view) {};
@@ -163,6 +164,42 @@ TEST(Front, ASeed002ClientGetsOnlySeed002Ids) {
   for (message_id id : seen) EXPECT_LT(static_cast<std::uint32_t>(id), 1000U) << name_of(id);
   EXPECT_GE(seen.size(), 2U);  // the position given back, then the chat
   EXPECT_EQ(s.door->stats().moves_refused, 1U);
+}
+
+// Positions are world units: the table's cell size and origin, and its max_speed.
+TEST(Front, MovesAreInWorldUnitsAndNoFasterThanTheScenesMaxSpeed) {
+  server s({}, [](scene_table& t) {
+    t.maps.front().cell_size = 2;
+    t.maps.front().origin_x = -32;
+    t.maps.front().origin_z = -32;  // the 32-cell map spans -32..32 in X and Z
+    for (auto& d : t.scenes)
+      if (d.id == test::town_id) d.max_speed = 10;
+  });
+  auto watcher = s.connect();
+  land(*watcher);
+  auto c = s.connect();
+  const auto me = land(*c);
+  ASSERT_TRUE(c->send(heartbeat{1, 0}));
+  auto info = wait_for<scene_info>(*c);
+  EXPECT_EQ(info.cell_size, 2.0F);
+  EXPECT_EQ(info.origin_x, -32.0F);
+  // A short step (within a cell of where it stands) is taken, and the watcher sees it in world units.
+  auto watched =
+      wait_for<broadcast>(*watcher, [&](const broadcast& b) { return is(b, me, broadcast_type::appeared); });
+  const float x = watched.p.x + 1.5F, z = watched.p.z + 0.5F;
+  ASSERT_TRUE(c->send(move_to{{x, 0, z, 0, 0}}));
+  auto moved =
+      wait_for<broadcast>(*watcher, [&](const broadcast& b) { return is(b, me, broadcast_type::moved); });
+  EXPECT_EQ(moved.p.x, x);
+  EXPECT_EQ(moved.p.z, z);
+  // Across the map at once: too fast; the client gets its position back.
+  ASSERT_TRUE(c->send(move_to{{30, 0, 30, 0, 0}}));
+  EXPECT_EQ(wait_for<move_refused>(*c).reason, "too fast");
+  auto back = wait_for<broadcast>(*c, [&](const broadcast& b) { return is(b, me, broadcast_type::moved); });
+  EXPECT_EQ(back.p.x, x);
+  // Past the map's edge in world units (cell -4 in X).
+  ASSERT_TRUE(c->send(move_to{{-40, 0, 0, 0, 0}}));
+  EXPECT_EQ(wait_for<move_refused>(*c).reason, "off the map");
 }
 
 TEST(Front, RequestsAreAnsweredByCodeName) {

@@ -60,6 +60,10 @@ struct map_def {
   std::uint32_t area_width = 0, area_height = 0;  ///< in cells
   std::uint32_t eyesight_x = 1, eyesight_y = 1;   ///< in areas: (1,1) is the 9-grid, (2,2) the 25-grid
   std::vector<cell_rect> blocks;
+  /// Clients speak world units: cell (x, y) covers origin + [x, x+1) * cell_size along X and
+  /// origin + [y, y+1) * cell_size along Z.
+  double cell_size = 1;
+  double origin_x = 0, origin_z = 0;
 };
 
 /// The fields of a scene of kind space (a phase of a town).
@@ -84,6 +88,9 @@ struct scene_def {
   std::uint32_t monsters = 0;                       ///< spawned at each activation
   instance_mode instances = instance_mode::shared;  ///< dungeons only
   std::optional<space_def> space;                   ///< set exactly when kind == space
+  /// Fastest a client may walk, in world units per second; 0: no limit. A move farther than this
+  /// allows since the last accepted one is refused.
+  double max_speed = 0;
 };
 
 /// Process-wide settings.
