@@ -128,30 +128,31 @@ void render_world_metrics(prometheus_text& out, const world_snapshot& s) {
 }
 
 void render_front_metrics(prometheus_text& out, const net::front_stats& s) {
-  auto d = [](std::uint64_t v) { return static_cast<double>(v); };
-  out.gauge("scenert_net_connections", "Client connections open now.", d(s.connections));
-  out.counter("scenert_net_connections_accepted_total", "Client connections accepted.", d(s.accepted));
-  out.counter("scenert_net_connections_refused_total", "Connections refused at max_connections.",
-              d(s.refused));
-  out.counter("scenert_net_connections_closed_total", "Client connections closed, for any reason.",
-              d(s.closed));
-  out.counter("scenert_net_timeouts_total", "Connections closed idle or holding half a frame.",
-              d(s.timed_out));
-  out.counter("scenert_net_slow_readers_cut_total", "Connections cut for reading too slowly.", d(s.cut_slow));
-  out.counter("scenert_net_oversize_frames_total", "Frames over the size limit (each closes its connection).",
-              d(s.oversize));
-  out.counter("scenert_net_bad_frames_total", "Frames with an unknown id or a payload that does not parse.",
-              d(s.bad_frames));
-  out.counter("scenert_net_rate_limited_total", "Messages dropped over their connection's rate.",
-              d(s.rate_limited));
-  out.counter("scenert_net_moves_refused_total", "Moves refused (off the map, blocked, not in a scene).",
-              d(s.moves_refused));
-  out.counter("scenert_net_frames_in_total", "Frames read from clients.", d(s.frames_in));
-  out.counter("scenert_net_frames_out_total", "Frames queued to clients.", d(s.frames_out));
-  out.counter("scenert_net_bytes_in_total", "Bytes read from clients.", d(s.bytes_in));
-  out.counter("scenert_net_bytes_out_total", "Bytes written to clients.", d(s.bytes_out));
-  out.counter("scenert_net_writes_total", "Writes to client sockets (frames are gathered per write).",
-              d(s.writes));
+  out.gauge("scenert_net_connections", "Client connections open now.", static_cast<double>(s.connections));
+  const struct {
+    const char* name;
+    const char* help;
+    std::uint64_t value;
+  } counters[] = {
+      {"scenert_net_connections_accepted_total", "Client connections accepted.", s.accepted},
+      {"scenert_net_connections_refused_total", "Connections refused at max_connections.", s.refused},
+      {"scenert_net_connections_closed_total", "Client connections closed, for any reason.", s.closed},
+      {"scenert_net_timeouts_total", "Connections closed idle or holding half a frame.", s.timed_out},
+      {"scenert_net_slow_readers_cut_total", "Connections cut for reading too slowly.", s.cut_slow},
+      {"scenert_net_oversize_frames_total", "Frames over the size limit (each closes its connection).",
+       s.oversize},
+      {"scenert_net_bad_frames_total", "Frames with an unknown id or a payload that does not parse.",
+       s.bad_frames},
+      {"scenert_net_rate_limited_total", "Messages dropped over their connection's rate.", s.rate_limited},
+      {"scenert_net_moves_refused_total", "Moves refused (off the map, blocked, too fast, not in a scene).",
+       s.moves_refused},
+      {"scenert_net_frames_in_total", "Frames read from clients.", s.frames_in},
+      {"scenert_net_frames_out_total", "Frames queued to clients.", s.frames_out},
+      {"scenert_net_bytes_in_total", "Bytes read from clients.", s.bytes_in},
+      {"scenert_net_bytes_out_total", "Bytes written to clients.", s.bytes_out},
+      {"scenert_net_writes_total", "Writes to client sockets (frames are gathered per write).", s.writes},
+  };
+  for (const auto& c : counters) out.counter(c.name, c.help, static_cast<double>(c.value));
 }
 
 phase_census take_phase_census(const scene_table& table, const line_directory& dir) {

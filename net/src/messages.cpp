@@ -20,14 +20,18 @@ void to_pb(const position& p, pb::Position& out) {
 }
 position from_pb(const pb::Position& p) { return {p.x(), p.y(), p.z(), p.v(), p.bloodvalue()}; }
 
-template <class Pb>
-result<Pb, wire_errc> parse(std::uint32_t id, std::string_view payload) {
+// Parses the payload as a `Pb` and hands it to `make`, which builds the plain message (or an error).
+template <class Pb, class Out, class Make>
+result<Out, wire_errc> parse(std::uint32_t id, std::string_view payload, Make&& make) {
   Pb m;
   if (!m.ParseFromArray(payload.data(), static_cast<int>(payload.size())))
     return fail(wire_errc::bad_payload, "frame " + std::to_string(id) + ": " +
                                             std::to_string(payload.size()) + " bytes that do not parse as " +
                                             m.GetTypeName());
-  return m;
+  if constexpr (std::is_same_v<decltype(make(m)), result<Out, wire_errc>>)
+    return make(m);  // it may refuse what parsed
+  else
+    return Out{make(m)};
 }
 
 // Serializes `m` as the payload of a frame with id `id`, straight into `out`.
@@ -37,11 +41,6 @@ void put(std::string& out, message_id id, const google::protobuf::MessageLite& m
   const std::size_t at = out.size();
   out.resize(at + length);
   m.SerializeWithCachedSizesToArray(reinterpret_cast<std::uint8_t*>(out.data() + at));
-}
-
-result<client_message, wire_errc> unknown(std::uint32_t id, std::string_view side) {
-  return fail(wire_errc::unknown_id,
-              "frame id " + std::to_string(id) + " is not a " + std::string(side) + " message");
 }
 
 }  // namespace
@@ -63,106 +62,77 @@ message_id id_of(const server_message& m) noexcept {
 }
 
 result<client_message, wire_errc> decode_client(std::uint32_t id, std::string_view payload) {
+  using R = result<client_message, wire_errc>;
+  auto as = [&]<class Pb>(auto&& make) { return parse<Pb, client_message>(id, payload, make); };
   switch (static_cast<message_id>(id)) {
-    case message_id::talk: {
-      auto m = parse<pb::Talk>(id, payload);
-      if (!m) return m.error();
-      return client_message{talk{m.value().content()}};
-    }
-    case message_id::position: {
-      auto m = parse<pb::Position>(id, payload);
-      if (!m) return m.error();
-      return client_message{move_to{from_pb(m.value())}};
-    }
-    case message_id::login: {
-      auto m = parse<scenert::wire::Login>(id, payload);
-      if (!m) return m.error();
-      return client_message{login{m.value().name(), m.value().resume_token()}};
-    }
-    case message_id::request: {
-      auto m = parse<scenert::wire::Request>(id, payload);
-      if (!m) return m.error();
-      const auto& r = m.value();
-      if (r.kind() < 0 || r.kind() >= static_cast<int>(request_kind::count_))
-        return fail(wire_errc::bad_payload, "request " + std::to_string(r.request_id()) + ": unknown kind " +
-                                                std::to_string(r.kind()));
-      return client_message{request{r.request_id(), static_cast<request_kind>(r.kind()), r.scene(), r.line(),
-                                    r.party(), r.mate()}};
-    }
-    case message_id::heartbeat: {
-      auto m = parse<scenert::wire::Heartbeat>(id, payload);
-      if (!m) return m.error();
-      return client_message{heartbeat{m.value().client_ns(), m.value().server_ns()}};
-    }
+    case message_id::talk:
+      return as.operator()<pb::Talk>([](const pb::Talk& m) { return talk{m.content()}; });
+    case message_id::position:
+      return as.operator()<pb::Position>([](const pb::Position& m) { return move_to{from_pb(m)}; });
+    case message_id::login:
+      return as.operator()<scenert::wire::Login>([](const scenert::wire::Login& m) {
+        return login{m.name(), m.resume_token()};
+      });
+    case message_id::request:
+      return as.operator()<scenert::wire::Request>([](const scenert::wire::Request& r) -> R {
+        if (r.kind() < 0 || r.kind() >= static_cast<int>(request_kind::count_))
+          return fail(wire_errc::bad_payload, "request " + std::to_string(r.request_id()) +
+                                                  ": unknown kind " + std::to_string(r.kind()));
+        return client_message{request{r.request_id(), static_cast<request_kind>(r.kind()), r.scene(),
+                                      r.line(), r.party(), r.mate()}};
+      });
+    case message_id::heartbeat:
+      return as.operator()<scenert::wire::Heartbeat>([](const scenert::wire::Heartbeat& m) {
+        return heartbeat{m.client_ns(), m.server_ns()};
+      });
     default:
-      return unknown(id, "client");
+      return fail(wire_errc::unknown_id, "frame id " + std::to_string(id) + " is not a client message");
   }
 }
 
 result<server_message, wire_errc> decode_server(std::uint32_t id, std::string_view payload) {
+  auto as = [&]<class Pb>(auto&& make) { return parse<Pb, server_message>(id, payload, make); };
+  using namespace scenert::wire;
   switch (static_cast<message_id>(id)) {
-    case message_id::sync_pid: {
-      auto m = parse<pb::SyncPid>(id, payload);
-      if (!m) return m.error();
-      return server_message{you_are{m.value().pid(), m.value().username()}};
-    }
-    case message_id::broadcast: {
-      auto m = parse<pb::BroadCast>(id, payload);
-      if (!m) return m.error();
-      const auto& b = m.value();
-      broadcast out{b.pid(),       static_cast<broadcast_type>(b.tp()), b.username(), b.content(), {},
-                    b.actiondata()};
-      if (b.has_p()) out.p = from_pb(b.p());
-      return server_message{std::move(out)};
-    }
-    case message_id::left_view: {
-      auto m = parse<pb::SyncPid>(id, payload);
-      if (!m) return m.error();
-      return server_message{left_view{m.value().pid()}};
-    }
-    case message_id::sync_players: {
-      auto m = parse<pb::SyncPlayers>(id, payload);
-      if (!m) return m.error();
-      players_in_view out;
-      out.players.reserve(static_cast<std::size_t>(m.value().ps_size()));
-      for (const auto& p : m.value().ps()) out.players.push_back({p.pid(), from_pb(p.p()), p.username()});
-      return server_message{std::move(out)};
-    }
-    case message_id::login_ok: {
-      auto m = parse<scenert::wire::LoginOk>(id, payload);
-      if (!m) return m.error();
-      const auto& l = m.value();
-      return server_message{login_ok{l.pid(), l.name(), l.resume_token(), l.resumed()}};
-    }
-    case message_id::answer: {
-      auto m = parse<scenert::wire::Answer>(id, payload);
-      if (!m) return m.error();
-      const auto& a = m.value();
-      return server_message{answer{a.request_id(), a.code(), a.message(), a.scene(), a.line(), a.phase()}};
-    }
-    case message_id::heartbeat_echo: {
-      auto m = parse<scenert::wire::Heartbeat>(id, payload);
-      if (!m) return m.error();
-      return server_message{heartbeat_echo{m.value().client_ns(), m.value().server_ns()}};
-    }
-    case message_id::scene_info: {
-      auto m = parse<scenert::wire::SceneInfo>(id, payload);
-      if (!m) return m.error();
-      const auto& s = m.value();
-      return server_message{scene_info{s.scene(), s.name(), s.kind(), s.line(), s.phase(), s.width(),
-                                       s.height(), s.cell_size(), s.origin_x(), s.origin_z(), s.area_size(),
-                                       s.blocked()}};
-    }
-    case message_id::goodbye: {
-      auto m = parse<scenert::wire::Goodbye>(id, payload);
-      if (!m) return m.error();
-      return server_message{goodbye{m.value().reason()}};
-    }
-    case message_id::move_refused: {
-      auto m = parse<scenert::wire::MoveRefused>(id, payload);
-      if (!m) return m.error();
-      return server_message{move_refused{m.value().reason()}};
-    }
+    case message_id::sync_pid:
+      return as.operator()<pb::SyncPid>([](const pb::SyncPid& m) { return you_are{m.pid(), m.username()}; });
+    case message_id::broadcast:
+      return as.operator()<pb::BroadCast>([](const pb::BroadCast& b) {
+        broadcast out{b.pid(),       static_cast<broadcast_type>(b.tp()), b.username(), b.content(), {},
+                      b.actiondata()};
+        if (b.has_p()) out.p = from_pb(b.p());
+        return out;
+      });
+    case message_id::left_view:
+      return as.operator()<pb::SyncPid>([](const pb::SyncPid& m) { return left_view{m.pid()}; });
+    case message_id::sync_players:
+      return as.operator()<pb::SyncPlayers>([](const pb::SyncPlayers& m) {
+        players_in_view out;
+        out.players.reserve(static_cast<std::size_t>(m.ps_size()));
+        for (const auto& p : m.ps()) out.players.push_back({p.pid(), from_pb(p.p()), p.username()});
+        return out;
+      });
+    case message_id::login_ok:
+      return as.operator()<LoginOk>([](const LoginOk& l) {
+        return login_ok{l.pid(), l.name(), l.resume_token(), l.resumed()};
+      });
+    case message_id::answer:
+      return as.operator()<Answer>([](const Answer& a) {
+        return answer{a.request_id(), a.code(), a.message(), a.scene(), a.line(), a.phase()};
+      });
+    case message_id::heartbeat_echo:
+      return as.operator()<Heartbeat>([](const Heartbeat& m) {
+        return heartbeat_echo{m.client_ns(), m.server_ns()};
+      });
+    case message_id::scene_info:
+      return as.operator()<SceneInfo>([](const SceneInfo& s) {
+        return scene_info{s.scene(),  s.name(),      s.kind(),     s.line(),     s.phase(),     s.width(),
+                          s.height(), s.cell_size(), s.origin_x(), s.origin_z(), s.area_size(), s.blocked()};
+      });
+    case message_id::goodbye:
+      return as.operator()<Goodbye>([](const Goodbye& m) { return goodbye{m.reason()}; });
+    case message_id::move_refused:
+      return as.operator()<MoveRefused>([](const MoveRefused& m) { return move_refused{m.reason()}; });
     default:
       return fail(wire_errc::unknown_id, "frame id " + std::to_string(id) + " is not a server message");
   }

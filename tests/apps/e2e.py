@@ -38,20 +38,8 @@ def get(port, path):
 
 
 def case_run_admin():
-    p = subprocess.Popen([SCENERT, "run", f"{SRC}/examples/mmo.json", "--workers", "2", "--admin", "127.0.0.1:0"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    lines = []
-    reader = threading.Thread(target=lambda: lines.extend(iter(p.stderr.readline, "")), daemon=True)
-    reader.start()
-    port = None
-    deadline = time.time() + 10
-    while port is None and time.time() < deadline:
-        for line in list(lines):
-            m = re.search(r"admin endpoint http://127\.0\.0\.1:(\d+)", line)
-            if m:
-                port = int(m.group(1))
-        time.sleep(0.05)
-    check(port, f"no admin endpoint line on stderr: {lines}")
+    p, lines, wait_for = start_run("--admin", "127.0.0.1:0")
+    port = int(wait_for(r"admin endpoint http://127\.0\.0\.1:(\d+)").group(1))
     time.sleep(0.5)  # a few snapshots and ticks
     for path, want in (("/livez", "ok"), ("/readyz", "ready"), ("/healthz", "ok")):
         status, body = get(port, path)
@@ -79,7 +67,7 @@ def case_run_admin():
     except subprocess.TimeoutExpired:
         p.kill()
         fail("run did not exit within 5 s of SIGTERM")
-    reader.join(timeout=2)
+    p.reader.join(timeout=2)
     text = "".join(lines)
     check(code == 0, f"run exited {code}: {text}")
     check("stopping" in text and "stopped in" in text, f"no stop lines: {text}")
@@ -97,6 +85,7 @@ def start_run(*extra):
     lines = []
     reader = threading.Thread(target=lambda: lines.extend(iter(p.stderr.readline, "")), daemon=True)
     reader.start()
+    p.reader = reader  # join it once the process ended: the last lines are read
 
     def wait_for(pattern, seconds=10):
         deadline = time.time() + seconds
