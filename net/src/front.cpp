@@ -187,6 +187,7 @@ struct front::impl {
         close(s, why);
       }
       flush();
+      end_lingering(now);
       sweep();
     });
   }
@@ -261,6 +262,18 @@ struct front::impl {
     if (reason.empty()) return close_socket(*s);
     append_frame(s->out, server_message{goodbye{reason}});
     write(s);
+    lingering.emplace_back(s, clock::now() + linger);  // a client that does not read it is closed anyway
+  }
+
+  // Connections closing behind a goodbye their client may never read: closed for good after `linger`.
+  static constexpr std::chrono::seconds linger{2};
+  std::vector<std::pair<std::shared_ptr<session>, clock::time_point>> lingering;
+  void end_lingering(clock::time_point now) {
+    std::erase_if(lingering, [&](auto& l) {
+      if (l.first->sock.is_open() && now < l.second) return false;
+      close_socket(*l.first);
+      return true;
+    });
   }
 
   // ---- frames in -----------------------------------------------------------------------------
@@ -573,9 +586,9 @@ struct front::impl {
       s->dirty = false;
       if (s->closing) continue;
       if (s->out.size() + s->sending.size() > opt.max_outbound_bytes) {
-        add(n.cut_slow);
+        add(n.cut_slow);  // it does not read: no goodbye would reach it
         s->out.clear();
-        close(s, "too slow: " + std::to_string(opt.max_outbound_bytes) + " bytes waiting");
+        close(s, "");
         continue;
       }
       write(s);

@@ -286,6 +286,32 @@ TEST(Front, AFloodOfChatIsCutToTheRateNotTheConnection) {
   EXPECT_GE(s.door->stats().rate_limited, 93U);
 }
 
+// A client that never reads is cut once its frames pile up, and its socket is closed for good.
+TEST(Front, ANeverReadingClientIsCutAndClosed) {
+  server s(front_options{.max_outbound_bytes = 64 * 1024, .chat = {1e6, 1e6}});
+  auto quiet = s.connect();
+  land(*quiet);
+  auto loud = s.connect();
+  land(*loud);
+  const std::string text(2000, 'x');
+  for (int i = 0; i < 3000 && s.door->stats().cut_slow == 0; ++i)
+    if (!loud->send(talk{text})) break;  // the loud one reads nothing either: it may be cut first
+  const auto deadline = std::chrono::steady_clock::now() + patience;
+  while (s.door->stats().cut_slow == 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(10ms);
+  EXPECT_GE(s.door->stats().cut_slow, 1U);
+  // What the kernel still held arrives, then the end of the stream.
+  for (;;) {
+    auto m = quiet->receive(patience);
+    if (!m) {
+      EXPECT_EQ(m.code(), client_errc::closed) << m.error().message;
+      break;
+    }
+  }
+  auto good = s.connect();
+  land(*good);
+}
+
 TEST(Front, OverMaxConnectionsANewClientGetsAGoodbyeNotAHang) {
   server s(front_options{.max_connections = 1});
   auto first = s.connect();
