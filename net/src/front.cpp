@@ -214,6 +214,7 @@ struct front::impl {
                                                   " connections"}});
       s->closing = true;
       write(s);
+      lingering.emplace_back(s, clock::now() + linger);
       return;
     }
     add(n.accepted);
@@ -232,16 +233,19 @@ struct front::impl {
     s->sock.async_read_some(asio::buffer(s->rbuf), [this, s](boost::system::error_code ec, std::size_t got) {
       if (ec) return close(s, "");
       add(n.bytes_in, got);
-      const bool was_partial = s->reader.mid_frame();
       s->last_rx = clock::now();
+      const bool was_partial = s->reader.mid_frame();
+      bool whole = false;  // a frame ended in this read: a partial one after it is a new one
       auto fed =
-          s->reader.feed(std::string_view(s->rbuf.data(), got),
-                         [&](std::uint32_t id, std::string_view payload) { on_frame(s, id, payload); });
+          s->reader.feed(std::string_view(s->rbuf.data(), got), [&](std::uint32_t id, std::string_view p) {
+            whole = true;
+            on_frame(s, id, p);
+          });
       if (!fed) {
         add(n.oversize);
         return close(s, fed.error().message);
       }
-      if (s->reader.mid_frame() && !was_partial) s->partial_since = s->last_rx;
+      if (s->reader.mid_frame() && (!was_partial || whole)) s->partial_since = s->last_rx;
       flush();
       if (!s->closing) read(s);
     });

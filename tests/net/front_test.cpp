@@ -268,6 +268,24 @@ TEST(Front, SilentAndHalfSentConnectionsAreClosedWithTheirReason) {
   EXPECT_EQ(s.door->stats().timed_out, 2U);
 }
 
+// The half-frame timeout is about one frame: a client whose every write ends inside its next frame
+// keeps finishing frames, and stays.
+TEST(Front, FramesSplitAcrossWritesAreNotHalfFrameTimeouts) {
+  server s(front_options{.read_timeout = 300ms});
+  auto c = s.connect();
+  land(*c);
+  std::string beat;
+  append_frame(beat, client_message{heartbeat{5, 0}});
+  ASSERT_TRUE(c->send_bytes(beat.substr(0, 5)));
+  const auto until = std::chrono::steady_clock::now() + 1s;
+  while (std::chrono::steady_clock::now() < until) {
+    ASSERT_TRUE(c->send_bytes(beat.substr(5) + beat.substr(0, 5)));  // the rest of one, half the next
+    EXPECT_EQ(wait_for<heartbeat_echo>(*c).client_ns, 5U);
+    std::this_thread::sleep_for(50ms);
+  }
+  EXPECT_EQ(s.door->stats().timed_out, 0U);
+}
+
 TEST(Front, AFloodOfChatIsCutToTheRateNotTheConnection) {
   server s(front_options{.chat = {2, 5}});
   auto c = s.connect();
