@@ -317,8 +317,8 @@ struct front::impl {
 
   void handle(const std::shared_ptr<session>& s, const move_to& m) {
     if (!allowed(s->moves, opt.moves)) return;
-    const auto* at = where(s->pid);
-    const scene_def* def = at ? def_of(at->first) : nullptr;
+    const auto at = where(s->pid);
+    const scene_def* def = at ? def_of(at->scene) : nullptr;
     const auto now = clock::now();
     grid::cell_point cell{};
     const char* why = nullptr;
@@ -339,7 +339,7 @@ struct front::impl {
         } else if (def->max_speed > 0) {
           // From where it stands, as far as max_speed allows since its last accepted move, with a
           // cell of slack for rounding.
-          const position from = position_of(*s, at->second, units);
+          const position from = position_of(*s, at->cell, units);
           const double dist = std::hypot(double{m.to.x} - from.x, double{m.to.z} - from.z);
           const double seconds = std::chrono::duration<double>(now - s->moved_at).count();
           if (dist > def->max_speed * seconds + units.cell_size) why = "too fast";
@@ -351,7 +351,7 @@ struct front::impl {
       if (s->speaks_scenert) send(*s, server_message{move_refused{why}});
       if (at)
         send(*s, server_message{broadcast{static_cast<std::int32_t>(s->pid), broadcast_type::moved, s->name,
-                                          "", position_of(*s, at->second, units_of(*def)), 0}});
+                                          "", position_of(*s, at->cell, units_of(*def)), 0}});
       return;
     }
     s->moved_at = now;
@@ -468,16 +468,19 @@ struct front::impl {
 
   // ---- line events out -----------------------------------------------------------------------
 
-  // Where the mirrors hold a player: its line's scene and its cell. Linear in lines: the front's
-  // I/O thread asks it only for refused moves.
-  std::optional<std::pair<scene_id, grid::cell_point>> where_cache;
-  const std::pair<scene_id, grid::cell_point>* where(player_id p) {
-    for (auto& [key, mirror] : mirrors)
-      if (auto c = mirror.where(p)) {
-        where_cache = std::pair{static_cast<scene_id>(key >> 32), *c};
-        return &*where_cache;
-      }
-    return nullptr;
+  // The line each player stands on, as its line's events said (a move asks for it).
+  std::unordered_map<player_id, std::uint64_t> line_of;
+  struct standing_at {
+    scene_id scene;
+    grid::cell_point cell;
+  };
+  std::optional<standing_at> where(player_id p) const {
+    auto l = line_of.find(p);
+    if (l == line_of.end()) return std::nullopt;
+    auto m = mirrors.find(l->second);
+    if (m == mirrors.end()) return std::nullopt;
+    if (auto c = m->second.where(p)) return standing_at{static_cast<scene_id>(l->second >> 32), *c};
+    return std::nullopt;
   }
 
   const map_def& units_of(const scene_def& d) const {
@@ -558,8 +561,13 @@ struct front::impl {
       fan_out out{*this, it->second, units_of(*def), {}, 0, -1};
       for (const auto& e : b.events) {
         out.frame_kind = -1;  // a new event: its frames are new
-        (void)it->second.apply(e, out);
-        if (e.what == line_event::kind::left && !sessions.count(e.player)) names.erase(e.player);
+        if (!it->second.apply(e, out)) continue;
+        if (e.what == line_event::kind::entered) line_of[e.player] = key_of(b.line);
+        if (e.what == line_event::kind::left) {
+          if (auto l = line_of.find(e.player); l != line_of.end() && l->second == key_of(b.line))
+            line_of.erase(l);
+          if (!sessions.count(e.player)) names.erase(e.player);
+        }
       }
     });
     flush();
