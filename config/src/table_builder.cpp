@@ -30,6 +30,8 @@ constexpr int_range group_budget_range{1, 1'000'000};
 constexpr int_range idle_grace_range{0, 86'400'000};
 constexpr int_range stall_range{1, 3'600'000};
 constexpr int_range quarantine_range{0, 1'000'000};
+constexpr int_range resume_range{0, 3'600'000};
+constexpr int_range frame_bytes_range{16, 16 * 1024 * 1024};
 constexpr std::uint32_t default_min_lines = 1;
 
 /// Which fields of a scene read cleanly, so that cross-checks never build on a reported error.
@@ -48,11 +50,12 @@ class builder {
 
   scene_table build(const json& doc) {
     if (!doc.is_object()) return report_type(sink_, "", "an object", doc), scene_table{};
-    object_reader r(doc, "", sink_, {"$schema", "version", "runtime", "maps", "scenes"});
+    object_reader r(doc, "", sink_, {"$schema", "version", "runtime", "network", "maps", "scenes"});
     read_version(r);
     if (const json* s = r.find("$schema", presence::optional); s && !s->is_string())
       report_type(sink_, "/$schema", "a string", *s);
     if (const json* rt = r.find("runtime", presence::optional)) read_runtime(*rt);
+    if (const json* net = r.find("network", presence::optional)) read_network(*net);
     read_list(r, "maps", "map", [this](const json& m, const std::string& p) { read_map(m, p); });
     read_list(r, "scenes", "scene", [this](const json& s, const std::string& p) { read_scene(s, p); });
     r.finish();
@@ -94,6 +97,16 @@ class builder {
     if (r.read_uint("stall_threshold_ms", n, stall_range, presence::optional))
       rt.stall_threshold = std::chrono::milliseconds(n);
     if (r.read_uint("quarantine_after", n, quarantine_range, presence::optional)) rt.quarantine_after = n;
+    r.finish();
+  }
+
+  void read_network(const json& v) {
+    if (!v.is_object()) return report_type(sink_, "/network", "an object", v);
+    object_reader r(v, "/network", sink_, {"resume_ms", "max_frame_bytes"});
+    std::uint32_t n = 0;
+    if (r.read_uint("resume_ms", n, resume_range, presence::optional))
+      table_.network.resume_ms = std::chrono::milliseconds(n);
+    r.read_uint("max_frame_bytes", table_.network.max_frame_bytes, frame_bytes_range, presence::optional);
     r.finish();
   }
 

@@ -58,6 +58,8 @@ TEST(TableLoader, LoadsTheMmoExample) {
   EXPECT_EQ(plains.origin_x, -1024.0);
   EXPECT_EQ(plains.origin_z, -1024.0);
   EXPECT_EQ(t.find_scene(2001)->max_speed, 40.0);
+  EXPECT_EQ(t.network.resume_ms, std::chrono::milliseconds(10'000));
+  EXPECT_EQ(t.network.max_frame_bytes, 65'536u);
 }
 
 TEST(TableLoader, LoadsTheSmallExample) {
@@ -88,6 +90,8 @@ TEST(TableLoader, AppliesTheDocumentedDefaults) {
   EXPECT_EQ(m.origin_z, 0.0);
   const scene_def& s = t.scenes.at(0);
   EXPECT_EQ(s.max_speed, 0.0);
+  EXPECT_EQ(t.network.resume_ms, std::chrono::milliseconds(0));
+  EXPECT_EQ(t.network.max_frame_bytes, 64u * 1024);
   EXPECT_EQ(s.structure, scene_structure::single);
   EXPECT_EQ(s.hard_capacity, 100u);
   EXPECT_EQ(s.min_lines, 1u);

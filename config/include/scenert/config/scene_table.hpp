@@ -102,9 +102,16 @@ struct runtime_def {
   unsigned quarantine_after = 10;
 };
 
+/// What the network front takes from the table (its flags may override).
+struct network_def {
+  std::chrono::milliseconds resume_ms{0};  ///< a dropped player keeps its place this long; 0: leaves at once
+  std::uint32_t max_frame_bytes = 64 * 1024;  ///< a frame's payload over this closes the connection
+};
+
 struct scene_table {
   int version = 1;
   runtime_def runtime;
+  network_def network;
   std::vector<map_def> maps;
   std::vector<scene_def> scenes;
 
