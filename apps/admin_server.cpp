@@ -1,18 +1,14 @@
 #include "admin_server.hpp"
 
-#include <atomic>
 #include <charconv>
-#include <thread>
 
 #include <fmt/format.h>
-#include <httplib.h>
+#include <scenert/net/http_server.hpp>
 
 namespace scenert::apps {
 
 struct admin_server::impl {
-  httplib::Server server;
-  std::thread thread;
-  std::atomic<bool> finished{false};
+  std::unique_ptr<net::http_server> http;
 };
 
 result<endpoint, admin_errc> parse_endpoint(std::string_view text) {
@@ -31,51 +27,42 @@ result<endpoint, admin_errc> parse_endpoint(std::string_view text) {
 }
 
 namespace {
-void route(httplib::Server& server, const char* path, std::function<admin_response()> handler) {
-  if (!handler) return;
-  server.Get(path, [h = std::move(handler)](const httplib::Request&, httplib::Response& res) {
+net::http_handler route(std::function<admin_response()> handler) {
+  if (!handler) return {};
+  return [h = std::move(handler)](const net::http_request&) {
     admin_response r = h();
-    res.status = r.status;
-    res.set_content(r.body, r.content_type.c_str());
-  });
+    return net::http_response{r.status, std::move(r.content_type), std::move(r.body), {}};
+  };
+}
+
+admin_errc to_admin(net::http_errc e) {
+  return e == net::http_errc::bad_endpoint ? admin_errc::bad_endpoint : admin_errc::bind_failed;
 }
 }  // namespace
 
 result<std::unique_ptr<admin_server>, admin_errc> admin_server::start(const endpoint& at,
                                                                       admin_handlers handlers) {
+  // The probes answer on the I/O thread at once; the reports may wait (/scenes asks the world's
+  // thread, for up to a second) or walk every scene, so they run on the helper thread and never
+  // hold a probe back.
+  net::http_routes routes;
+  routes.on("/livez", route(std::move(handlers.livez)))
+      .on("/readyz", route(std::move(handlers.readyz)))
+      .on("/healthz", route(std::move(handlers.healthz)))
+      .on_slow("/metrics", route(std::move(handlers.metrics)))
+      .on_slow("/scenes", route(std::move(handlers.scenes)));
+  net::http_server_options options;
+  options.name = "admin";  // "admin endpoint HOST:PORT: cannot bind: ..."
+  auto http = net::http_server::start(at.host, at.port, std::move(routes), std::move(options));
+  if (!http) return fail(to_admin(http.code()), http.error().message);
+  const auto port = (*http)->port();
   auto i = std::make_unique<impl>();
-  // httplib's default adds SO_REUSEPORT, which lets a second process bind the same port unnoticed.
-  i->server.set_socket_options([](socket_t sock) {
-    int yes = 1;
-    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
-  });
-  route(i->server, "/livez", std::move(handlers.livez));
-  route(i->server, "/readyz", std::move(handlers.readyz));
-  route(i->server, "/healthz", std::move(handlers.healthz));
-  route(i->server, "/metrics", std::move(handlers.metrics));
-  route(i->server, "/scenes", std::move(handlers.scenes));
-  int port = at.port;
-  if (at.port == 0) {
-    port = i->server.bind_to_any_port(at.host);
-  } else if (!i->server.bind_to_port(at.host, at.port)) {
-    port = -1;
-  }
-  if (port <= 0)
-    return fail(admin_errc::bind_failed, fmt::format("admin endpoint {}:{}: cannot bind", at.host, at.port));
-  i->thread = std::thread([p = i.get()] {
-    p->server.listen_after_bind();
-    p->finished = true;
-  });
-  // httplib's stop() does nothing until the listen loop runs; wait so the destructor can stop it.
-  while (!i->server.is_running() && !i->finished) std::this_thread::yield();
-  return std::unique_ptr<admin_server>(new admin_server(std::move(i), static_cast<std::uint16_t>(port)));
+  i->http = std::move(*http);
+  return std::unique_ptr<admin_server>(new admin_server(std::move(i), port));
 }
 
 admin_server::admin_server(std::unique_ptr<impl> i, std::uint16_t port) : impl_(std::move(i)), port_(port) {}
 
-admin_server::~admin_server() {
-  impl_->server.stop();
-  if (impl_->thread.joinable()) impl_->thread.join();
-}
+admin_server::~admin_server() = default;
 
 }  // namespace scenert::apps

@@ -20,7 +20,8 @@ struct admin_response {
   std::string body;
 };
 
-/// One handler per path; each runs on the server's thread and must be thread-safe.
+/// One handler per path; each runs on the server's one I/O thread, which serves every connection:
+/// it must be thread-safe and must not block (read a snapshot, format it).
 struct admin_handlers {
   std::function<admin_response()> livez;
   std::function<admin_response()> readyz;

@@ -38,7 +38,8 @@ nlohmann::json phases_on(const phase_census& census, scene_id scene, std::uint32
   return list;
 }
 
-nlohmann::json lines_json(const scene_snapshot& sc, const phase_census& census) {
+nlohmann::json lines_json(const scene_snapshot& sc, const phase_census& census,
+                          const connection_census* connections) {
   auto lines = nlohmann::json::array();
   for (const auto& l : sc.lines) {
     nlohmann::json j{{"line", l.line},
@@ -47,6 +48,10 @@ nlohmann::json lines_json(const scene_snapshot& sc, const phase_census& census) 
                      {"players", l.players}};
     if (l.owner != 0) j["party"] = l.owner;  // a private instance
     if (sc.def->kind == scene_kind::town) j["running_phases"] = phases_on(census, sc.def->id, l.line);
+    if (connections != nullptr) {
+      const auto c = connections->find({sc.def->id, l.line});
+      j["connections"] = c == connections->end() ? 0u : c->second;
+    }
     lines.push_back(std::move(j));
   }
   return lines;
@@ -65,7 +70,8 @@ nlohmann::json spaces_json(const scene_table& table, const scene_def& town) {
   return spaces;
 }
 
-nlohmann::json scene_json(const scene_table& table, const scene_snapshot& sc, const phase_census& census) {
+nlohmann::json scene_json(const scene_table& table, const scene_snapshot& sc, const phase_census& census,
+                          const connection_census* connections) {
   const scene_def& d = *sc.def;
   nlohmann::json j{{"id", d.id},
                    {"name", d.name},
@@ -86,7 +92,7 @@ nlohmann::json scene_json(const scene_table& table, const scene_snapshot& sc, co
                    {"open_private", sc.open_private},
                    {"opened_private", sc.opened_private},
                    {"quarantined", sc.quarantined},
-                   {"lines", lines_json(sc, census)}};
+                   {"lines", lines_json(sc, census, connections)}};
   if (d.structure == scene_structure::group)
     j["slots_per_group"] = group_slots(table.runtime.group_budget, d.capacity);
   if (d.kind == scene_kind::town) j["spaces"] = spaces_json(table, d);
@@ -129,6 +135,8 @@ void render_world_metrics(prometheus_text& out, const world_snapshot& s) {
 
 void render_front_metrics(prometheus_text& out, const net::front_stats& s) {
   out.gauge("scenert_net_connections", "Client connections open now.", static_cast<double>(s.connections));
+  out.gauge("scenert_net_detached_players", "Players of dropped connections waiting for their resume.",
+            static_cast<double>(s.detached));
   const struct {
     const char* name;
     const char* help;
@@ -136,23 +144,44 @@ void render_front_metrics(prometheus_text& out, const net::front_stats& s) {
   } counters[] = {
       {"scenert_net_connections_accepted_total", "Client connections accepted.", s.accepted},
       {"scenert_net_connections_refused_total", "Connections refused at max_connections.", s.refused},
-      {"scenert_net_connections_closed_total", "Client connections closed, for any reason.", s.closed},
-      {"scenert_net_timeouts_total", "Connections closed idle or holding half a frame.", s.timed_out},
-      {"scenert_net_slow_readers_cut_total", "Connections cut for reading too slowly.", s.cut_slow},
       {"scenert_net_oversize_frames_total", "Frames over the size limit (each closes its connection).",
        s.oversize},
-      {"scenert_net_bad_frames_total", "Frames with an unknown id or a payload that does not parse.",
+      {"scenert_net_bad_frames_total", "Frames with an unknown id, a bad payload or not allowed now.",
        s.bad_frames},
       {"scenert_net_rate_limited_total", "Messages dropped over their connection's rate.", s.rate_limited},
       {"scenert_net_moves_refused_total", "Moves refused (off the map, blocked, too fast, not in a scene).",
        s.moves_refused},
+      {"scenert_net_logins_total", "Explicit logins (1000) that made a new player.", s.logins},
+      {"scenert_net_guests_total", "Connections logged in as guests.", s.guests},
+      {"scenert_net_resumes_total", "Logins that got their player back with a resume token.", s.resumed},
       {"scenert_net_frames_in_total", "Frames read from clients.", s.frames_in},
       {"scenert_net_frames_out_total", "Frames queued to clients.", s.frames_out},
       {"scenert_net_bytes_in_total", "Bytes read from clients.", s.bytes_in},
       {"scenert_net_bytes_out_total", "Bytes written to clients.", s.bytes_out},
-      {"scenert_net_writes_total", "Writes to client sockets (frames are gathered per write).", s.writes},
+      {"scenert_net_writes_total", "Writes to client sockets (TCP gathers a batch's frames in one).",
+       s.writes},
   };
   for (const auto& c : counters) out.counter(c.name, c.help, static_cast<double>(c.value));
+  for (std::size_t i = 0; i < s.closed_by.size(); ++i)
+    out.counter("scenert_net_connections_closed_total", "Client connections closed, by reason.",
+                static_cast<double>(s.closed_by[i]), {{"reason", std::string(net::close_reason_names[i])}});
+  const struct {
+    const char* name;
+    const char* help;
+    const std::array<net::message_counts, std::size(net::all_message_ids)>& by_id;
+    bool bytes;
+  } by_message[] = {
+      {"scenert_net_message_frames_in_total", "Frames read from clients, by message.", s.in_by_id, false},
+      {"scenert_net_message_bytes_in_total", "Bytes of frames read from clients, by message.", s.in_by_id,
+       true},
+      {"scenert_net_message_frames_out_total", "Frames queued to clients, by message.", s.out_by_id, false},
+      {"scenert_net_message_bytes_out_total", "Bytes of frames queued to clients, by message.", s.out_by_id,
+       true},
+  };
+  for (const auto& f : by_message)
+    for (std::size_t i = 0; i < f.by_id.size(); ++i)
+      out.counter(f.name, f.help, static_cast<double>(f.bytes ? f.by_id[i].bytes : f.by_id[i].frames),
+                  {{"message", std::string(net::name_of(net::all_message_ids[i]))}});
 }
 
 phase_census take_phase_census(const scene_table& table, const line_directory& dir) {
@@ -173,9 +202,16 @@ phase_census take_phase_census(const scene_table& table, const line_directory& d
   return census;
 }
 
-std::string scenes_json(const scene_table& table, const world_snapshot& s, const phase_census& phases) {
+connection_census take_connection_census(const net::front& door) {
+  connection_census census;
+  for (const auto& c : door.connections_by_line()) census[{c.line.scene, c.line.line}] += c.connections;
+  return census;
+}
+
+std::string scenes_json(const scene_table& table, const world_snapshot& s, const phase_census& phases,
+                        const connection_census* connections) {
   auto scenes = nlohmann::json::array();
-  for (const auto& sc : s.scenes) scenes.push_back(scene_json(table, sc, phases));
+  for (const auto& sc : s.scenes) scenes.push_back(scene_json(table, sc, phases, connections));
   nlohmann::json j{{"players", s.players},
                    {"group_services", s.group_services},
                    {"shutting_down", s.shutting_down},
@@ -215,7 +251,7 @@ admin_handlers world_admin_handlers(const scene_table& table, processor_pool& po
     if (door != nullptr) render_front_metrics(out, door->stats());
     return admin_response{200, "text/plain; version=0.0.4; charset=utf-8", out.text()};
   };
-  h.scenes = [&table, &w] {
+  h.scenes = [&table, &w, door] {
     // Phases are read from the world's directory on its thread; a busy world answers without them.
     std::promise<phase_census> promise;
     auto census = promise.get_future();
@@ -223,8 +259,10 @@ admin_handlers world_admin_handlers(const scene_table& table, processor_pool& po
       p.set_value(take_phase_census(table, dir));
     });
     const bool fresh = census.wait_for(std::chrono::seconds(1)) == std::future_status::ready;
+    const auto connections = door != nullptr ? take_connection_census(*door) : connection_census{};
     return admin_response{200, "application/json",
-                          scenes_json(table, *w.snapshot(), fresh ? census.get() : phase_census{})};
+                          scenes_json(table, *w.snapshot(), fresh ? census.get() : phase_census{},
+                                      door != nullptr ? &connections : nullptr)};
   };
   return h;
 }

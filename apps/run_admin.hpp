@@ -34,10 +34,17 @@ using phase_census = std::map<std::pair<scene_id, std::uint32_t>, std::vector<ru
 /// Counts the running phases of every town line; on the world's thread (inside world::query).
 [[nodiscard]] phase_census take_phase_census(const scene_table& table, const line_directory& dir);
 
+/// Client connections per line: (scene id, line id) -> connections.
+using connection_census = std::map<std::pair<scene_id, std::uint32_t>, std::uint32_t>;
+/// The front's connections per line, for /scenes.
+[[nodiscard]] connection_census take_connection_census(const net::front& door);
+
 /// The /scenes document: per scene definition its kind, structure, capacities, open lines with
-/// their players and (towns) running phases, its phase definitions, and the world's group services.
+/// their players, (towns) running phases and (with a front) client connections, its phase
+/// definitions, and the world's group services.
 [[nodiscard]] std::string scenes_json(const scene_table& table, const world_snapshot& s,
-                                      const phase_census& phases = {});
+                                      const phase_census& phases = {},
+                                      const connection_census* connections = nullptr);
 
 /// The /healthz verdict and, when unhealthy, why.
 struct health {

@@ -116,6 +116,24 @@ void stop_hosting(processor_pool& pool, world& w, change_log& changes) {
                opened, closed);
 }
 
+// The front's options from the flags: endpoints checked, the table's network settings unless given.
+result<net::front_options, admin_errc> front_options_for(const run_options& o) {
+  net::front_options f;
+  f.tcp = !o.tcp.empty();
+  f.ws = !o.ws.empty();
+  for (auto [flag, text, host, port] : {std::tuple{"--tcp", &o.tcp, &f.tcp_host, &f.tcp_port},
+                                        std::tuple{"--ws", &o.ws, &f.ws_host, &f.ws_port}}) {
+    if (text->empty()) continue;
+    auto at = parse_endpoint(*text);
+    if (!at) return fail(admin_errc::bad_endpoint, fmt::format("{} {}: {}", flag, *text, at.error().message));
+    *host = at->host, *port = at->port;
+  }
+  f.max_payload = o.max_frame;
+  if (o.resume_ms >= 0) f.resume = milliseconds(o.resume_ms);
+  f.max_connections = o.max_connections;
+  return f;
+}
+
 }  // namespace
 
 CLI::App* add_run_command(CLI::App& app, run_options& o) {
@@ -130,9 +148,22 @@ CLI::App* add_run_command(CLI::App& app, run_options& o) {
   cmd->add_option(
       "--admin", o.admin,
       "Serve /livez /readyz /healthz /metrics /scenes on HOST:PORT (e.g. 127.0.0.1:9100; port 0 = any)");
-  cmd->add_option("--tcp", o.tcp,
-                  "Let game clients connect on HOST:PORT (seed 002's protocol and scenert's own; e.g. "
-                  "127.0.0.1:8899; port 0 = any): each lands as a guest on the table's first town");
+  cmd->add_option(
+      "--tcp", o.tcp,
+      "Let game clients connect on HOST:PORT (seed 002's protocol and scenert's own; e.g. "
+      "127.0.0.1:8899; port 0 = any): each logs in (or lands as a guest) on the table's first town");
+  cmd->add_option("--ws", o.ws,
+                  "Let WebSocket clients connect on HOST:PORT: the same frames, one per binary message");
+  cmd->add_option("--max-frame", o.max_frame,
+                  "Largest frame payload in bytes (default: the table's network.max_frame_bytes)")
+      ->check(CLI::Range(16u, 16u * 1024 * 1024));
+  cmd->add_option("--resume-ms", o.resume_ms,
+                  "How long a dropped player keeps its place for its resume token (default: the table's "
+                  "network.resume_ms)")
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{3'600'000}));
+  cmd->add_option("--max-connections", o.max_connections,
+                  "Client connections at once; over it a new one gets a goodbye and a close")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1'000'000}));
   cmd->footer(
       "Exit status: 0 stopped cleanly; 1 invalid table; 2 usage error, unreadable file, admin or\n"
       "client endpoint that cannot be bound, or a pool that cannot start (e.g. --realtime refused).");
@@ -152,13 +183,13 @@ int run_host(const run_options& o) {
     spdlog::warn("player {} evicted from scene {} line {}: {}", p, from.scene, from.line, reason);
   };
   std::unique_ptr<net::front> door;
-  if (!o.tcp.empty()) {
-    auto at = parse_endpoint(o.tcp);
-    if (!at) {
-      spdlog::error("--tcp {}: {}", o.tcp, at.error().message);
+  if (!o.tcp.empty() || !o.ws.empty()) {
+    auto options = front_options_for(o);
+    if (!options) {
+      spdlog::error("{}", options.error().message);
       return exit_usage;
     }
-    door = net::front::create(*table, net::front_options{.tcp_host = at->host, .tcp_port = at->port});
+    door = net::front::create(*table, std::move(*options));
     wo.on_line_events = door->on_line_events();
   }
   auto w = world::create(*table, pool, std::move(wo));
@@ -188,10 +219,15 @@ int run_host(const run_options& o) {
     }
   }
   spdlog::info(
-      "hosting {} scene definitions from {} on {} workers{}{}", table->scenes.size(), o.table,
+      "hosting {} scene definitions from {} on {} workers{}{}{}", table->scenes.size(), o.table,
       pool.options().workers,
       admin ? fmt::format("; admin endpoint http://{}:{}", parse_endpoint(o.admin)->host, admin->port()) : "",
-      door ? fmt::format("; clients on tcp://{}:{}", parse_endpoint(o.tcp)->host, door->tcp_port()) : "");
+      door && !o.tcp.empty()
+          ? fmt::format("; clients on tcp://{}:{}", parse_endpoint(o.tcp)->host, door->tcp_port())
+          : "",
+      door && !o.ws.empty()
+          ? fmt::format("; WebSocket clients on ws://{}:{}", parse_endpoint(o.ws)->host, door->ws_port())
+          : "");
   while (!wait_for_shutdown(milliseconds(250))) changes.update(*w->snapshot());
   stopping.store(true);
   if (door) {

@@ -4,6 +4,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace scenert::apps {
@@ -11,10 +13,14 @@ namespace scenert::apps {
 /// What `run` was asked to do; filled in by the command-line parser.
 struct run_options {
   std::string table;
-  unsigned workers = 0;  ///< 0: the table's runtime.workers
-  int realtime = 0;      ///< SCHED_FIFO priority of the pool's threads; 0: the normal scheduler
-  std::string admin;     ///< HOST:PORT of the admin endpoint; empty: none
-  std::string tcp;       ///< HOST:PORT where game clients connect; empty: none
+  unsigned workers = 0;         ///< 0: the table's runtime.workers
+  int realtime = 0;             ///< SCHED_FIFO priority of the pool's threads; 0: the normal scheduler
+  std::string admin;            ///< HOST:PORT of the admin endpoint; empty: none
+  std::string tcp;              ///< HOST:PORT where game clients connect; empty: none
+  std::string ws;               ///< HOST:PORT where WebSocket clients connect; empty: none
+  std::uint32_t max_frame = 0;  ///< a frame's payload limit; 0: the table's network.max_frame_bytes
+  std::int64_t resume_ms = -1;  ///< a dropped player's wait for its resume; -1: the table's
+  std::size_t max_connections = 10'000;
 };
 
 /// Adds the `run` subcommand to `app`; `options` is filled in when it is parsed.

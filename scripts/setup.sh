@@ -5,7 +5,7 @@ set -euo pipefail
 packages=(
   cmake ninja-build g++ clang libclang-rt-14-dev  # toolchain; clang for libFuzzer
   libtbb-dev libfmt-dev nlohmann-json3-dev        # libraries
-  libcli11-dev libspdlog-dev libcpp-httplib-dev pkgconf
+  libcli11-dev libspdlog-dev
   libboost-dev libprotobuf-dev protobuf-compiler  # the network front: Asio + Beast, protobuf
   libgtest-dev libgmock-dev libbenchmark-dev      # tests and benches
   python3 python3-jsonschema prometheus           # schema check, promtool

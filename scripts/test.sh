@@ -51,12 +51,14 @@ for stage in "${stages[@]}"; do
       cmake -S "$root" -B "$fuzz_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
         -DCMAKE_CXX_FLAGS=-fsanitize=fuzzer-no-link -DSCENERT_SANITIZE=address,undefined -DSCENERT_FUZZ=ON \
         -DSCENERT_TESTS=OFF -DSCENERT_BENCH=OFF -DSCENERT_APPS=OFF >/dev/null
-      cmake --build "$fuzz_dir" --target config_fuzz frame_fuzz -j "$jobs"
+      cmake --build "$fuzz_dir" --target config_fuzz frame_fuzz front_fuzz -j "$jobs"
       ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 "$fuzz_dir/tests/fuzz/config_fuzz" -runs=0 \
         -dict="$root/tests/fuzz/table.dict" "$root/tests/data/fuzz" "$root/examples" "$root/tests/data/bad" \
         "$root/tests/data/bad_semantic"
       ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 "$fuzz_dir/tests/fuzz/frame_fuzz" -runs=0 \
-        "$root/tests/data/fuzz_frames" ;;
+        "$root/tests/data/fuzz_frames"
+      ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 "$fuzz_dir/tests/fuzz/front_fuzz" -runs=0 \
+        "$root/tests/data/fuzz_front" "$root/tests/data/fuzz_frames" ;;
     *) echo "test.sh: unknown stage '$stage' (normal, asan, tsan, noassert, consumer, fuzz)" >&2; exit 2 ;;
   esac
 done

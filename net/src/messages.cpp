@@ -1,6 +1,9 @@
 #include <scenert/net/messages.hpp>
 
+#include <array>
 #include <type_traits>
+
+#include <google/protobuf/arena.h>
 
 #include "proto/scenert.pb.h"
 #include "proto/seed002.pb.h"
@@ -42,6 +45,26 @@ void put(std::string& out, message_id id, const google::protobuf::MessageLite& m
   out.resize(at + length);
   m.SerializeWithCachedSizesToArray(reinterpret_cast<std::uint8_t*>(out.data() + at));
 }
+
+// Encoders build their protobuf message on a per-thread arena whose first block is the thread's own
+// and is kept across resets: a steady stream of frames allocates nothing.
+google::protobuf::Arena& scratch() {
+  thread_local std::array<char, 16 * 1024> block;
+  thread_local google::protobuf::Arena arena([] {
+    google::protobuf::ArenaOptions o;
+    o.initial_block = block.data();
+    o.initial_block_size = block.size();
+    return o;
+  }());
+  return arena;
+}
+template <class Pb>
+Pb& made() {
+  return *google::protobuf::Arena::CreateMessage<Pb>(&scratch());
+}
+struct scratch_reset {
+  ~scratch_reset() { scratch().Reset(); }
+};
 
 }  // namespace
 
@@ -139,24 +162,25 @@ result<server_message, wire_errc> decode_server(std::uint32_t id, std::string_vi
 }
 
 void append_frame(std::string& out, const client_message& msg) {
+  const scratch_reset reset;
   std::visit(
       [&](const auto& m) {
         using M = std::decay_t<decltype(m)>;
         if constexpr (std::is_same_v<M, talk>) {
-          pb::Talk t;
+          auto& t = made<pb::Talk>();
           t.set_content(m.content);
           put(out, message_id::talk, t);
         } else if constexpr (std::is_same_v<M, move_to>) {
-          pb::Position p;
+          auto& p = made<pb::Position>();
           to_pb(m.to, p);
           put(out, message_id::position, p);
         } else if constexpr (std::is_same_v<M, login>) {
-          scenert::wire::Login l;
+          auto& l = made<scenert::wire::Login>();
           l.set_name(m.name);
           l.set_resume_token(m.resume_token);
           put(out, message_id::login, l);
         } else if constexpr (std::is_same_v<M, request>) {
-          scenert::wire::Request r;
+          auto& r = made<scenert::wire::Request>();
           r.set_request_id(m.request_id);
           r.set_kind(static_cast<scenert::wire::Request::Kind>(m.kind));
           r.set_scene(m.scene);
@@ -165,7 +189,7 @@ void append_frame(std::string& out, const client_message& msg) {
           r.set_mate(m.mate);
           put(out, message_id::request, r);
         } else if constexpr (std::is_same_v<M, heartbeat>) {
-          scenert::wire::Heartbeat h;
+          auto& h = made<scenert::wire::Heartbeat>();
           h.set_client_ns(m.client_ns);
           h.set_server_ns(m.server_ns);
           put(out, message_id::heartbeat, h);
@@ -177,16 +201,17 @@ void append_frame(std::string& out, const client_message& msg) {
 }
 
 void append_frame(std::string& out, const server_message& msg) {
+  const scratch_reset reset;
   std::visit(
       [&](const auto& m) {
         using M = std::decay_t<decltype(m)>;
         if constexpr (std::is_same_v<M, you_are>) {
-          pb::SyncPid s;
+          auto& s = made<pb::SyncPid>();
           s.set_pid(m.pid);
           s.set_username(m.name);
           put(out, message_id::sync_pid, s);
         } else if constexpr (std::is_same_v<M, broadcast>) {
-          pb::BroadCast b;
+          auto& b = made<pb::BroadCast>();
           b.set_pid(m.pid);
           b.set_tp(static_cast<std::int32_t>(m.type));
           b.set_username(m.name);
@@ -204,11 +229,11 @@ void append_frame(std::string& out, const server_message& msg) {
           }
           put(out, message_id::broadcast, b);
         } else if constexpr (std::is_same_v<M, left_view>) {
-          pb::SyncPid s;
+          auto& s = made<pb::SyncPid>();
           s.set_pid(m.pid);
           put(out, message_id::left_view, s);
         } else if constexpr (std::is_same_v<M, players_in_view>) {
-          pb::SyncPlayers s;
+          auto& s = made<pb::SyncPlayers>();
           for (const auto& p : m.players) {
             auto* added = s.add_ps();
             added->set_pid(p.pid);
@@ -217,14 +242,14 @@ void append_frame(std::string& out, const server_message& msg) {
           }
           put(out, message_id::sync_players, s);
         } else if constexpr (std::is_same_v<M, login_ok>) {
-          scenert::wire::LoginOk l;
+          auto& l = made<scenert::wire::LoginOk>();
           l.set_pid(m.pid);
           l.set_name(m.name);
           l.set_resume_token(m.resume_token);
           l.set_resumed(m.resumed);
           put(out, message_id::login_ok, l);
         } else if constexpr (std::is_same_v<M, answer>) {
-          scenert::wire::Answer a;
+          auto& a = made<scenert::wire::Answer>();
           a.set_request_id(m.request_id);
           a.set_code(m.code);
           a.set_message(m.message);
@@ -233,12 +258,12 @@ void append_frame(std::string& out, const server_message& msg) {
           a.set_phase(m.phase);
           put(out, message_id::answer, a);
         } else if constexpr (std::is_same_v<M, heartbeat_echo>) {
-          scenert::wire::Heartbeat h;
+          auto& h = made<scenert::wire::Heartbeat>();
           h.set_client_ns(m.client_ns);
           h.set_server_ns(m.server_ns);
           put(out, message_id::heartbeat_echo, h);
         } else if constexpr (std::is_same_v<M, scene_info>) {
-          scenert::wire::SceneInfo s;
+          auto& s = made<scenert::wire::SceneInfo>();
           s.set_scene(m.scene);
           s.set_name(m.name);
           s.set_kind(m.kind);
@@ -253,11 +278,11 @@ void append_frame(std::string& out, const server_message& msg) {
           s.set_blocked(m.blocked);
           put(out, message_id::scene_info, s);
         } else if constexpr (std::is_same_v<M, goodbye>) {
-          scenert::wire::Goodbye g;
+          auto& g = made<scenert::wire::Goodbye>();
           g.set_reason(m.reason);
           put(out, message_id::goodbye, g);
         } else if constexpr (std::is_same_v<M, move_refused>) {
-          scenert::wire::MoveRefused r;
+          auto& r = made<scenert::wire::MoveRefused>();
           r.set_reason(m.reason);
           put(out, message_id::move_refused, r);
         } else {

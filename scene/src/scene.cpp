@@ -99,7 +99,7 @@ void scene::on_inactive() {
   (void)roster_.drain([](roster_change&) {});
   if (reports_) {  // whoever still stands here is gone for the viewers too
     for (const auto& [player, entity] : players_) events_.push_back({line_event::kind::left, player, {}});
-    if (!events_.empty()) host_->line_events(line_, events_);
+    if (!events_.empty()) host_->line_events(line_, 0, events_);
     events_.clear();
   }
   players_.clear();
@@ -134,7 +134,7 @@ void scene::on_tick(const tick_context& ctx) {
   run_ai(static_cast<std::uint32_t>(ctx.index % grid::grid::ai_batch_count));
   for (auto& m : modules_) m->on_tick(*this, ctx);
   if (!events_.empty()) {
-    host_->line_events(line_, events_);
+    host_->line_events(line_, 0, events_);
     events_.clear();
   }
 }

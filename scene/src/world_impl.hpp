@@ -104,8 +104,8 @@ struct world::impl final : scene_host {
   void phase_answered(line_handle line, player_id player, result<phase_id, world_errc> answer,
                       bool entering) override;
   bool wants_line_events() const override { return static_cast<bool>(opt.on_line_events); }
-  void line_events(line_handle line, std::span<const line_event> batch) override {
-    opt.on_line_events(line, batch);
+  void line_events(line_handle line, phase_id phase, std::span<const line_event> batch) override {
+    opt.on_line_events(line, phase, batch);
   }
 
   void push(world_event e);

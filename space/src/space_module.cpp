@@ -53,6 +53,15 @@ void space_module::park_min_spaces() {
     while (b->parked.size() < b->def->space->min_spaces) b->parked.push_back(make_phase(*b));
 }
 
+bool space_module::wants_line_events() const {
+  return town_ != nullptr && town_->host() != nullptr && town_->host()->wants_line_events();
+}
+
+void space_module::line_events(line_handle phase_line, phase_id, std::span<const line_event> events) {
+  if (town_ != nullptr && town_->host() != nullptr)
+    town_->host()->line_events(town_->line(), phase_line.line, events);
+}
+
 void space_module::on_init(scene& town) {
   town_ = &town;
   map_ = town.map();

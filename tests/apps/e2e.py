@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """End-to-end tests of the `scenert` binary: e2e.py CASE SCENERT SOURCE_DIR WORK_DIR."""
+import base64
 import json
 import os
 import re
+import resource
+import selectors
 import signal
 import socket
 import struct
@@ -172,7 +175,7 @@ def case_run_tcp():
     started = time.time()
     p.send_signal(signal.SIGTERM)
     i, payload = a.next()
-    check(i == 1007 and b"shutting down" in payload, f"a goodbye before the close: {i} {payload!r}")
+    check(i == 1007 and b"shutting_down" in payload, f"a goodbye before the close: {i} {payload!r}")
     try:
         code = p.wait(timeout=5)
     except subprocess.TimeoutExpired:
@@ -181,6 +184,225 @@ def case_run_tcp():
     check(code == 0, f"run exited {code}: {''.join(lines)}")
     print(f"run --tcp: two seed 002 clients saw each other, chatted, got a goodbye; exit 0 "
           f"{time.time() - started:.2f} s after SIGTERM")
+
+
+class WebSocketClient(Seed002Client):
+    """The same frames over WebSocket (one per binary message); asks for the "scenert" subprotocol."""
+
+    def __init__(self, port):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+        key = base64.b64encode(os.urandom(16)).decode()
+        self.sock.sendall((f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+                           f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+                           f"Sec-WebSocket-Protocol: scenert\r\n\r\n").encode())
+        head = b""
+        while b"\r\n\r\n" not in head:
+            head += self.sock.recv(1)
+        check(head.startswith(b"HTTP/1.1 101") and b"scenert" in head.lower(), f"handshake: {head!r}")
+        self.buf, self.raw, self.messages = b"", b"", 0
+
+    def next(self, seconds=5):
+        deadline = time.time() + seconds
+        while time.time() < deadline:
+            if len(self.buf) >= 8:
+                n, i = struct.unpack("<II", self.buf[:8])
+                if len(self.buf) >= 8 + n:
+                    payload, self.buf = self.buf[8:8 + n], self.buf[8 + n:]
+                    return i, payload
+            if self._message():
+                continue
+            self.sock.settimeout(max(0.01, deadline - time.time()))
+            try:
+                d = self.sock.recv(65536)
+            except socket.timeout:
+                continue
+            if not d:
+                return None, b""
+            self.raw += d
+        fail("no frame within the time")
+
+    def _message(self):
+        """Moves one whole server message (unmasked) from raw to buf; True when it did."""
+        if len(self.raw) < 2:
+            return False
+        op, n, at = self.raw[0] & 0x0F, self.raw[1] & 0x7F, 2
+        if n == 126:
+            n, at = struct.unpack(">H", self.raw[2:4])[0], 4
+        elif n == 127:
+            n, at = struct.unpack(">Q", self.raw[2:10])[0], 10
+        if len(self.raw) < at + n:
+            return False
+        body, self.raw = self.raw[at:at + n], self.raw[at + n:]
+        if op == 2:
+            check(len(body) >= 8 and len(body) == 8 + struct.unpack("<I", body[:4])[0],
+                  f"one frame per WebSocket message: {body[:64]!r}... ({len(body)} bytes)")
+            self.buf += body
+            self.messages += 1
+        return True
+
+    def send(self, i, payload):
+        data = struct.pack("<II", len(payload), i) + payload
+        mask = os.urandom(4)
+        head = bytes([0x82]) + (bytes([0x80 | len(data)]) if len(data) < 126
+                                else bytes([0x80 | 126]) + struct.pack(">H", len(data)))
+        self.sock.sendall(head + mask + bytes(b ^ mask[k % 4] for k, b in enumerate(data)))
+
+
+def case_run_ws():
+    p, lines, wait_for = start_run("--tcp", "127.0.0.1:0", "--ws", "127.0.0.1:0", "--admin", "127.0.0.1:0")
+    tcp = int(wait_for(r"clients on tcp://127\.0\.0\.1:(\d+)").group(1))
+    ws = int(wait_for(r"WebSocket clients on ws://127\.0\.0\.1:(\d+)").group(1))
+    admin = int(wait_for(r"admin endpoint http://127\.0\.0\.1:(\d+)").group(1))
+    watcher = Seed002Client(tcp)
+    watcher.ids = []
+    watcher.wait(202)
+    web = WebSocketClient(ws)
+    web.ids = []
+    web.send(1000, b"\x0a\x05alice")  # Login name=alice
+    ok = web.wait(1001)
+    check(b"alice" in ok, f"login_ok names alice: {ok!r}")
+    web.wait(202)
+    appeared = watcher.wait(200)
+    check(b"alice" in appeared, f"the TCP client sees alice appear: {appeared!r}")
+    deadline = time.time() + 5
+    while time.time() < deadline:  # connections per line are published four times a second
+        status, body = get(admin, "/scenes")
+        town = {s["id"]: s for s in json.loads(body)["scenes"]}[1001]
+        if sum(line.get("connections", 0) for line in town["lines"]) == 2:
+            break
+        time.sleep(0.05)
+    check(sum(line.get("connections", 0) for line in town["lines"]) == 2, f"/scenes connections: {town['lines']}")
+    status, metrics = get(admin, "/metrics")
+    for family in ('scenert_net_message_frames_in_total{message="login"} 1', "scenert_net_logins_total 1",
+                   'scenert_net_connections_closed_total{reason="dropped"} 0'):
+        check(family in metrics, f"/metrics lacks {family}")
+    web.sock.close()  # the table's resume_ms keeps alice in the world for her resume token
+    deadline = time.time() + 5
+    while time.time() < deadline and "scenert_net_detached_players 1" not in get(admin, "/metrics")[1]:
+        time.sleep(0.05)
+    check("scenert_net_detached_players 1" in get(admin, "/metrics")[1], "alice waits for her resume")
+    p.send_signal(signal.SIGTERM)
+    check(p.wait(timeout=5) == 0, f"run exited non-zero: {''.join(lines)}")
+    print(f"run --ws: a WebSocket client logged in by name ({web.messages} messages, one frame each), "
+          f"a TCP client saw it come; dropped, it waits for its resume")
+
+
+def raise_fd_limit(want):
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < want:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(want, hard), hard))
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
+def case_run_sigterm_many():
+    """Thousands of clients connected: on SIGTERM every one gets a goodbye and a clean close; exit 0 in 5 s."""
+    want = 2000
+    check(raise_fd_limit(2 * want + 200) >= want + 100, "the fd limit is too low for this test")
+    p, lines, wait_for = start_run("--tcp", "127.0.0.1:0")
+    port = int(wait_for(r"clients on tcp://127\.0\.0\.1:(\d+)").group(1))
+    sel = selectors.DefaultSelector()
+    clients = []
+    for _ in range(want):
+        c = socket.create_connection(("127.0.0.1", port), timeout=5)
+        c.setblocking(False)
+        clients.append({"sock": c, "buf": b"", "ids": [], "eof": False})
+        sel.register(c, selectors.EVENT_READ, clients[-1])
+
+    def pump(done, seconds):
+        deadline = time.time() + seconds
+        while time.time() < deadline and not all(done(c) for c in clients):
+            for key, _ in sel.select(timeout=0.1):
+                c = key.data
+                try:
+                    d = c["sock"].recv(1 << 16)
+                except (BlockingIOError, ConnectionResetError):
+                    continue
+                if not d:
+                    c["eof"] = True
+                    sel.unregister(c["sock"])
+                    continue
+                c["buf"] += d
+                while len(c["buf"]) >= 8:
+                    n, i = struct.unpack("<II", c["buf"][:8])
+                    if len(c["buf"]) < 8 + n:
+                        break
+                    c["ids"].append((i, c["buf"][8:8 + n]))
+                    c["buf"] = c["buf"][8 + n:]
+
+    pump(lambda c: any(i == 202 for i, _ in c["ids"]), 60)
+    landed = sum(any(i == 202 for i, _ in c["ids"]) for c in clients)
+    check(landed == want, f"{landed} of {want} clients landed")
+    started = time.time()
+    p.send_signal(signal.SIGTERM)
+    pump(lambda c: c["eof"], 10)
+    elapsed = time.time() - started
+    said = sum(any(i == 1007 and b"shutting_down" in body for i, body in c["ids"]) for c in clients)
+    closed = sum(c["eof"] for c in clients)
+    try:
+        code = p.wait(timeout=max(0.1, 5 - elapsed))
+    except subprocess.TimeoutExpired:
+        p.kill()
+        fail(f"run did not exit within 5 s of SIGTERM with {want} clients")
+    check(said == want and closed == want, f"{said} goodbyes and {closed} clean closes of {want}")
+    check(code == 0, f"run exited {code}")
+    for c in clients:
+        c["sock"].close()
+    print(f"run --tcp: {want} clients connected; each got a goodbye and a close, exit 0 "
+          f"{time.time() - started:.2f} s after SIGTERM")
+
+
+def varint(n):
+    out = b""
+    while n >= 0x80:
+        out += bytes([0x80 | (n & 0x7F)])
+        n >>= 7
+    return out + bytes([n])
+
+
+def rss_kib(pid):
+    with open(f"/proc/{pid}/status") as f:
+        return int(re.search(r"VmRSS:\s+(\d+)", f.read()).group(1))
+
+
+def case_run_never_reading_rss():
+    """A client that never reads while others chat big messages: it is cut; the server's RSS stays flat."""
+    p, lines, wait_for = start_run("--tcp", "127.0.0.1:0", "--admin", "127.0.0.1:0")
+    port = int(wait_for(r"clients on tcp://127\.0\.0\.1:(\d+)").group(1))
+    admin = int(wait_for(r"admin endpoint http://127\.0\.0\.1:(\d+)").group(1))
+    quiet = socket.socket()
+    quiet.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # a small window: the server must queue
+    quiet.connect(("127.0.0.1", port))
+    talkers = [Seed002Client(port) for _ in range(8)]
+    for t in talkers:
+        t.sock.setblocking(False)
+    text = b"x" * 60000
+    chat = b"\x0a" + varint(len(text)) + text  # Talk: Content = 1
+    samples = []
+    started = time.time()
+    while time.time() - started < 8:
+        for t in talkers:  # every talker at its rate (2 a second), reading all it gets
+            t.sock.setblocking(True)
+            t.send(2, chat)
+            t.sock.setblocking(False)
+        end = time.time() + 0.5
+        while time.time() < end:
+            for t in talkers:
+                try:
+                    while t.sock.recv(1 << 20):
+                        pass
+                except BlockingIOError:
+                    pass
+            time.sleep(0.01)
+        samples.append((time.time() - started, rss_kib(p.pid)))
+    status, metrics = get(admin, "/metrics")
+    m = re.search(r'scenert_net_connections_closed_total\{reason="slow_reader"\} (\d+)', metrics)
+    check(m and int(m.group(1)) >= 1, f"the never-reading client was cut: {m and m.group(0)}")
+    early = max(kib for at, kib in samples if 2 <= at < 4)
+    late = max(kib for at, kib in samples if at >= 6)
+    check(late - early < 4096, f"RSS grew {late - early} KiB after the cut: {samples}")
+    p.send_signal(signal.SIGTERM)
+    check(p.wait(timeout=5) == 0, "run exited non-zero")
+    print(f"run --tcp: a never-reading client was cut; RSS {early} KiB at 2-4 s, {late} KiB at 6-8 s")
 
 
 def loadtest(table, seed, report, *extra):
@@ -258,6 +480,8 @@ def case_usage_and_bad_table():
         (["run", f"{SRC}/examples/small.json", "--admin", "nonsense"], 2, "--admin nonsense"),
         (["run", f"{SRC}/examples/small.json", "--tcp", "nonsense"], 2, "--tcp nonsense"),
         (["run", f"{SRC}/examples/small.json", "--tcp", "192.0.2.1:1"], 2, "--tcp 192.0.2.1:1"),
+        (["run", f"{SRC}/examples/small.json", "--ws", "nonsense"], 2, "--ws nonsense"),
+        (["run", f"{SRC}/examples/small.json", "--max-frame", "8"], 2, "--max-frame"),
         (["run", f"{SRC}/examples/small.json", "--realtime", "100"], 2, "--realtime"),
         (["run"], 2, "table is required"),
         (["loadtest", f"{WORK}/missing.json"], 2, "missing.json"),

@@ -48,7 +48,9 @@ TEST(WorldMirror, EveryLineMirrorEqualsItsGridAfterRandomTraffic) {
   auto box = std::make_shared<mirrors>();
   box->map = make_map_data(table.maps.front());  // every scene of the small table has map 1
   world_options o;
-  o.on_line_events = [box](line_handle l, std::span<const line_event> ev) { box->feed(l, ev); };
+  o.on_line_events = [box](line_handle l, phase_id phase, std::span<const line_event> ev) {
+    if (phase == 0) box->feed(l, ev);  // the town lines' grids are compared; phases have their own
+  };
   test::manual_world mw(table, std::move(o));
   const scene_id scenes[] = {test::town_id, test::field_id, test::dungeon_id};
   std::mt19937 rng(11);

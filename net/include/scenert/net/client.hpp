@@ -1,6 +1,6 @@
 #pragma once
-/// client: a small blocking client of the wire protocol, for tests, tools and the bots: connect,
-/// send messages, receive the server's one at a time with a timeout.
+/// client: a small blocking client of the wire protocol, for tests, tools and the bots: connect
+/// over TCP or WebSocket, send messages, receive the server's one at a time with a timeout.
 
 #include <chrono>
 #include <cstdint>
@@ -24,13 +24,17 @@ class client {
  public:
   /// Connects over TCP to host:port (loopback in tests).
   static result<std::unique_ptr<client>, client_errc> connect(const std::string& host, std::uint16_t port);
+  /// Connects over WebSocket to ws://host:port/; with `subprotocol` "scenert" the server waits for
+  /// a login (never a guest). Each frame goes as one binary message.
+  static result<std::unique_ptr<client>, client_errc> connect_ws(const std::string& host, std::uint16_t port,
+                                                                 const std::string& subprotocol = "");
   ~client();
   client(const client&) = delete;
   client& operator=(const client&) = delete;
 
   /// Sends one message (a whole frame).
   result<void, client_errc> send(const client_message& m);
-  /// Sends raw bytes as they are (for tests of broken clients).
+  /// Sends raw bytes as they are (for tests of broken clients); over WebSocket, as one message.
   result<void, client_errc> send_bytes(std::string_view bytes);
   /// The next message from the server, waiting up to `timeout`.
   result<server_message, client_errc> receive(std::chrono::milliseconds timeout);
@@ -38,8 +42,12 @@ class client {
   void close();
 
  private:
+  struct websocket;
   explicit client(int fd);
-  int fd_;
+  explicit client(std::unique_ptr<websocket> ws);
+  result<void, client_errc> take(std::string_view bytes);
+  int fd_ = -1;
+  std::unique_ptr<websocket> ws_;
   frame_reader reader_;
   std::deque<server_message> ready_;
   std::string error_;

@@ -1,35 +1,73 @@
 #pragma once
-/// front: the network door of a world. Clients connect over TCP, are logged in as guests, land on
-/// the table's landing scene, see who is around (seed 002's protocol), move, chat, send requests to
-/// the world and leave by closing. The lines' events reach the front through the world's
+/// front: the network door of a world. Clients connect over TCP or WebSocket, log in (or are logged
+/// in as guests), land on the table's landing scene, see who is around (seed 002's protocol), move, chat,
+/// send requests to the world and leave by closing. The lines' events reach the front through the world's
 /// on_line_events and fan out through one view mirror per line on the front's I/O thread, never on
 /// a scene's tick.
 
+#include <array>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include <scenert/config/scene_table.hpp>
 #include <scenert/net/frame.hpp>
+#include <scenert/net/message_id.hpp>
 #include <scenert/runtime/result.hpp>
 #include <scenert/scene/line_event.hpp>
 #include <scenert/scene/world.hpp>
 
 namespace scenert::net {
 
+/// Why the front closed a connection (counted in front_stats::closed_by).
+enum class close_reason : std::uint8_t {
+  dropped,        ///< the client closed, or the socket failed
+  idle,           ///< no frame for idle_timeout
+  half_frame,     ///< half a frame held for read_timeout
+  login_timeout,  ///< no login (or WebSocket handshake) within login_timeout
+  slow_reader,    ///< over max_outbound_bytes behind
+  oversize,       ///< a frame over the size limit
+  bad_frames,     ///< too many frames with unknown ids, bad payloads or not allowed now
+  bad_login,      ///< a login whose name is not allowed
+  server_full,    ///< over max_connections
+  shutting_down,  ///< the server stops
+  replaced,       ///< the player logged in again on another connection
+  no_place,       ///< the world found no line to land on
+  count_
+};
+inline constexpr std::string_view close_reason_names[] = {
+    "dropped",    "idle",      "half_frame",  "login_timeout", "slow_reader", "oversize",
+    "bad_frames", "bad_login", "server_full", "shutting_down", "replaced",    "no_place"};
+static_assert(std::size(close_reason_names) == static_cast<std::size_t>(close_reason::count_),
+              "close_reason: name every reason");
+
 struct front_options {
+  bool tcp = true;  ///< listen for TCP clients on tcp_host:tcp_port
   std::string tcp_host = "127.0.0.1";
   std::uint16_t tcp_port = 0;  ///< 0: a free port (tcp_port() says which)
-  std::uint32_t max_payload = default_max_payload;
+  bool ws = false;             ///< listen for WebSocket clients on ws_host:ws_port
+  std::string ws_host = "127.0.0.1";
+  std::uint16_t ws_port = 0;
+  std::uint32_t max_payload = 0;  ///< 0: the table's network.max_frame_bytes
+  /// How long a dropped player keeps its place for its resume token; unset: the table's resume_ms.
+  std::optional<std::chrono::milliseconds> resume = std::nullopt;
   std::size_t max_connections = 10'000;            ///< over it a new connection gets a goodbye and a close
   std::size_t max_outbound_bytes = 1u << 20;       ///< a reader this far behind is cut
   std::uint32_t bad_frames_allowed = 10;           ///< unknown ids or payloads that do not parse
   std::chrono::milliseconds idle_timeout{60'000};  ///< no frame at all (heartbeats count): closed
   std::chrono::milliseconds read_timeout{10'000};  ///< a partial frame held this long: closed
+  /// A connection that sends no login (1000) this soon after connecting is logged in as a guest (seed
+  /// 002's clients send nothing first). WebSocket clients that ask for the "scenert" subprotocol are
+  /// never guests.
+  std::chrono::milliseconds guest_wait{50};
+  std::chrono::milliseconds login_timeout{10'000};  ///< a login (or WebSocket handshake) not done: closed
   /// Messages per second a connection may send, and the burst it may save up, per kind; the ones
   /// over it are dropped and counted (rate_limited), the connection stays.
   struct rate {
@@ -39,12 +77,26 @@ struct front_options {
   rate moves{20, 40}, chat{2, 5}, requests{10, 20};
 };
 
+/// Frames and bytes of one message id.
+struct message_counts {
+  std::uint64_t frames = 0, bytes = 0;
+};
+
 /// Counters, readable from any thread.
 struct front_stats {
   std::uint64_t accepted = 0, refused = 0, closed = 0, connections = 0;
   std::uint64_t frames_in = 0, frames_out = 0, bytes_in = 0, bytes_out = 0, writes = 0;
-  std::uint64_t bad_frames = 0, oversize = 0, cut_slow = 0, moves_refused = 0;
-  std::uint64_t rate_limited = 0, timed_out = 0;
+  std::uint64_t bad_frames = 0, oversize = 0, moves_refused = 0, rate_limited = 0;
+  std::uint64_t logins = 0, guests = 0, resumed = 0;
+  std::uint64_t detached = 0;  ///< players of dropped connections waiting for their resume now
+  std::array<std::uint64_t, static_cast<std::size_t>(close_reason::count_)> closed_by{};
+  std::array<message_counts, std::size(all_message_ids)> in_by_id{}, out_by_id{};
+};
+
+/// How many connections stand on one line (at the last publication, every quarter second).
+struct line_connections {
+  line_handle line;
+  std::uint32_t connections = 0;
 };
 
 enum class front_errc : std::uint8_t { ok, bind_failed, no_landing_scene, count_ };
@@ -59,14 +111,17 @@ class front {
   front& operator=(const front&) = delete;
 
   /// What the world calls with each line's events of a tick (from the lines' threads).
-  [[nodiscard]] std::function<void(line_handle, std::span<const line_event>)> on_line_events();
+  [[nodiscard]] std::function<void(line_handle, phase_id, std::span<const line_event>)> on_line_events();
   /// Binds the listener and starts the I/O thread; `w` must outlive the front's stop().
   result<void, front_errc> start(world& w);
   /// Says goodbye to every client, closes their connections and joins the I/O thread.
   void stop();
 
   [[nodiscard]] std::uint16_t tcp_port() const noexcept;
+  [[nodiscard]] std::uint16_t ws_port() const noexcept;
   [[nodiscard]] front_stats stats() const noexcept;
+  /// Connections per line, by scene then line.
+  [[nodiscard]] std::vector<line_connections> connections_by_line() const;
 
   struct impl;
 

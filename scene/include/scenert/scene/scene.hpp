@@ -41,9 +41,10 @@ class scene_host {
                               result<phase_id, world_errc> /*answer*/, bool /*entering*/) {}
   /// Whether the host hears line_events (asked once per line object, when it is first activated).
   [[nodiscard]] virtual bool wants_line_events() const { return false; }
-  /// What a tick did to the line's players (entered, left, moved on its grid), once per tick that
-  /// changed something, in the order it happened.
-  virtual void line_events(line_handle /*line*/, std::span<const line_event> /*events*/) {}
+  /// What a tick did to the players of a line or of one of its phases (`phase` 0: the line itself):
+  /// entered, left, moved on its grid, once per tick that changed something, in the order it happened.
+  virtual void line_events(line_handle /*line*/, phase_id /*phase*/, std::span<const line_event> /*events*/) {
+  }
 };
 
 /// A piece of scene behaviour (e.g. a town's phases). Hooks run on the scene's thread, in the

@@ -145,9 +145,10 @@ struct world_options {
   std::function<void(scene&)> on_new_line;
   /// A player whose failed line could not be replaced by another line (sent to the gateway).
   std::function<void(player_id, line_handle from, std::string_view reason)> on_evicted;
-  /// Each line's events of a tick (players entered, left, moved), called on the line's thread:
-  /// hand them to another thread (the network front), keep it short. Empty: lines collect none.
-  std::function<void(line_handle, std::span<const line_event>)> on_line_events;
+  /// Each line's (or phase's: `phase` != 0 on that town line) events of a tick (players entered, left,
+  /// moved), called on the line's thread: hand them to another thread (the network front), keep it
+  /// short. Empty: lines and phases collect none.
+  std::function<void(line_handle, phase_id, std::span<const line_event>)> on_line_events;
   /// Null: the in-process directory.
   std::shared_ptr<line_directory> directory;
 };

@@ -87,6 +87,9 @@ class space_module final : public scene_module, public phase_host, private scene
   running_phase* find_running(phase_id id);
 
   void scene_empty(line_handle) override {}
+  // A phase's events go to the town line's host as the town line's, with the phase's id.
+  bool wants_line_events() const override;
+  void line_events(line_handle phase_line, phase_id, std::span<const line_event> events) override;
   void player_left(line_handle line, player_id player) override;
   void scene_quarantined(line_handle line) override;
 

@@ -1,0 +1,200 @@
+// bench_front: the network front under load, in one process over loopback. A world on the example
+// table, the front on a free port, and N seed 002 clients on one thread (poll) that walk around the
+// town at a rate, reading everything. Measures, over the steady part of the run (after every client
+// landed): frames queued per write to a socket, bytes, and allocations per delivered frame (every
+// thread's, counted by a global operator new). Prints one JSON object.
+//   bench_front --clients N --seconds S [--hz H] [--workers W]
+#include <scenert/config/table_loader.hpp>
+#include <scenert/net/front.hpp>
+#include <scenert/net/messages.hpp>
+#include <scenert/runtime/processor_pool.hpp>
+#include <scenert/scene/world.hpp>
+
+#include <arpa/inet.h>
+#include <fmt/format.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <new>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+std::atomic<std::uint64_t> allocations{0};
+}  // namespace
+
+void* operator new(std::size_t n) {
+  allocations.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+namespace {
+
+using namespace std::chrono_literals;
+using namespace scenert;
+using clock_type = std::chrono::steady_clock;
+
+struct args {
+  unsigned clients = 200;
+  double seconds = 10;
+  double hz = 10;  // moves per second per client
+  unsigned workers = 2;
+};
+
+args parse(int argc, char** argv) {
+  args a;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string k = argv[i];
+    const double v = std::atof(argv[i + 1]);
+    if (k == "--clients")
+      a.clients = static_cast<unsigned>(v);
+    else if (k == "--seconds")
+      a.seconds = v;
+    else if (k == "--hz")
+      a.hz = v;
+    else if (k == "--workers")
+      a.workers = static_cast<unsigned>(v);
+    else {
+      std::fprintf(stderr, "bench_front: unknown flag %s\n", k.c_str());
+      std::exit(2);
+    }
+  }
+  return a;
+}
+
+int connect_to(std::uint16_t port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (fd < 0 || ::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
+    std::perror("bench_front: connect");
+    std::exit(1);
+  }
+  int one = 1;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  return fd;
+}
+
+// A walker in a box of the town clear of its blocked cells, one step of up to 2 units per move.
+struct walker {
+  int fd = -1;
+  float x = 0, z = 0;
+  bool landed = false;
+  std::uint64_t frames_in = 0;
+  net::frame_reader reader{1 << 20};
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const args a = parse(argc, argv);
+  auto loaded = load_table_file(SCENERT_SOURCE_DIR "/examples/mmo.json");
+  if (!loaded.ok()) return 1;
+  const scene_table table = *loaded.table;
+  pool_options po;
+  po.workers = a.workers;
+  po.log = [](log_level, std::string_view) {};
+  processor_pool pool(std::move(po));
+  if (!pool.start()) return 1;
+  auto door = net::front::create(table, {});
+  world_options wo;
+  wo.on_line_events = door->on_line_events();
+  auto w = world::create(table, pool, std::move(wo));
+  w->start();
+  if (!door->start(*w)) return 1;
+
+  std::mt19937 rng(42);
+  std::uniform_real_distribution<float> in_box(110, 210), step(-2, 2);
+  std::vector<walker> walkers(a.clients);
+  std::vector<pollfd> polls(a.clients);
+  for (unsigned i = 0; i < a.clients; ++i) {
+    walkers[i].fd = connect_to(door->tcp_port());
+    walkers[i].x = in_box(rng), walkers[i].z = in_box(rng);
+    polls[i] = {walkers[i].fd, POLLIN, 0};
+  }
+  std::string frame;
+  char buf[1 << 16];
+  auto read_all = [&] {
+    if (::poll(polls.data(), polls.size(), 1) <= 0) return;
+    for (unsigned i = 0; i < a.clients; ++i) {
+      if (!(polls[i].revents & POLLIN)) continue;
+      const ssize_t n = ::recv(walkers[i].fd, buf, sizeof buf, MSG_DONTWAIT);
+      if (n <= 0) continue;
+      (void)walkers[i].reader.feed(std::string_view(buf, static_cast<std::size_t>(n)),
+                                   [&](std::uint32_t id, std::string_view) {
+                                     ++walkers[i].frames_in;
+                                     walkers[i].landed |= id == 202;
+                                   });
+    }
+  };
+  const auto landing_deadline = clock_type::now() + 30s;
+  unsigned landed = 0;
+  while (landed < a.clients && clock_type::now() < landing_deadline) {
+    read_all();
+    landed = 0;
+    for (const auto& c : walkers) landed += c.landed;
+  }
+
+  // The steady part: every client walks at its rate and reads what it gets.
+  const auto before = door->stats();
+  const std::uint64_t allocs_before = allocations.load();
+  std::uint64_t moves = 0, frames_in_before = 0;
+  for (const auto& c : walkers) frames_in_before += c.frames_in;
+  const auto start = clock_type::now();
+  const auto end =
+      start + std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double>(a.seconds));
+  const auto period = std::chrono::duration<double>(1.0 / a.hz / a.clients);
+  auto next_move = start;
+  unsigned turn = 0;
+  while (clock_type::now() < end) {
+    while (clock_type::now() >= next_move) {
+      walker& c = walkers[turn++ % a.clients];
+      c.x = std::clamp(c.x + step(rng), 110.0F, 210.0F);
+      c.z = std::clamp(c.z + step(rng), 110.0F, 210.0F);
+      frame.clear();
+      net::append_frame(frame, net::client_message{net::move_to{{c.x, 0, c.z, 0, 0}}});
+      if (::send(c.fd, frame.data(), frame.size(), MSG_NOSIGNAL) > 0) ++moves;
+      next_move += std::chrono::duration_cast<clock_type::duration>(period);
+    }
+    read_all();
+  }
+  const double elapsed = std::chrono::duration<double>(clock_type::now() - start).count();
+  const auto after = door->stats();
+  const std::uint64_t allocs = allocations.load() - allocs_before;
+  std::uint64_t frames_in = 0;
+  for (const auto& c : walkers) frames_in += c.frames_in;
+  frames_in -= frames_in_before;
+
+  for (auto& c : walkers) ::close(c.fd);
+  door->stop();
+  (void)w->shutdown().wait_for(5s);
+  (void)pool.stop();
+
+  const auto frames_out = after.frames_out - before.frames_out;
+  const auto writes = after.writes - before.writes;
+  std::printf(
+      "%s\n",
+      fmt::format(R"({{"clients": {}, "landed": {}, "seconds": {:.2f}, "moves_per_s": {:.0f}, )"
+                  R"("frames_out": {}, "writes": {}, "frames_per_write": {:.2f}, "bytes_out": {}, )"
+                  R"("frames_read_by_clients": {}, "allocations": {}, "allocations_per_frame_out": {:.4f}, )"
+                  R"("slow_readers_cut": {}}})",
+                  a.clients, landed, elapsed, static_cast<double>(moves) / elapsed, frames_out, writes,
+                  writes ? double(frames_out) / double(writes) : 0.0, after.bytes_out - before.bytes_out,
+                  frames_in, allocs, frames_out ? double(allocs) / double(frames_out) : 0.0,
+                  after.closed_by[static_cast<std::size_t>(net::close_reason::slow_reader)])
+          .c_str());
+  return landed == a.clients ? 0 : 1;
+}

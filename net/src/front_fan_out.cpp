@@ -1,0 +1,127 @@
+// The lines' events: each line's mirror says who must hear what; each event's frame is encoded once
+// for all its viewers, and a player's moves before its last one in a drain are not sent at all
+// (its viewers get the latest position once), so a burst of ticks costs one frame per mover.
+#include "front_impl.hpp"
+
+#include <algorithm>
+
+namespace scenert::net {
+
+namespace {
+
+struct fan_out {
+  front::impl& f;
+  view_mirror& mirror;
+  const map_def& units;
+  bool quiet_moves = false;  // this event's move is superseded by a later one in the drain
+  std::string frame;
+  player_id frame_who = 0;
+  int frame_kind = -1;
+
+  const std::string& encoded(int kind, player_id who) {
+    if (kind == frame_kind && who == frame_who) return frame;
+    frame.clear();
+    frame_kind = kind, frame_who = who;
+    const auto pid = static_cast<std::int32_t>(who);
+    if (kind == 201) {
+      append_frame(frame, server_message{left_view{pid}});
+    } else {
+      const auto at = mirror.where(who);
+      append_frame(frame, server_message{broadcast{
+                              pid, kind == 2 ? broadcast_type::appeared : broadcast_type::moved,
+                              f.name_of(who), "", at ? f.position_of(who, *at, units) : position{}, 0}});
+    }
+    return frame;
+  }
+  void to(player_id viewer, int kind, player_id who) {
+    auto it = f.sessions.find(viewer);
+    if (it != f.sessions.end()) f.push(it->second, encoded(kind, who));
+  }
+  void appeared(player_id viewer, player_id who) { to(viewer, 2, who); }
+  void moved(player_id viewer, player_id who) {
+    if (!quiet_moves) to(viewer, 4, who);
+  }
+  void vanished(player_id viewer, player_id who) { to(viewer, 201, who); }
+  // An entering player's own 200 Tp 2, then its 202 with everyone it sees.
+  void view(player_id p, std::span<const player_id> all) {
+    auto it = f.sessions.find(p);
+    if (it == f.sessions.end()) return;
+    session& s = *it->second;
+    const auto at = mirror.where(p);
+    f.send(s, server_message{broadcast{static_cast<std::int32_t>(p), broadcast_type::appeared, s.name, "",
+                                       at ? f.position_of(s, *at, units) : position{}, 0}});
+    players_in_view v;
+    v.players.reserve(all.size());
+    for (player_id q : all) {
+      const auto qa = mirror.where(q);
+      v.players.push_back(
+          {static_cast<std::int32_t>(q), qa ? f.position_of(q, *qa, units) : position{}, f.name_of(q)});
+    }
+    f.send(s, server_message{std::move(v)});
+  }
+};
+
+}  // namespace
+
+void front::impl::drain_lines() {
+  (void)feed->batches.drain([this](line_batch& b) { drained.push_back(std::move(b)); });
+  mark_superseded_moves();
+  std::size_t index = 0;  // of the drain's moves
+  for (auto& b : drained) {
+    const scene_def* def = def_of(b.line.scene);
+    if (def == nullptr) continue;
+    const view_key key = key_of(b.line, b.phase);
+    auto [it, fresh] = mirrors.try_emplace(key, map_of(*def));
+    fan_out out{*this, it->second, units_of(*def), false, {}, 0, -1};
+    for (const auto& e : b.events) {
+      out.frame_kind = -1;  // a new event: its frames are new
+      out.quiet_moves = e.what == line_event::kind::moved && superseded[index++];
+      if (e.what == line_event::kind::left) forget_view(it->second, e.player);
+      if (!it->second.apply(e, out)) continue;
+      if (e.what == line_event::kind::entered) line_of[e.player] = {b.line, b.phase};
+      if (e.what == line_event::kind::left) {
+        if (auto l = line_of.find(e.player); l != line_of.end() && l->second.key() == key) line_of.erase(l);
+        if (!sessions.count(e.player) && !detached.count(e.player)) names.erase(e.player);
+      }
+    }
+  }
+  drained.clear();
+  flush();
+}
+
+// superseded[i]: the drain's i-th move is followed by a later move of the same player.
+void front::impl::mark_superseded_moves() {
+  move_order.clear();
+  for (const auto& b : drained)
+    for (const auto& e : b.events)
+      if (e.what == line_event::kind::moved)
+        move_order.emplace_back(e.player, static_cast<std::uint32_t>(move_order.size()));
+  superseded.assign(move_order.size(), false);
+  std::sort(move_order.begin(), move_order.end());
+  for (std::size_t i = 0; i + 1 < move_order.size(); ++i)
+    if (move_order[i].first == move_order[i + 1].first) superseded[move_order[i].second] = true;
+}
+
+// A player leaving a view (another line, a phase, the world) hears 201 for everyone it saw there.
+void front::impl::forget_view(const view_mirror& mirror, player_id p) {
+  auto it = sessions.find(p);
+  if (it == sessions.end()) return;
+  std::string frame;
+  for (player_id q : mirror.view_of(p)) {
+    frame.clear();
+    append_frame(frame, server_message{left_view{static_cast<std::int32_t>(q)}});
+    push(it->second, frame);
+  }
+}
+
+void front::impl::send_view(session& s) {
+  auto l = line_of.find(s.pid);
+  if (l == line_of.end()) return;
+  auto m = mirrors.find(l->second.key());
+  const scene_def* def = def_of(l->second.line.scene);
+  if (m == mirrors.end() || def == nullptr) return;
+  const auto all = m->second.view_of(s.pid);
+  fan_out{*this, m->second, units_of(*def), false, {}, 0, -1}.view(s.pid, all);
+}
+
+}  // namespace scenert::net

@@ -1,0 +1,191 @@
+#pragma once
+// The front's I/O side: one io_context on one thread owns every session, the view mirrors, the
+// players waiting for their resume and the outgoing buffers. Scenes and the world only post to it.
+// Its work is split by topic: front.cpp (connections and bytes), front_login.cpp (logins, guests,
+// resumes), front_play.cpp (a logged-in client's messages), front_fan_out.cpp (the lines' events).
+
+#include "session.hpp"
+
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include <scenert/net/messages.hpp>
+#include <scenert/net/view_mirror.hpp>
+#include <scenert/runtime/inbox.hpp>
+#include <scenert/scene/scene.hpp>
+
+namespace scenert::net {
+
+struct line_batch {
+  line_handle line;
+  phase_id phase = 0;  // a phase of that town line (0: the line itself)
+  std::vector<line_event> events;
+};
+
+// A view: a line, or one phase of a town line; each has a mirror of its own.
+struct view_key {
+  scene_id scene = 0;
+  std::uint32_t line = 0;
+  phase_id phase = 0;
+  friend bool operator==(const view_key&, const view_key&) = default;
+};
+struct view_key_hash {
+  std::size_t operator()(const view_key& k) const noexcept {
+    return std::hash<std::uint64_t>{}((std::uint64_t{k.scene} << 32 | k.line) ^
+                                      (std::uint64_t{k.phase} << 20));
+  }
+};
+inline view_key key_of(line_handle l, phase_id phase) { return {l.scene, l.line, phase}; }
+
+// Where a player stands, as its view's events said.
+struct standing_line {
+  line_handle line;
+  phase_id phase = 0;
+  [[nodiscard]] view_key key() const { return key_of(line, phase); }
+};
+
+// What the lines' threads share with the I/O thread: the batches' inbox and the wake-up.
+struct line_feed {
+  std::shared_ptr<asio::io_context> io;
+  inbox<line_batch> batches{1024};
+  std::atomic<bool> wake_pending{false};
+  std::function<void()> on_wake;  // set before the first post, run on the I/O thread
+  void post(line_handle line, phase_id phase, std::span<const line_event> events);
+};
+
+struct front::impl {
+  impl(const scene_table& t, front_options o);
+
+  const scene_table& table;
+  front_options opt;
+  std::chrono::milliseconds resume_for;
+  std::shared_ptr<asio::io_context> io;
+  tcp::acceptor tcp_acceptor, ws_acceptor;
+  std::shared_ptr<line_feed> feed;
+  std::thread thread;
+  world* w = nullptr;
+  const scene_def* landing = nullptr;
+  std::uint16_t tcp_port = 0, ws_port = 0;
+
+  // ---- I/O thread only ----
+  std::int32_t next_pid = 1;
+  std::unordered_map<player_id, std::shared_ptr<session>> sessions;  // logged in
+  std::vector<std::shared_ptr<session>> greeting;                    // not logged in yet
+  std::unordered_map<player_id, std::string> names;                  // players the mirrors may still hold
+  std::unordered_map<view_key, view_mirror, view_key_hash> mirrors;
+  std::map<map_id, std::shared_ptr<const grid::map_data>> maps;
+  std::vector<std::shared_ptr<session>> dirty;
+  std::size_t open_sockets = 0;
+  bool stopping = false;
+  asio::steady_timer stop_timer, sweep_timer;
+
+  // A player whose connection dropped, keeping its place until `until` for its resume token.
+  struct waiting {
+    std::string name, token;
+    placement place;
+    bool placed = false;
+    clock::time_point until;
+  };
+  std::unordered_map<player_id, waiting> detached;
+  std::unordered_map<std::string, player_id> tokens;  // resume token -> player (logged in or detached)
+  // The line (and phase) each player stands on, as its view's events said (a move asks for it).
+  std::unordered_map<player_id, standing_line> line_of;
+
+  // Coalescing one drain's moves: a player's moves before its last one in the drain are not sent.
+  std::vector<line_batch> drained;
+  std::vector<std::pair<player_id, std::uint32_t>> move_order;  // (mover, event index)
+  std::vector<bool> superseded;
+
+  mutable std::mutex published_mutex;
+  std::vector<line_connections> published;  // connections per line, every sweep
+
+  struct counters {
+    std::atomic<std::uint64_t> accepted{0}, refused{0}, closed{0}, connections{0}, frames_in{0},
+        frames_out{0}, bytes_in{0}, bytes_out{0}, writes{0}, bad_frames{0}, oversize{0}, moves_refused{0},
+        rate_limited{0}, logins{0}, guests{0}, resumed{0}, detached{0};
+    std::array<std::atomic<std::uint64_t>, static_cast<std::size_t>(close_reason::count_)> closed_by{};
+    std::array<std::atomic<std::uint64_t>, std::size(all_message_ids)> in_frames{}, in_bytes{}, out_frames{},
+        out_bytes{};
+  } n;
+  static void add(std::atomic<std::uint64_t>& c, std::uint64_t v = 1) {
+    c.fetch_add(v, std::memory_order_relaxed);
+  }
+  void count_in(std::uint32_t id, std::size_t payload);
+  void count_out(std::string_view frames);
+
+  // ---- front.cpp: connections and bytes ----
+  result<void, front_errc> listen(tcp::acceptor& a, const std::string& host, std::uint16_t port,
+                                  const char* flag, std::uint16_t& bound);
+  void accept(tcp::acceptor& a, bool websocket);
+  void on_accepted(tcp::socket sock, bool websocket);
+  void handshake(const std::shared_ptr<session>& s);
+  void read(const std::shared_ptr<session>& s);
+  void on_read(const std::shared_ptr<session>& s, boost::system::error_code ec, std::string_view bytes);
+  void close(const std::shared_ptr<session>& s, close_reason why, const std::string& text = {});
+  void close_socket(session& s);
+  void stop_when_quiet();
+  void sweep();
+  void sweep_once(clock::time_point now);
+  void publish_connections();
+  static constexpr std::chrono::seconds linger{2};
+  std::vector<std::pair<std::shared_ptr<session>, clock::time_point>> lingering;
+  void end_lingering(clock::time_point now);
+  void send(session& s, const server_message& m);
+  void push(const std::shared_ptr<session>& s, std::string_view frame);
+  void mark(session& s);
+  void flush();
+  void write(const std::shared_ptr<session>& s);
+  void write_next_message(const std::shared_ptr<session>& s);
+  void wrote(const std::shared_ptr<session>& s, boost::system::error_code ec);
+
+  // ---- front_login.cpp: logins, guests, resumes ----
+  void greet(const std::shared_ptr<session>& s);
+  void log_in_guest(const std::shared_ptr<session>& s);
+  void log_in(const std::shared_ptr<session>& s, const login& l);
+  void resume(const std::shared_ptr<session>& s, player_id pid);
+  void admit(const std::shared_ptr<session>& s, player_id pid, std::string name);
+  void drop_player(session& s, close_reason why);
+  void expire_detached(clock::time_point now);
+  std::random_device entropy;  // resume tokens: 128 bits each
+  std::string new_token();
+
+  // ---- front_play.cpp: a logged-in client's messages ----
+  void on_frame(const std::shared_ptr<session>& s, std::uint32_t id, std::string_view payload);
+  void bad_frame(const std::shared_ptr<session>& s, const std::string& why);
+  bool allowed(bucket& b, const front_options::rate& r);
+  void handle(const std::shared_ptr<session>& s, const talk& t);
+  void handle(const std::shared_ptr<session>& s, const move_to& m);
+  void handle(const std::shared_ptr<session>& s, const request& r);
+  void handle(const std::shared_ptr<session>& s, const heartbeat& h);
+  void handle(const std::shared_ptr<session>& s, const login& l);
+  void enter_world(const std::shared_ptr<session>& asking, const world_request& q, std::uint32_t request_id);
+  server_message info_of(const scene_def& def, const placement& p);
+
+  // ---- front_fan_out.cpp: the lines' events ----
+  void drain_lines();
+  void mark_superseded_moves();
+  void send_view(session& s);
+  void forget_view(const view_mirror& mirror, player_id p);
+
+  // ---- geometry ----
+  struct standing_at {
+    scene_id scene;
+    grid::cell_point cell;
+  };
+  std::optional<standing_at> where(player_id p) const;
+  const scene_def* def_of(scene_id id) const { return table.find_scene(id); }
+  const std::shared_ptr<const grid::map_data>& map_of(const scene_def& s);
+  const map_def& units_of(const scene_def& d) const;
+  static position centre(grid::cell_point c, const map_def& u);
+  static position position_of(const session& s, grid::cell_point c, const map_def& u);
+  position position_of(player_id p, grid::cell_point c, const map_def& u) const;
+  const std::string& name_of(player_id p) { return names[p]; }
+};
+
+}  // namespace scenert::net

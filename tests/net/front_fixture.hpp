@@ -1,0 +1,103 @@
+#pragma once
+// What the front's end-to-end tests share: a world on a real pool with the front on free ports, and
+// bounded waits for the frames a client expects. Nothing here sleeps for a fixed time.
+#include <scenert/net/client.hpp>
+#include <scenert/net/front.hpp>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include <scenert/space/space_module.hpp>
+
+#include "../scene/fixture.hpp"
+
+namespace scenert::net::test {
+
+using namespace scenert::test;
+inline constexpr auto patience = std::chrono::seconds(5);
+
+struct server {
+  scene_table table = small_table();
+  std::unique_ptr<processor_pool> pool;
+  std::unique_ptr<front> door;
+  std::shared_ptr<world> w;
+
+  explicit server(front_options fo = {}, const std::function<void(scene_table&)>& tweak = nullptr) {
+    if (tweak) tweak(table);
+    fo.ws = true;
+    pool_options po;
+    po.workers = 2;
+    po.log = [](log_level, std::string_view) {};
+    pool = std::make_unique<processor_pool>(std::move(po));
+    EXPECT_TRUE(pool->start().has_value());
+    door = front::create(table, fo);
+    world_options wo;
+    wo.on_line_events = door->on_line_events();
+    wo.on_new_line = attach_space_modules(table);  // town lines get their phases, as in scenert run
+    w = world::create(table, *pool, std::move(wo));
+    w->start();
+    auto started = door->start(*w);
+    EXPECT_TRUE(started.has_value()) << started.error().message;
+  }
+  ~server() {
+    door->stop();
+    w->shutdown().wait_for(patience);
+    (void)pool->stop();
+  }
+  std::unique_ptr<client> connect() {
+    auto c = client::connect("127.0.0.1", door->tcp_port());
+    EXPECT_TRUE(c.has_value()) << c.error().message;
+    return c ? std::move(c).value() : nullptr;
+  }
+  std::unique_ptr<client> connect_ws(const std::string& subprotocol = "") {
+    auto c = client::connect_ws("127.0.0.1", door->ws_port(), subprotocol);
+    EXPECT_TRUE(c.has_value()) << c.error().message;
+    return c ? std::move(c).value() : nullptr;
+  }
+};
+
+inline std::uint64_t closed(const server& s, close_reason why) {
+  return s.door->stats().closed_by[static_cast<std::size_t>(why)];
+}
+
+// Reads until a message of type M for which `pred` holds; fails the test on a timeout.
+template <class M>
+M wait_for(client& c, std::function<bool(const M&)> pred = nullptr) {
+  const auto deadline = std::chrono::steady_clock::now() + patience;
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto m = c.receive(
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()));
+    if (!m) {
+      ADD_FAILURE() << "waiting for frame " << name_of(id_of(server_message{M{}})) << ": "
+                    << m.error().message;
+      return M{};
+    }
+    if (auto* got = std::get_if<M>(&m.value()); got && (!pred || pred(*got))) return *got;
+  }
+  ADD_FAILURE() << "timed out waiting for frame " << name_of(id_of(server_message{M{}}));
+  return M{};
+}
+
+inline bool is(const broadcast& b, std::int32_t pid, broadcast_type t) { return b.pid == pid && b.type == t; }
+
+// Waits for a landing's view: 200 Tp 2 for itself, then 202.
+inline players_in_view view_after_landing(client& c, std::int32_t pid) {
+  wait_for<broadcast>(c, [&](const broadcast& b) { return is(b, pid, broadcast_type::appeared); });
+  return wait_for<players_in_view>(c);
+}
+
+// Logs in as a guest and waits for its view: 1, then 200 Tp 2 for itself, then 202.
+inline std::int32_t land(client& c, players_in_view* view = nullptr) {
+  const auto me = wait_for<you_are>(c);
+  EXPECT_GT(me.pid, 0);
+  EXPECT_EQ(me.name, "guest-" + std::to_string(me.pid));
+  auto v = view_after_landing(c, me.pid);
+  if (view) *view = v;
+  return me.pid;
+}
+
+}  // namespace scenert::net::test

@@ -1,0 +1,59 @@
+// The front's coalescing of moves, read inside: in one drain of line batches, a player's moves
+// before its last one are marked superseded (not sent), whatever lines and batches they sit in.
+#include "../../net/src/front_impl.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+
+#include "../scene/fixture.hpp"
+
+namespace scenert::net {
+namespace {
+
+line_event moved(player_id p) { return {line_event::kind::moved, p, {1, 1}}; }
+line_event entered(player_id p) { return {line_event::kind::entered, p, {1, 1}}; }
+
+TEST(FrontWhitebox, OnlyEachPlayersLastMoveInADrainIsSent) {
+  const scene_table table = test::small_table();
+  front::impl f(table, {});
+  f.drained.push_back({{1, 1, 1}, 0, {moved(7), entered(8), moved(8), moved(7)}});
+  f.drained.push_back({{1, 2, 1}, 0, {moved(9)}});
+  f.drained.push_back({{1, 1, 1}, 3, {moved(8), moved(7)}});  // a phase of line 1
+  f.mark_superseded_moves();
+  // The drain's moves in order: 7, 8, 7, 9, 8, 7.
+  EXPECT_EQ(f.superseded, (std::vector<bool>{true, true, true, false, false, false}));
+}
+
+// Against the obvious rule on random drains: a move is superseded when the same player moves later.
+TEST(FrontWhitebox, SupersededMovesMatchTheRuleOnRandomDrains) {
+  const scene_table table = test::small_table();
+  front::impl f(table, {});
+  std::mt19937 rng(7);
+  for (int round = 0; round < 200; ++round) {
+    f.drained.clear();
+    std::vector<player_id> movers;
+    const int batches = 1 + static_cast<int>(rng() % 4);
+    for (int b = 0; b < batches; ++b) {
+      line_batch batch{
+          {1, static_cast<std::uint32_t>(1 + rng() % 3), 1}, static_cast<phase_id>(rng() % 2), {}};
+      for (int e = static_cast<int>(rng() % 8); e > 0; --e) {
+        const auto p = static_cast<player_id>(1 + rng() % 5);
+        batch.events.push_back(rng() % 4 == 0 ? entered(p) : moved(p));
+        if (batch.events.back().what == line_event::kind::moved) movers.push_back(p);
+      }
+      f.drained.push_back(std::move(batch));
+    }
+    f.mark_superseded_moves();
+    ASSERT_EQ(f.superseded.size(), movers.size());
+    for (std::size_t i = 0; i < movers.size(); ++i) {
+      const bool later =
+          std::find(movers.begin() + static_cast<long>(i) + 1, movers.end(), movers[i]) != movers.end();
+      EXPECT_EQ(f.superseded[i], later) << "round " << round << ", move " << i;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace scenert::net
