@@ -399,7 +399,8 @@ def case_run_never_reading_rss():
     check(m and int(m.group(1)) >= 1, f"the never-reading client was cut: {m and m.group(0)}")
     early = max(kib for at, kib in samples if 2 <= at < 4)
     late = max(kib for at, kib in samples if at >= 6)
-    check(late - early < 4096, f"RSS grew {late - early} KiB after the cut: {samples}")
+    if not os.environ.get("SCENERT_SANITIZE"):
+        check(late - early < 4096, f"RSS grew {late - early} KiB after the cut: {samples}")
     p.send_signal(signal.SIGTERM)
     check(p.wait(timeout=5) == 0, "run exited non-zero")
     print(f"run --tcp: a never-reading client was cut; RSS {early} KiB at 2-4 s, {late} KiB at 6-8 s")
