@@ -118,15 +118,24 @@ class Seed002Client:
                 if len(self.buf) >= 8 + n:
                     payload, self.buf = self.buf[8:8 + n], self.buf[8 + n:]
                     return i, payload
-            self.sock.settimeout(max(0.01, deadline - time.time()))
-            try:
-                d = self.sock.recv(65536)
-            except socket.timeout:
-                continue
-            if not d:
+            if not self._more(deadline):
                 return None, b""
-            self.buf += d
         fail("no frame within the time")
+
+    def _recv(self, deadline):
+        """What arrives before the deadline (b"" at the end of the stream), or None."""
+        self.sock.settimeout(max(0.01, deadline - time.time()))
+        try:
+            return self.sock.recv(65536)
+        except socket.timeout:
+            return None
+
+    def _more(self, deadline):
+        """Reads what arrives into buf; False at the end of the stream."""
+        d = self._recv(deadline)
+        if d is not None:
+            self.buf += d
+        return d != b""
 
     def wait(self, want_id, seconds=5):
         while True:
@@ -201,25 +210,14 @@ class WebSocketClient(Seed002Client):
         check(head.startswith(b"HTTP/1.1 101") and b"scenert" in head.lower(), f"handshake: {head!r}")
         self.buf, self.raw, self.messages = b"", b"", 0
 
-    def next(self, seconds=5):
-        deadline = time.time() + seconds
-        while time.time() < deadline:
-            if len(self.buf) >= 8:
-                n, i = struct.unpack("<II", self.buf[:8])
-                if len(self.buf) >= 8 + n:
-                    payload, self.buf = self.buf[8:8 + n], self.buf[8 + n:]
-                    return i, payload
-            if self._message():
-                continue
-            self.sock.settimeout(max(0.01, deadline - time.time()))
-            try:
-                d = self.sock.recv(65536)
-            except socket.timeout:
-                continue
-            if not d:
-                return None, b""
+    def _more(self, deadline):
+        """Moves whole server messages (unmasked) into buf, reading more when none is whole."""
+        if self._message():
+            return True
+        d = self._recv(deadline)
+        if d is not None:
             self.raw += d
-        fail("no frame within the time")
+        return d != b""
 
     def _message(self):
         """Moves one whole server message (unmasked) from raw to buf; True when it did."""

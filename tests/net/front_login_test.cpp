@@ -105,15 +105,21 @@ TEST(FrontLogin, AResumeInsideResumeMsGetsTheSamePlayerAndAFreshView) {
   EXPECT_EQ(s.door->stats().detached, 0U);
 }
 
-// After resume_ms the player leaves (its viewers get 201) and its token is void.
-TEST(FrontLogin, AfterResumeMsThePlayerLeavesAndItsTokenIsVoid) {
-  server s(front_options{.resume = 300ms});
+// A named player beside a watcher; its connection drops, and the watcher sees it leave.
+login_ok drop_and_watch_it_leave(server& s) {
   auto watcher = s.connect();
   land(*watcher);
   auto c = s.connect();
   const auto first = log_in(*c, "alice");
   c->close();
   wait_for<left_view>(*watcher, [&](const left_view& l) { return l.pid == first.pid; });
+  return first;
+}
+
+// After resume_ms the player leaves (its viewers get 201) and its token is void.
+TEST(FrontLogin, AfterResumeMsThePlayerLeavesAndItsTokenIsVoid) {
+  server s(front_options{.resume = 300ms});
+  const auto first = drop_and_watch_it_leave(s);
   auto again = s.connect();
   const auto fresh = log_in(*again, "alice2", first.resume_token);
   EXPECT_FALSE(fresh.resumed);
@@ -139,12 +145,7 @@ TEST(FrontLogin, ALoginWithTheTokenOnAnotherConnectionReplacesTheFirst) {
 // Without resume_ms a dropped player leaves at once, whatever its token.
 TEST(FrontLogin, WithoutResumeMsADroppedPlayerLeavesAtOnce) {
   server s;
-  auto watcher = s.connect();
-  land(*watcher);
-  auto c = s.connect();
-  const auto first = log_in(*c, "alice");
-  c->close();
-  wait_for<left_view>(*watcher, [&](const left_view& l) { return l.pid == first.pid; });
+  drop_and_watch_it_leave(s);
   EXPECT_EQ(s.door->stats().detached, 0U);
 }
 
