@@ -27,11 +27,20 @@ result<endpoint, admin_errc> parse_endpoint(std::string_view text) {
 }
 
 namespace {
+net::http_response to_http(admin_response r) {
+  return net::http_response{r.status, std::move(r.content_type), std::move(r.body), {}};
+}
+
 net::http_handler route(std::function<admin_response()> handler) {
   if (!handler) return {};
-  return [h = std::move(handler)](const net::http_request&) {
-    admin_response r = h();
-    return net::http_response{r.status, std::move(r.content_type), std::move(r.body), {}};
+  return [h = std::move(handler)](const net::http_request&) { return to_http(h()); };
+}
+
+net::http_async_handler route_async(std::function<void(std::string_view, admin_reply)> handler) {
+  if (!handler) return {};
+  return [h = std::move(handler)](const net::http_request& req, net::http_reply reply) {
+    h(req.rest, admin_reply{[reply](admin_response r) { reply.answer(to_http(std::move(r))); },
+                            [reply](admin_response r) { reply.on_timeout(to_http(std::move(r))); }});
   };
 }
 
@@ -44,13 +53,15 @@ result<std::unique_ptr<admin_server>, admin_errc> admin_server::start(const endp
                                                                       admin_handlers handlers) {
   // The probes answer on the I/O thread at once; the reports may wait (/scenes asks the world's
   // thread, for up to a second) or walk every scene, so they run on the helper thread and never
-  // hold a probe back.
+  // hold a probe back. /lines waits for a scene's thread without holding any thread: its answer is
+  // posted back to the I/O thread.
   net::http_routes routes;
   routes.on("/livez", route(std::move(handlers.livez)))
       .on("/readyz", route(std::move(handlers.readyz)))
       .on("/healthz", route(std::move(handlers.healthz)))
       .on_slow("/metrics", route(std::move(handlers.metrics)))
-      .on_slow("/scenes", route(std::move(handlers.scenes)));
+      .on_slow("/scenes", route(std::move(handlers.scenes)))
+      .on_prefix_async("/lines/", route_async(std::move(handlers.lines)), handlers.lines_timeout);
   net::http_server_options options;
   options.name = "admin";  // "admin endpoint HOST:PORT: cannot bind: ..."
   auto http = net::http_server::start(at.host, at.port, std::move(routes), std::move(options));

@@ -1,6 +1,7 @@
 #pragma once
 /// The admin endpoint of `scenert run`: a small HTTP server on loopback for probes and scrapes.
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -11,7 +12,12 @@
 
 namespace scenert::apps {
 
-enum class admin_errc { ok = 0, bad_endpoint, bind_failed };
+enum class admin_errc {
+  ok = 0,
+  bad_endpoint,
+  bind_failed,
+  bad_path,  ///< a request's path does not name what its route expects
+};
 
 /// What a handler answers.
 struct admin_response {
@@ -20,14 +26,27 @@ struct admin_response {
   std::string body;
 };
 
+/// How an asynchronous handler answers: later, from any thread.
+/// Thread-safety: both from any thread; the first answer wins, later ones are dropped.
+struct admin_reply {
+  std::function<void(admin_response)> answer;      ///< the answer
+  std::function<void(admin_response)> on_timeout;  ///< what goes instead if `answer` did not come in time
+};
+
 /// One handler per path; each runs on the server's one I/O thread, which serves every connection:
-/// it must be thread-safe and must not block (read a snapshot, format it).
+/// it must be thread-safe and must not block (read a snapshot, format it). /metrics and /scenes run
+/// on a helper thread instead and may wait; /lines starts its work and answers later.
 struct admin_handlers {
   std::function<admin_response()> livez;
   std::function<admin_response()> readyz;
   std::function<admin_response()> healthz;
   std::function<admin_response()> metrics;
   std::function<admin_response()> scenes;
+  /// GET /lines/SCENE/LINE, with `rest` "SCENE/LINE" as sent: a line's entities, read on the line's
+  /// own thread. It must not block: it hands the work on, and the answer comes through the reply.
+  std::function<void(std::string_view rest, admin_reply reply)> lines;
+  /// How long /lines may take before the reply's timeout answer goes out.
+  std::chrono::milliseconds lines_timeout{1'000};
 };
 
 /// HOST:PORT, split and checked ("127.0.0.1:0" asks for any free port).
@@ -37,7 +56,8 @@ struct endpoint {
 };
 [[nodiscard]] result<endpoint, admin_errc> parse_endpoint(std::string_view text);
 
-/// Serves GET /livez, /readyz, /healthz, /metrics, /scenes on its own thread until destroyed.
+/// Serves GET /livez, /readyz, /healthz, /metrics, /scenes and /lines/SCENE/LINE on its own thread
+/// until destroyed (a path without a handler answers 404).
 /// Thread-safety: port() from any thread; the destructor stops and joins the server.
 class admin_server {
  public:

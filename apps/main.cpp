@@ -1,5 +1,6 @@
 // The `scenert` command: one subcommand per file (check_command.cpp, ...), wired up here.
 
+#include "bots_command.hpp"
 #include "check_command.hpp"
 #include "exit_codes.hpp"
 #include "loadtest_command.hpp"
@@ -9,7 +10,8 @@
 
 int main(int argc, char** argv) {
   using namespace scenert::apps;
-  CLI::App app{"scenert: host MMO game scenes, validate scene tables, load-test line allocation"};
+  CLI::App app{
+      "scenert: host MMO game scenes, validate scene tables, load-test line allocation and real clients"};
   app.set_version_flag("--version", SCENERT_VERSION);
   app.require_subcommand(1);
   app.footer(
@@ -21,6 +23,8 @@ int main(int argc, char** argv) {
   CLI::App* run_cmd = add_run_command(app, run);
   loadtest_options loadtest;
   CLI::App* loadtest_cmd = add_loadtest_command(app, loadtest);
+  bots_command_options bots;
+  CLI::App* bots_cmd = add_bots_command(app, bots);
 
   try {
     app.parse(argc, argv);
@@ -31,5 +35,6 @@ int main(int argc, char** argv) {
   if (check_cmd->parsed()) return run_check(check);
   if (run_cmd->parsed()) return run_host(run);
   if (loadtest_cmd->parsed()) return run_loadtest(loadtest);
+  if (bots_cmd->parsed()) return run_bots_command(bots);
   return exit_usage;
 }

@@ -1,13 +1,18 @@
 #include "run_admin.hpp"
 
 #include <scenert/config/table_loader.hpp>
-
 #include <scenert/runtime/processor_pool.hpp>
+#include <scenert/space/space_module.hpp>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <charconv>
 #include <future>
+#include <memory>
+#include <optional>
+#include <span>
 
 namespace scenert::apps {
 namespace {
@@ -100,7 +105,142 @@ nlohmann::json scene_json(const scene_table& table, const scene_snapshot& sc, co
   return j;
 }
 
+// ---- /lines/SCENE/LINE ------------------------------------------------------------------------
+// nlohmann's ordered_json keeps the keys in the order written: the document reads as documented.
+using ordered_json = nlohmann::ordered_json;
+
+admin_response text(int status, std::string body) {
+  return {status, "text/plain; charset=utf-8", std::move(body) + "\n"};
+}
+
+admin_response no_open_line(line_target t) {
+  return text(404, fmt::format("scene {} has no open line {}", t.scene, t.line));
+}
+
+std::optional<std::uint32_t> decimal(std::string_view s) {
+  std::uint32_t v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc{} || end != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+// A map as the clients see it: cells from the grid's map data, world units from the map definition.
+ordered_json geometry_json(const grid::map_data& map, const map_def* units) {
+  const map_def unit{};  // the loader guarantees every scene's map exists
+  const map_def& u = units != nullptr ? *units : unit;
+  return {{"width", map.width()},
+          {"height", map.height()},
+          {"cell_size", u.cell_size},
+          {"origin_x", u.origin_x},
+          {"origin_z", u.origin_z},
+          {"area_width", map.area_width()},
+          {"area_height", map.area_height()},
+          {"eyesight_x", map.eyesight_x()},
+          {"eyesight_y", map.eyesight_y()}};
+}
+
+ordered_json cell_json(std::uint64_t id, grid::cell_point at) {
+  return {{"id", id}, {"x", at.x}, {"y", at.y}};
+}
+
+// Of `players` (sorted), those standing on the scene's grid, where they stand.
+ordered_json players_json(const scene& s, std::span<const player_id> players) {
+  auto list = ordered_json::array();
+  for (player_id p : players)
+    if (auto e = s.entity_of(p)) list.push_back(cell_json(p, s.grid().position_of(*e)));
+  return list;
+}
+
+ordered_json monsters_json(const scene& s) {
+  std::vector<grid::entity_id> ids = s.monsters();
+  std::sort(ids.begin(), ids.end());
+  auto list = ordered_json::array();
+  for (auto id : ids)
+    if (s.grid().contains(id)) list.push_back(cell_json(id, s.grid().position_of(id)));
+  return list;
+}
+
+// The running phases of a town line that hold any of `players` (sorted). A phase's grid runs on its
+// town's map data, and the front draws a phase's view with its town line's units: so does this.
+ordered_json phases_json(scene& town, std::span<const player_id> players, const map_def* units) {
+  auto list = ordered_json::array();
+  const space_module* spaces = find_space_module(town);
+  if (spaces == nullptr) return list;
+  std::map<phase_id, std::vector<player_id>> in_phase;
+  for (player_id p : players)
+    if (auto id = spaces->phase_of(p)) in_phase[*id].push_back(p);
+  for (const auto& [id, phased] : in_phase)
+    if (const scene* phase = spaces->phase(id))
+      list.push_back({{"phase", id},
+                      {"space", phase->def().id},
+                      {"geometry", geometry_json(phase->grid().map(), units)},
+                      {"players", players_json(*phase, phased)}});
+  return list;
+}
+
+// On the line's thread. `players` (sorted) are the line's players as the world's directory has them:
+// a scene names its grid's entities, not its players, so the directory says whom to look for and
+// the scene says whether and where each stands.
+std::string line_json(const scene_table& table, scene& line, std::span<const player_id> players) {
+  const scene_def& d = line.def();
+  const map_def* units = table.find_map(d.map);
+  const ordered_json j{{"scene", d.id},
+                       {"line", line.line().line},
+                       {"name", d.name},
+                       {"kind", std::string(to_string(d.kind))},
+                       {"geometry", geometry_json(line.grid().map(), units)},
+                       {"players", players_json(line, players)},
+                       {"monsters", monsters_json(line)},
+                       {"phases", phases_json(line, players, units)}};
+  return j.dump();
+}
+
+// One /lines request on its way: the world's thread finds the line, the line's thread reads it.
+struct line_read {
+  const scene_table& table;
+  line_target target;
+  admin_reply reply;
+  scene* line = nullptr;  // valid on the line's thread: the read runs in its mailbox
+  line_handle handle{};
+  std::vector<player_id> players;
+  bool settled = false;
+};
+
+// On the line's thread. The mailbox runs before the roster, so the changes the world sent before
+// it found the line may still wait: the read runs on the next tick, after they were applied. A
+// mailbox that no longer takes posts is closing: it runs what it holds before the line clears.
+void read_line(const std::shared_ptr<line_read>& r) {
+  if (!std::exchange(r->settled, true) && r->line->post([r] { read_line(r); })) return;
+  if (r->line->line() != r->handle) return r->reply.answer(no_open_line(r->target));
+  r->reply.answer({200, "application/json", line_json(r->table, *r->line, r->players)});
+}
+
+// On the world's thread (inside world::query): the open line's object and its players.
+void find_line(const world& w, const std::shared_ptr<line_read>& r, const line_directory& dir) {
+  std::optional<line_handle> open;
+  dir.for_each_line(r->target.scene, [&](const line_info& l) {
+    if (l.handle.line == r->target.line && l.state == line_state::open) open = l.handle;
+  });
+  const auto obj = open ? w.line_object(*open) : nullptr;
+  if (obj == nullptr) return r->reply.answer(no_open_line(r->target));
+  r->line = obj.get();
+  r->handle = *open;
+  r->players = dir.players(*open);
+  std::sort(r->players.begin(), r->players.end());
+  if (!obj->post([r] { read_line(r); })) r->reply.answer(no_open_line(r->target));
+}
+
 }  // namespace
+
+result<line_target, admin_errc> parse_line_target(std::string_view rest) {
+  const auto slash = rest.find('/');
+  const auto scene = decimal(rest.substr(0, slash));
+  const auto line = slash == std::string_view::npos ? std::nullopt : decimal(rest.substr(slash + 1));
+  if (!scene || !line)
+    return fail(admin_errc::bad_path,
+                fmt::format("/lines/{}: expected /lines/SCENE/LINE with decimal scene and line ids", rest));
+  return line_target{*scene, *line};
+}
 
 void render_world_metrics(prometheus_text& out, const world_snapshot& s) {
   out.gauge("scenert_world_players", "Players placed on a line or switching between two.",
@@ -231,7 +371,8 @@ health judge_health(const pool_metrics& m, std::chrono::nanoseconds progress_lim
 }
 
 admin_handlers world_admin_handlers(const scene_table& table, processor_pool& pool, world& w,
-                                    const std::atomic<bool>& stopping, const net::front* door) {
+                                    const std::atomic<bool>& stopping, const net::front* door,
+                                    std::chrono::milliseconds lines_timeout) {
   const auto limit =
       std::max<std::chrono::nanoseconds>(std::chrono::seconds(2), 2 * table.runtime.stall_threshold);
   admin_handlers h;
@@ -264,6 +405,17 @@ admin_handlers world_admin_handlers(const scene_table& table, processor_pool& po
                           scenes_json(table, *w.snapshot(), fresh ? census.get() : phase_census{},
                                       door != nullptr ? &connections : nullptr)};
   };
+  h.lines = [&table, &w, lines_timeout](std::string_view rest, admin_reply reply) {
+    auto target = parse_line_target(rest);
+    if (!target) return reply.answer(text(400, target.error().message));
+    if (table.find_scene(target->scene) == nullptr)
+      return reply.answer(text(404, fmt::format("no scene {}", target->scene)));
+    reply.on_timeout(text(503, fmt::format("scene {} line {} did not answer within {} ms", target->scene,
+                                           target->line, lines_timeout.count())));
+    auto r = std::make_shared<line_read>(line_read{table, *target, std::move(reply), nullptr, {}, {}, false});
+    w.query([&w, r](const line_directory& dir) { find_line(w, r, dir); });
+  };
+  h.lines_timeout = lines_timeout;
   return h;
 }
 

@@ -1,11 +1,12 @@
 #pragma once
 /// What the admin endpoint of `scenert run` answers about a world: Prometheus families per scene,
-/// the /scenes document, and the /healthz verdict.
+/// the /scenes and /lines/SCENE/LINE documents, and the /healthz verdict.
 
 #include <atomic>
 #include <chrono>
 #include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -58,11 +59,21 @@ struct health {
 /// Appends the network front's families (scenert_net_*).
 void render_front_metrics(prometheus_text& out, const net::front_stats& s);
 
+/// The line a /lines/SCENE/LINE request names.
+struct line_target {
+  scene_id scene = 0;
+  std::uint32_t line = 0;
+};
+/// Parses "SCENE/LINE" (the path after /lines/; decimal ids); bad_path says what is wrong.
+[[nodiscard]] result<line_target, admin_errc> parse_line_target(std::string_view rest);
+
 /// The admin endpoint's handlers for a hosted world (and its network front, when there is one);
-/// /readyz answers 503 once `stopping` is set. Everything passed in must outlive the handlers
-/// (destroy the admin server first).
-[[nodiscard]] admin_handlers world_admin_handlers(const scene_table& table, processor_pool& pool, world& w,
-                                                  const std::atomic<bool>& stopping,
-                                                  const net::front* door = nullptr);
+/// /readyz answers 503 once `stopping` is set. /lines/SCENE/LINE reads the line's players, monsters
+/// and (towns) phases as its scene holds them, on the scene's own thread, or 503 when that took
+/// longer than `lines_timeout`. Everything passed in must outlive the handlers (destroy the admin
+/// server first) and the world must outlive the requests it was handed.
+[[nodiscard]] admin_handlers world_admin_handlers(
+    const scene_table& table, processor_pool& pool, world& w, const std::atomic<bool>& stopping,
+    const net::front* door = nullptr, std::chrono::milliseconds lines_timeout = std::chrono::seconds(1));
 
 }  // namespace scenert::apps

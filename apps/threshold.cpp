@@ -19,6 +19,7 @@ bool holds(const threshold& t, double v) {
   if (t.op == "<") return v < t.limit;
   if (t.op == "<=") return v <= t.limit;
   if (t.op == ">") return v > t.limit;
+  if (t.op == "==") return v == t.limit;
   return v >= t.limit;
 }
 
@@ -26,15 +27,17 @@ bool holds(const threshold& t, double v) {
 
 result<threshold, threshold_errc> parse_threshold(std::string_view text,
                                                   const std::vector<std::string>& known) {
-  const auto at = text.find_first_of("<>");
+  auto at = text.find_first_of("<>");
+  const bool equals = at == std::string_view::npos && text.find("==") != std::string_view::npos;
+  if (equals) at = text.find("==");
   if (at == std::string_view::npos)
     return fail(threshold_errc::syntax,
-                fmt::format("threshold '{}': expected METRIC<NUMBER (or <=, >, >=)", text));
+                fmt::format("threshold '{}': expected METRIC<NUMBER (or <=, >, >=, ==)", text));
   threshold t;
   t.text = std::string(text);
   t.metric = std::string(trim(text.substr(0, at)));
-  const bool equal = at + 1 < text.size() && text[at + 1] == '=';
-  t.op = std::string(text.substr(at, equal ? 2 : 1));
+  const bool two = equals || (at + 1 < text.size() && text[at + 1] == '=');
+  t.op = std::string(text.substr(at, two ? 2 : 1));
   const auto number = trim(text.substr(at + t.op.size()));
   const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), t.limit);
   if (ec != std::errc{} || end != number.data() + number.size() || number.empty())

@@ -12,7 +12,7 @@ namespace scenert::apps {
 
 enum class threshold_errc { ok = 0, syntax, unknown_metric };
 
-/// `metric OP number` with OP one of < <= > >=.
+/// `metric OP number` with OP one of < <= > >= == (counts: `errors==0`).
 struct threshold {
   std::string metric;
   std::string op;

@@ -11,6 +11,7 @@ namespace {
 
 struct fan_out {
   front::impl& f;
+  view_key key;
   view_mirror& mirror;
   const map_def& units;
   bool quiet_moves = false;  // this event's move is superseded by a later one in the drain
@@ -33,13 +34,19 @@ struct fan_out {
     }
     return frame;
   }
+  // A player hears a view's events only while it stands in that view: one that went on to another
+  // line is done with this one, though this line may not have said so yet.
   void to(player_id viewer, int kind, player_id who) {
     auto it = f.sessions.find(viewer);
-    if (it != f.sessions.end()) f.push(it->second, encoded(kind, who));
+    if (it != f.sessions.end() && f.stands_in(viewer, key)) f.push(it->second, encoded(kind, who));
   }
   void appeared(player_id viewer, player_id who) { to(viewer, 2, who); }
   void moved(player_id viewer, player_id who) {
-    if (!quiet_moves) to(viewer, 4, who);
+    if (!quiet_moves && !hidden(who)) to(viewer, 4, who);
+  }
+  // front_options::fault_hide_moves_of: a fault injected by tests.
+  bool hidden(player_id who) const {
+    return f.opt.fault_hide_moves_of != 0 && who == static_cast<player_id>(f.opt.fault_hide_moves_of);
   }
   void vanished(player_id viewer, player_id who) { to(viewer, 201, who); }
   // An entering player's own 200 Tp 2, then its 202 with everyone it sees.
@@ -72,11 +79,12 @@ void front::impl::drain_lines() {
     if (def == nullptr) continue;
     const view_key key = key_of(b.line, b.phase);
     auto [it, fresh] = mirrors.try_emplace(key, map_of(*def));
-    fan_out out{*this, it->second, units_of(*def), false, {}, 0, -1};
+    fan_out out{*this, key, it->second, units_of(*def), false, {}, 0, -1};
     for (const auto& e : b.events) {
       out.frame_kind = -1;  // a new event: its frames are new
       out.quiet_moves = e.what == line_event::kind::moved && superseded[index++];
-      if (e.what == line_event::kind::left) forget_view(it->second, e.player);
+      if (e.what == line_event::kind::entered) leave_old_view(e.player, key);
+      if (e.what == line_event::kind::left && stands_in(e.player, key)) forget_view(it->second, e.player);
       if (!it->second.apply(e, out)) continue;
       if (e.what == line_event::kind::entered) line_of[e.player] = {b.line, b.phase};
       if (e.what == line_event::kind::left) {
@@ -102,6 +110,20 @@ void front::impl::mark_superseded_moves() {
     if (move_order[i].first == move_order[i + 1].first) superseded[move_order[i].second] = true;
 }
 
+bool front::impl::stands_in(player_id p, const view_key& key) const {
+  auto l = line_of.find(p);
+  return l != line_of.end() && l->second.key() == key;
+}
+
+// A player entering a view while its old one has not said it left (the lines' batches come in any
+// order) hears 201 for everyone it saw there first, so its client never holds two views at once.
+void front::impl::leave_old_view(player_id p, const view_key& entering) {
+  auto l = line_of.find(p);
+  if (l == line_of.end() || l->second.key() == entering) return;
+  if (auto m = mirrors.find(l->second.key()); m != mirrors.end()) forget_view(m->second, p);
+  line_of.erase(l);
+}
+
 // A player leaving a view (another line, a phase, the world) hears 201 for everyone it saw there.
 void front::impl::forget_view(const view_mirror& mirror, player_id p) {
   auto it = sessions.find(p);
@@ -121,7 +143,7 @@ void front::impl::send_view(session& s) {
   const scene_def* def = def_of(l->second.line.scene);
   if (m == mirrors.end() || def == nullptr) return;
   const auto all = m->second.view_of(s.pid);
-  fan_out{*this, m->second, units_of(*def), false, {}, 0, -1}.view(s.pid, all);
+  fan_out{*this, l->second.key(), m->second, units_of(*def), false, {}, 0, -1}.view(s.pid, all);
 }
 
 }  // namespace scenert::net

@@ -172,6 +172,8 @@ struct front::impl {
   void mark_superseded_moves();
   void send_view(session& s);
   void forget_view(const view_mirror& mirror, player_id p);
+  [[nodiscard]] bool stands_in(player_id p, const view_key& key) const;
+  void leave_old_view(player_id p, const view_key& entering);
 
   // ---- geometry ----
   struct standing_at {
@@ -184,6 +186,7 @@ struct front::impl {
   const map_def& units_of(const scene_def& d) const;
   static position centre(grid::cell_point c, const map_def& u);
   static position position_of(const session& s, grid::cell_point c, const map_def& u);
+  static position last_accepted(const session& s, grid::cell_point c, const map_def& u);
   position position_of(player_id p, grid::cell_point c, const map_def& u) const;
   const std::string& name_of(player_id p) { return names[p]; }
 };

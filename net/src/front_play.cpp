@@ -68,7 +68,7 @@ void front::impl::handle(const std::shared_ptr<session>& s, const move_to& m) {
       } else if (def->max_speed > 0) {
         // From where it stands, as far as max_speed allows since its last accepted move, with a
         // cell of slack for rounding.
-        const position from = position_of(*s, at->cell, units);
+        const position from = last_accepted(*s, at->cell, units);
         const double dist = std::hypot(double{m.to.x} - from.x, double{m.to.z} - from.z);
         const double seconds = std::chrono::duration<double>(now - s->moved_at).count();
         if (dist > def->max_speed * seconds + units.cell_size) why = "too fast";
@@ -80,7 +80,7 @@ void front::impl::handle(const std::shared_ptr<session>& s, const move_to& m) {
     if (s->speaks_scenert) send(*s, server_message{move_refused{why}});
     if (at)
       send(*s, server_message{broadcast{static_cast<std::int32_t>(s->pid), broadcast_type::moved, s->name, "",
-                                        position_of(*s, at->cell, units_of(*def)), 0}});
+                                        last_accepted(*s, at->cell, units_of(*def)), 0}});
     return;
   }
   s->moved_at = now;
@@ -224,6 +224,12 @@ position front::impl::centre(grid::cell_point c, const map_def& u) {
 position front::impl::position_of(const session& s, grid::cell_point c, const map_def& u) {
   if (s.has_claim && s.claimed_cell == c) return s.claimed;
   return centre(c, u);
+}
+
+// Where a player will stand once the world applied its moves: the last move the front accepted (its
+// line may not have applied it yet), or where its line holds it. Speed and refusals count from here.
+position front::impl::last_accepted(const session& s, grid::cell_point c, const map_def& u) {
+  return s.has_claim ? s.claimed : position_of(s, c, u);
 }
 
 position front::impl::position_of(player_id p, grid::cell_point c, const map_def& u) const {

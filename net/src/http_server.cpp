@@ -10,6 +10,7 @@
 #include <boost/beast/http.hpp>
 
 #include <algorithm>
+#include <mutex>
 #include <optional>
 #include <thread>
 
@@ -23,19 +24,48 @@ using tcp = asio::ip::tcp;
 using error_code = boost::system::error_code;
 
 http_routes& http_routes::on(std::string path, http_handler handler) {
-  if (handler) exact.insert_or_assign(std::move(path), http_route{std::move(handler), false});
+  if (handler) exact.insert_or_assign(std::move(path), http_route{std::move(handler), false, {}, {}});
   return *this;
 }
 
 http_routes& http_routes::on_slow(std::string path, http_handler handler) {
-  if (handler) exact.insert_or_assign(std::move(path), http_route{std::move(handler), true});
+  if (handler) exact.insert_or_assign(std::move(path), http_route{std::move(handler), true, {}, {}});
   return *this;
 }
 
 http_routes& http_routes::on_prefix(std::string p, http_handler handler) {
-  if (handler) prefix.insert_or_assign(std::move(p), http_route{std::move(handler), false});
+  if (handler) prefix.insert_or_assign(std::move(p), http_route{std::move(handler), false, {}, {}});
   return *this;
 }
+
+http_routes& http_routes::on_prefix_async(std::string p, http_async_handler handler,
+                                          std::chrono::milliseconds timeout) {
+  if (handler) prefix.insert_or_assign(std::move(p), http_route{{}, false, std::move(handler), timeout});
+  return *this;
+}
+
+namespace {
+
+class session;
+
+// The way to the I/O thread for the threads an asynchronous answer comes from, which may outlive the
+// server: a post holds the lock, and the server clears `io` (under it) before it stops, so a late
+// answer is dropped instead of posted to an io_context that is gone.
+struct io_link {
+  std::mutex m;
+  asio::io_context* io = nullptr;
+};
+
+}  // namespace
+
+// One asynchronous request's answer, shared by the copies of its http_reply and its session's timer.
+struct http_reply_state {
+  std::shared_ptr<io_link> link;
+  std::weak_ptr<session> waiting;  // only the I/O thread's hands (the timer, a posted answer) hold it
+  std::mutex m;
+  bool answered = false;  // the first answer (or the timeout) sets it; the rest are dropped
+  http_response late;
+};
 
 namespace {
 
@@ -53,6 +83,7 @@ struct server_state {
   http_server_options options;
   std::size_t connections = 0;
   asio::thread_pool* helper = nullptr;  // runs the slow routes; null when there are none
+  std::shared_ptr<io_link> link;        // handed to asynchronous replies
 };
 
 // An exact route, else the longest prefix route; fills `req.rest` for a prefix.
@@ -118,7 +149,8 @@ bool allowed(http::verb v) { return v == http::verb::get || v == http::verb::hea
 
 class session : public std::enable_shared_from_this<session> {
  public:
-  session(tcp::socket socket, server_state& state) : stream_(std::move(socket)), state_(state) {
+  session(tcp::socket socket, server_state& state)
+      : stream_(std::move(socket)), reply_timer_(stream_.get_executor()), state_(state) {
     ++state_.connections;
   }
   ~session() { --state_.connections; }
@@ -128,6 +160,8 @@ class session : public std::enable_shared_from_this<session> {
   // The first request's header deadline runs from the accept: a socket that sends nothing is
   // closed as surely as one that sends half a line.
   void start() { read_header(); }
+  // An asynchronous handler's answer, on the I/O thread.
+  void deliver(http_response out);
 
  private:
   void wait_for_next();
@@ -136,6 +170,7 @@ class session : public std::enable_shared_from_this<session> {
   void read_body();
   void on_request(const error_code& ec);
   void offload(const http_handler& handler, http_request req);
+  void wait_for_reply(const http_route& route, http_request req);
   void answer(http_response out);
   void answer_error(http::status status, http::field extra = http::field::unknown, std::string value = {});
   void send(beast_response res);
@@ -147,6 +182,7 @@ class session : public std::enable_shared_from_this<session> {
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   beast_response res_;
+  asio::steady_timer reply_timer_;  // an asynchronous answer's deadline
   server_state& state_;
 };
 
@@ -199,6 +235,7 @@ void session::on_request(const error_code& ec) {
   // WebSocket session (which then owns the socket); static files would answer with a file body.
   const http_route* route = find_route(state_.routes, req);
   if (!route) return answer({404, "text/plain; charset=utf-8", "not found\n", {}});
+  if (route->async) return wait_for_reply(*route, std::move(req));
   if (route->slow && state_.helper) return offload(route->handler, std::move(req));
   answer(call(route->handler, req));
 }
@@ -211,6 +248,38 @@ void session::offload(const http_handler& handler, http_request req) {
     asio::post(
         io, [self = std::move(self), out = call(handler, req)]() mutable { self->answer(std::move(out)); });
   });
+}
+
+// The answer comes from another thread through an http_reply. The timer holds the session meanwhile
+// (the reply's copies hold it weakly: they may outlive the server) and answers the late answer when
+// nothing came in time. Nothing else is read from this connection meanwhile.
+void session::wait_for_reply(const http_route& route, http_request req) {
+  auto st = std::make_shared<http_reply_state>();
+  st->link = state_.link;
+  st->waiting = weak_from_this();
+  st->late = {
+      503, "text/plain; charset=utf-8", fmt::format("no answer within {} ms\n", route.timeout.count()), {}};
+  reply_timer_.expires_after(route.timeout);
+  reply_timer_.async_wait([self = shared_from_this(), st](error_code ec) {
+    if (ec) return;  // cancelled: the answer came
+    http_response late;
+    {
+      std::lock_guard lock(st->m);
+      if (std::exchange(st->answered, true)) return;  // an answer is on its way to deliver()
+      late = std::move(st->late);
+    }
+    self->answer(std::move(late));
+  });
+  try {
+    route.async(req, http_reply{st});
+  } catch (...) {
+    http_reply{st}.answer({500, "text/plain; charset=utf-8", "internal error\n", {}});
+  }
+}
+
+void session::deliver(http_response out) {
+  reply_timer_.cancel();
+  answer(std::move(out));
 }
 
 void session::answer(http_response out) {
@@ -261,6 +330,31 @@ void session::drain() {
 }
 
 }  // namespace
+
+void http_reply::answer(http_response out) const {
+  io_link& link = *state_->link;
+  std::lock_guard lock(link.m);
+  if (link.io == nullptr) return;  // the server stopped
+  // The session is taken before the answer is claimed: a timer that sees it claimed lets go of the
+  // session, and this one must already hold it. Taken while the io_context cannot go away, it is the
+  // io_context's to free from here on.
+  auto s = state_->waiting.lock();
+  if (!s) return;  // the late answer went out and the connection moved on or closed
+  bool first = false;
+  {
+    std::lock_guard claim(state_->m);
+    first = !std::exchange(state_->answered, true);
+  }
+  // Sent or not, the session is let go on the I/O thread, the only one that may free it.
+  asio::post(*link.io, [s = std::move(s), out = std::move(out), first]() mutable {
+    if (first) s->deliver(std::move(out));
+  });
+}
+
+void http_reply::on_timeout(http_response late) const {
+  std::lock_guard lock(state_->m);
+  state_->late = std::move(late);
+}
 
 struct http_server::impl {
   server_state state;  // first: the sessions that the io_context's destructor frees still count here
@@ -323,6 +417,8 @@ result<std::unique_ptr<http_server>, http_errc> http_server::start(const std::st
                                                                    http_server_options options) {
   auto i = std::make_unique<impl>();
   i->state.routes = std::move(routes);
+  i->state.link = std::make_shared<io_link>();
+  i->state.link->io = &i->io;
   i->state.options = std::move(options);
   if (auto bound = i->listen(host, port); !bound) return bound.error();
   const auto& exact = i->state.routes.exact;
@@ -340,6 +436,11 @@ result<std::unique_ptr<http_server>, http_errc> http_server::start(const std::st
 http_server::http_server(std::unique_ptr<impl> i, std::uint16_t port) : impl_(std::move(i)), port_(port) {}
 
 http_server::~http_server() {
+  {
+    // First: an asynchronous answer from now on is dropped, not posted.
+    std::lock_guard lock(impl_->state.link->m);
+    impl_->state.link->io = nullptr;
+  }
   impl_->io.stop();
   if (impl_->thread.joinable()) impl_->thread.join();
   // A slow handler still running finishes; the queued ones are dropped with their connections.

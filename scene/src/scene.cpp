@@ -182,17 +182,17 @@ void scene::answer_phase(const roster_change& c) {
   if (host_) host_->phase_answered(line_, c.player, std::move(answer), entering);
 }
 
-void scene::place_player(player_id player, std::optional<grid::cell_point> at) {
-  add_player(player);
-  if (at) move_player(player, *at);
-}
+void scene::place_player(player_id player, std::optional<grid::cell_point> at) { add_player(player, at); }
 
 void scene::take_player(player_id player) { remove_player(player, false); }
 
-void scene::add_player(player_id player) {
+// Straight onto its cell (one entered event there: its viewers and its own client see it where it
+// stands), or the entry point when none is given or the cell is not walkable.
+void scene::add_player(player_id player, std::optional<grid::cell_point> cell) {
   if (players_.count(player)) return;
   auto id = new_entity();
-  auto at = free_cell_near(entry_).value_or(entry_);
+  const bool walkable = cell && map_->contains(*cell) && !map_->is_block(*cell);
+  auto at = walkable ? *cell : free_cell_near(entry_).value_or(entry_);
   const bool added = grid_->add(id, grid::entity_type::player, at, grid::ignore_view{}).has_value();
   SCENERT_ASSERT(added, "scene: a player could not be put on the grid");
   if (reports_) events_.push_back({line_event::kind::entered, player, at});

@@ -493,6 +493,95 @@ def case_usage_and_bad_table():
     print("usage errors exit 2, bad tables exit 1, with their messages")
 
 
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def stop(p):
+    p.send_signal(signal.SIGTERM)
+    try:
+        code = p.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        fail("run did not exit within 10 s of SIGTERM")
+    check(code == 0, f"run exited {code}")
+
+
+def bots(*args, timeout=90):
+    return run("bots", *args, "--quiet", timeout=timeout)
+
+
+def case_bots_tcp():
+    p, lines, wait_for = start_run("--tcp", "127.0.0.1:0", "--admin", "127.0.0.1:0")
+    port = int(wait_for(r"clients on tcp://127\.0\.0\.1:(\d+)").group(1))
+    admin = int(wait_for(r"admin endpoint http://127\.0\.0\.1:(\d+)").group(1))
+    report = f"{WORK}/bots.json"
+    code, out, err = bots(f"127.0.0.1:{port}", "--clients", "150", "--seconds", "4", "--seed", "3",
+                          "--verify-views", f"127.0.0.1:{admin}", "--checkpoints", "1", "--act-every", "1",
+                          "--report", report, "--threshold", "errors<1", "--threshold", "view_mismatches<1",
+                          "--threshold", "logged_in>=150")
+    check(code == 0, f"bots exited {code}: {out}{err}")
+    r = json.load(open(report))
+    check(r["protocol"] == "scenert" and r["transport"] == "tcp", f"report run: {r['protocol']} {r['transport']}")
+    check(r["logged_in"] == 150 and r["connect_failed"] == 0, f"logins: {r['logged_in']}")
+    views = r["views"]
+    check(views["verified"] and views["mismatches"] == 0, f"views: {views}")
+    check(len(views["checkpoints"]) == 1 and views["final"]["bots"] > 0, f"views: {views}")
+    check(r["wire"]["position"]["frames_out"] > 0 and r["move_to_viewer"]["count"] > 0, "moves and deliveries")
+    answered = {kind: codes for kind, codes in r["answers"].items()}
+    check(any(codes.get("ok", 0) > 0 for codes in answered.values()), f"no request answered ok: {answered}")
+    check(r["heartbeat_rtt"]["count"] > 0, "heartbeats")
+    check("views" in out and "0 mismatches" in out, f"summary: {out}")
+    # A threshold that cannot hold fails the run with exit 3, and says which.
+    code, out, err = bots(f"127.0.0.1:{port}", "--clients", "20", "--seconds", "1",
+                          "--threshold", "move_p99_ms<0.0001")
+    check(code == 3 and "move_p99_ms<0.0001" in out, f"missed threshold: exit {code}: {out}{err}")
+    stop(p)
+    print(f"bots over TCP: 150 logged in, views {views['final']['pairs']} pairs, 0 mismatches; "
+          f"move p99 {r['move_to_viewer']['p99_ms']:.1f} ms")
+
+
+def case_bots_ws_seed002():
+    p, lines, wait_for = start_run("--ws", "127.0.0.1:0", "--admin", "127.0.0.1:0")
+    port = int(wait_for(r"clients on ws://127\.0\.0\.1:(\d+)").group(1))
+    admin = int(wait_for(r"admin endpoint http://127\.0\.0\.1:(\d+)").group(1))
+    report = f"{WORK}/bots.json"
+    # Guests land on the town's entry point (272, 240): the box lies beside it, off the blocked keep.
+    code, out, err = bots(f"127.0.0.1:{port}", "--ws", "--protocol", "seed002", "--box", "273,200,320,239",
+                          "--clients", "60", "--seconds", "3", "--verify-views", f"127.0.0.1:{admin}",
+                          "--report", report, "--threshold", "errors<1")
+    check(code == 0, f"bots exited {code}: {out}{err}")
+    r = json.load(open(report))
+    check(r["protocol"] == "seed002" and r["transport"] == "ws", f"report run: {r['protocol']} {r['transport']}")
+    for own in ("login", "request", "heartbeat"):
+        check(r["wire"][own]["frames_out"] == 0, f"seed002 bots sent {own}")
+    check(r["wire"]["sync_players"]["frames_in"] >= 60, "every bot got its 202")
+    check(r["views"]["verified"] and r["views"]["mismatches"] == 0, f"views: {r['views']}")
+    check(r["moves_sent"] > 0 and not r["moves_refused"], f"moves: {r['moves_sent']} refused {r['moves_refused']}")
+    stop(p)
+    print(f"bots over WebSocket, seed 002's protocol: 60 guests, views checked, 0 mismatches")
+
+
+def case_bots_usage():
+    port = free_port()
+    for args, text in (
+        (["127.0.0.1:1", "--protocol", "seed002"], "--box"),
+        (["127.0.0.1:1", "--protocol", "seed002", "--box", "1,2,3"], "--box '1,2,3'"),
+        (["127.0.0.1:1", "--box", "5,0,1,1"], "X0 < X1"),
+        (["localhost:1"], "IP address"),
+        (["127.0.0.1:1", "--mix", "dance=3"], "--mix 'dance=3'"),
+        (["127.0.0.1:1", "--threshold", "bogus<1"], "unknown metric 'bogus'"),
+        (["127.0.0.1:1", "--checkpoints", "2"], "--verify-views"),
+        (["127.0.0.1:1", "--verify-views", f"127.0.0.1:{port}"], f"127.0.0.1:{port}/scenes"),
+    ):
+        code, out, err = bots(*args, timeout=30)
+        check(code == 2, f"scenert bots {' '.join(args)}: exit {code}, want 2: {err}")
+        check(text in err, f"scenert bots {' '.join(args)}: stderr lacks {text!r}: {err}")
+    print("bots: usage errors and an unreachable admin endpoint exit 2, naming the input")
+
+
 if __name__ == "__main__":
     CASE, SCENERT, SRC, WORK = sys.argv[1:5]
     HERE = os.path.dirname(os.path.abspath(__file__))

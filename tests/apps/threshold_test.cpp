@@ -8,7 +8,7 @@ namespace {
 const std::vector<std::string> known{"tick_p99_ms", "line_full"};
 
 TEST(Threshold, ParsesEveryOperator) {
-  for (const char* op : {"<", "<=", ">", ">="}) {
+  for (const char* op : {"<", "<=", ">", ">=", "=="}) {
     auto t = parse_threshold(std::string("tick_p99_ms") + op + "50", known);
     ASSERT_TRUE(t) << t.error().message;
     EXPECT_EQ(t->metric, "tick_p99_ms");
@@ -33,6 +33,14 @@ TEST(Threshold, ReportsOnlyTheMissedOnes) {
   ASSERT_EQ(missed.size(), 1u);
   EXPECT_EQ(missed[0], "tick_p99_ms<50 missed: 73.5");
   EXPECT_TRUE(missed_thresholds(ts, {{"tick_p99_ms", 10}, {"line_full", 0}}).empty());
+}
+
+TEST(Threshold, EqualsHoldsOnlyForThatValue) {
+  std::vector<threshold> ts{*parse_threshold("line_full==0", known)};
+  EXPECT_TRUE(missed_thresholds(ts, {{"line_full", 0}}).empty());
+  ASSERT_EQ(missed_thresholds(ts, {{"line_full", 2}}).size(), 1u);
+  EXPECT_EQ(parse_threshold("line_full=0", known).code(), threshold_errc::syntax);
+  EXPECT_EQ(parse_threshold("line_full===0", known).code(), threshold_errc::syntax);
 }
 
 }  // namespace

@@ -36,7 +36,10 @@ TEST(Front, TwoGuestsSeeEachOtherMoveChatAndLeave) {
   const auto p1 = a_first ? pa : pb, p2 = a_first ? pb : pa;
   ASSERT_EQ((a_first ? vb : va).players.size(), 1U);
   EXPECT_EQ((a_first ? vb : va).players[0].pid, p1);
-  wait_for<broadcast>(first, [&](const broadcast& m) { return is(m, p2, broadcast_type::appeared); });
+  // Both stand on the entry point: the first hears the second appear there, where its 202 put the first.
+  auto appeared =
+      wait_for<broadcast>(first, [&](const broadcast& m) { return is(m, p2, broadcast_type::appeared); });
+  EXPECT_EQ(appeared.p, (a_first ? vb : va).players[0].p);
 
   // A move inside the view: the first hears 200 Tp 4 with the position the second asked for.
   ASSERT_TRUE(second.send(move_to{{18.25F, 1, 18.75F, 90, 0}}));
@@ -285,6 +288,47 @@ TEST(Front, OverMaxConnectionsANewClientGetsAGoodbyeNotAHang) {
   EXPECT_NE(wait_for<goodbye>(*second).reason.find("server full"), std::string::npos);
   EXPECT_EQ(s.door->stats().refused, 1U);
   EXPECT_EQ(closed(s, close_reason::server_full), 1U);
+}
+
+// The fault hook the bots' view check is tested with: viewers never hear the hidden player's moves,
+// yet it still appears and vanishes, and everyone else's moves go out as usual.
+TEST(Front, AFaultHidesOnePlayersMovesFromItsViewersOnly) {
+  front_options fo;
+  fo.fault_hide_moves_of = 2;  // guests get pids in landing order: the second to land
+  server s(fo);
+  auto watcher = s.connect();
+  ASSERT_TRUE(watcher);
+  const auto pw = land(*watcher);
+  auto hidden = s.connect();
+  ASSERT_TRUE(hidden);
+  const auto ph = land(*hidden);
+  auto shown = s.connect();
+  ASSERT_TRUE(shown);
+  const auto ps = land(*shown);
+  ASSERT_EQ(pw, 1);
+  ASSERT_EQ(ph, 2);
+
+  // Out of the watcher's view and back (area 0,0 against the landing's 2,2): 201, then 200 Tp 2 at
+  // the new cell, and no 200 Tp 4, which would come right behind it.
+  ASSERT_TRUE(hidden->send(move_to{{5.5F, 0, 5.5F, 0, 0}}));
+  wait_for<left_view>(*watcher, [&](const left_view& l) { return l.pid == ph; });
+  ASSERT_TRUE(hidden->send(move_to{{17.5F, 0, 17.5F, 0, 0}}));
+  auto back =
+      wait_for<broadcast>(*watcher, [&](const broadcast& b) { return is(b, ph, broadcast_type::appeared); });
+  EXPECT_EQ(back.p.x, 17.5F);
+  // Another player's move, sent after: whatever the watcher reads before it includes anything the
+  // hidden player's move made.
+  ASSERT_TRUE(shown->send(move_to{{18.5F, 0, 18.5F, 0, 0}}));
+  for (;;) {
+    auto m = watcher->receive(patience);
+    ASSERT_TRUE(m.has_value()) << m.error().message;
+    auto* b = std::get_if<broadcast>(&m.value());
+    if (b == nullptr) continue;
+    EXPECT_FALSE(is(*b, ph, broadcast_type::moved)) << "the watcher heard the hidden player move";
+    if (is(*b, ps, broadcast_type::moved)) break;
+  }
+  // The hidden player is a viewer like any other: it hears the others' moves.
+  wait_for<broadcast>(*hidden, [&](const broadcast& b) { return is(b, ps, broadcast_type::moved); });
 }
 
 }  // namespace

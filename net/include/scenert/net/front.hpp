@@ -75,6 +75,10 @@ struct front_options {
     double burst = 0;
   };
   rate moves{20, 40}, chat{2, 5}, requests{10, 20};
+  /// Tests only (fault injection, never set in production): viewers never hear 200 Tp 4 about this
+  /// player id, so a check of clients' views against the scenes' truth has a fault to find. Its
+  /// appearing and leaving (200 Tp 2, 201) still go out. 0: off.
+  std::int32_t fault_hide_moves_of = 0;
 };
 
 /// Frames and bytes of one message id.

@@ -45,10 +45,36 @@ struct http_response {
 /// long walk) is added with on_slow(). An exception it throws is answered 500 and goes no further.
 using http_handler = std::function<http_response(const http_request&)>;
 
+struct http_reply_state;
+
+/// How an asynchronous handler answers its request: later, from any thread. Copies share one answer:
+/// the first answer() wins; one that comes after the route's timeout, or after the server stopped, is
+/// dropped. Keeping a copy keeps no connection and no server alive.
+/// Thread-safety: every member from any thread.
+class http_reply {
+ public:
+  explicit http_reply(std::shared_ptr<http_reply_state> state) : state_(std::move(state)) {}
+  /// Sends the answer: it is handed to the server's I/O thread, which writes it.
+  void answer(http_response out) const;
+  /// Sets what the server answers if answer() did not come within the route's timeout (by default
+  /// 503 "no answer within N ms").
+  void on_timeout(http_response late) const;
+
+ private:
+  std::shared_ptr<http_reply_state> state_;
+};
+
+/// An asynchronous handler: runs on the I/O thread and must not block either; it starts the work
+/// (posts it to another thread), which answers through `reply`. Nothing else is read from the
+/// connection meanwhile; every other connection is served as usual.
+using http_async_handler = std::function<void(const http_request&, http_reply reply)>;
+
 /// A handler and where it runs.
 struct http_route {
   http_handler handler;
-  bool slow = false;  ///< runs on the server's helper thread, so the I/O thread keeps answering
+  bool slow = false;         ///< runs on the server's helper thread, so the I/O thread keeps answering
+  http_async_handler async;  ///< set instead of `handler`: the answer comes through an http_reply
+  std::chrono::milliseconds timeout{};  ///< async: how long the answer may take before the late one goes
 };
 
 /// Which handler answers which path: an exact path first, else the longest matching prefix.
@@ -63,6 +89,10 @@ struct http_routes {
   http_routes& on_slow(std::string path, http_handler handler);
   /// Adds a prefix route (an empty handler is skipped); returns *this for chaining.
   http_routes& on_prefix(std::string prefix, http_handler handler);
+  /// Adds an asynchronous prefix route: the answer may come from any thread, within `timeout` (a
+  /// request is never left waiting longer); an empty handler is skipped.
+  http_routes& on_prefix_async(std::string prefix, http_async_handler handler,
+                               std::chrono::milliseconds timeout);
 };
 
 /// Deadlines and caps; the defaults suit a loopback admin endpoint behind an orchestrator's probes.
@@ -82,7 +112,8 @@ struct http_server_options {
 /// Serves `routes` on HOST:PORT from its own thread until destroyed: HTTP/1.1 keep-alive (and
 /// `Connection: close`), GET and HEAD only (405 otherwise), 404 for a path no route takes.
 /// Thread-safety: port() from any thread; handlers run on the server's I/O thread (slow ones on its
-/// helper thread); the destructor (from any other thread) stops the server and joins its threads.
+/// helper thread; an asynchronous one's answer may come from any thread); the destructor (from any
+/// other thread) stops the server and joins its threads.
 class http_server {
  public:
   /// Binds and starts serving; port 0 asks for a free port. A host may be a name ("localhost": its

@@ -100,14 +100,15 @@ result<void, mirror_errc> view_mirror::apply(const line_event& e, Out&& out) {
     case kind::entered: {
       if (it != players_.end()) return refuse(mirror_errc::already_here, e.player, "entered twice");
       const std::uint32_t area = map_->area_index(e.at);
+      // Placed first: its viewers' 200 Tp 2 tell where it stands.
+      standing& s = players_[e.player];
+      s.at = e.at;
+      place(e.player, s, area);
       scratch_.clear();
       for_each_in(view_rect(area), e.player, [&](player_id q) {
         out.appeared(q, e.player);
         scratch_.push_back(q);
       });
-      standing& s = players_[e.player];
-      s.at = e.at;
-      place(e.player, s, area);
       out.view(e.player, std::span<const player_id>(scratch_));
       return {};
     }

@@ -167,7 +167,7 @@ class scene : public service {
   void apply_roster();
   void apply(const roster_change& change);
   void answer_phase(const roster_change& change);
-  void add_player(player_id player);
+  void add_player(player_id player, std::optional<grid::cell_point> cell = std::nullopt);
   void remove_player(player_id player, bool ack);
   void move_player(player_id player, grid::cell_point to);
   void run_ai(std::uint32_t batch);

@@ -1,0 +1,45 @@
+#pragma once
+/// The bots of `scenert bots`: real clients over real sockets (TCP or WebSocket), one event loop per
+/// thread, playing a plan, keeping their views, measuring what they see, and checking their views
+/// against the server's truth (the admin endpoint) at checkpoints and at the end.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "admin_server.hpp"
+#include "bots_admin.hpp"
+#include "bots_plan.hpp"
+#include "bots_report.hpp"
+
+namespace scenert::apps {
+
+enum class bots_protocol : std::uint8_t { scenert, seed002 };
+
+/// A rectangle on the ground plane, in world units: seed002 bots never step outside it.
+struct walk_box {
+  float x0 = 0, z0 = 0, x1 = 0, z1 = 0;
+};
+
+struct bots_options {
+  endpoint target;
+  bool ws = false;
+  bots_protocol protocol = bots_protocol::scenert;
+  std::optional<walk_box> box;  ///< seed002: required; scenert: the map's own bounds otherwise
+  float step = 0;               ///< world units per move; 0 = 0.9 cell (scenert) or 0.5 (seed002)
+  unsigned threads = 1;
+  double move_hz = 10;
+  double heartbeat_every = 1;             ///< seconds (scenert)
+  std::optional<endpoint> admin;          ///< where the truth is read (--verify-views)
+  std::vector<scene_entry> scenes;        ///< the scenes bots travel to (from the admin's /scenes)
+  std::uint32_t checkpoints = 0;          ///< views checked during the run, movement paused
+  std::chrono::milliseconds settle{500};  ///< quiet time before reading the truth
+  std::chrono::milliseconds login_timeout{10000};
+  bool progress = true;  ///< a line a second on stderr
+};
+
+/// Plays `plan` against the server and reports; returns when the run is over and every bot closed.
+[[nodiscard]] bots_report run_bots(const bots_options& o, const bots_plan& plan);
+
+}  // namespace scenert::apps
