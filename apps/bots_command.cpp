@@ -162,7 +162,8 @@ CLI::App* add_bots_command(CLI::App& app, bots_command_options& o) {
   cmd->add_option("--checkpoints", o.checkpoints,
                   "View checks during the run, movement paused (with --verify-views)")
       ->check(CLI::Range(0u, 100u));
-  cmd->add_option("--settle-ms", o.settle_ms, "Quiet time before a view check reads the server")
+  cmd->add_option("--settle-ms", o.settle_ms,
+                  "A view check reads the server once no frame changed a view for this long")
       ->capture_default_str()
       ->check(CLI::Range(0, 60'000));
   cmd->add_option("--report", o.report, "Write a JSON report to this file");

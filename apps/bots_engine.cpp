@@ -73,7 +73,7 @@ class bots_run {
   // Pauses the bots, lets the server settle, reads its truth and compares every bot's view with it.
   std::optional<view_check> check_views() {
     shared_.paused = true;
-    std::this_thread::sleep_for(o_.settle);
+    wait_until_quiet();
     auto truth = read_truth(*o_.admin, std::chrono::seconds(10));
     if (!truth) {
       ++report_.errors;
@@ -87,6 +87,24 @@ class bots_run {
     }
     place_unknowing_bots(*truth, views);
     return compare_views(*truth, views);
+  }
+
+  // The server has caught up once no frame that changes a view arrived for `settle` (a slow or
+  // loaded server takes longer than two ticks); a minute at most.
+  void wait_until_quiet() const {
+    const auto give_up = clock::now() + std::chrono::minutes(1);
+    auto last = shared_.view_frames.load();
+    auto quiet_since = clock::now();
+    while (clock::now() < give_up) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      const auto now_seen = shared_.view_frames.load();
+      if (now_seen != last) {
+        last = now_seen;
+        quiet_since = clock::now();
+      } else if (clock::now() - quiet_since >= o_.settle) {
+        return;
+      }
+    }
   }
 
   // seed002 bots are never told their line: the server's truth says which one they are on.

@@ -34,7 +34,7 @@ struct bots_options {
   std::optional<endpoint> admin;          ///< where the truth is read (--verify-views)
   std::vector<scene_entry> scenes;        ///< the scenes bots travel to (from the admin's /scenes)
   std::uint32_t checkpoints = 0;          ///< views checked during the run, movement paused
-  std::chrono::milliseconds settle{500};  ///< quiet time before reading the truth
+  std::chrono::milliseconds settle{500};  ///< no view-changing frame for this long before reading the truth
   std::chrono::milliseconds login_timeout{10000};
   bool progress = true;  ///< a line a second on stderr
 };

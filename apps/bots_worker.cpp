@@ -286,6 +286,8 @@ void worker::on_frame(bot& b, std::uint32_t id, std::string_view payload) {
 }
 
 void worker::on(bot& b, const net::server_message& m, clock::time_point now) {
+  if (!std::holds_alternative<net::heartbeat_echo>(m))
+    shared_.view_frames.fetch_add(1, std::memory_order_relaxed);
   std::visit(
       [&](const auto& msg) {
         using T = std::decay_t<decltype(msg)>;

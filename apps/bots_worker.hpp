@@ -62,6 +62,8 @@ struct shared_state {
   std::unique_ptr<move_ring[]> rings;                                 // one per bot
   // Live, for the progress line.
   std::atomic<std::uint64_t> online{0}, max_online{0}, moves{0}, frames_in{0}, frames_out{0}, errors{0};
+  // Frames that change a view or a place (not heartbeats): a view check waits until they stop.
+  std::atomic<std::uint64_t> view_frames{0};
 };
 
 // Where a bot stands and the geometry it walks on (from 1006; seed002 bots have only their box).
