@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace scenert::apps {
 namespace {
@@ -81,12 +82,29 @@ class bots_run {
       return std::nullopt;
     }
     std::vector<bot_view> views;
+    std::unordered_set<std::int32_t> transit;
+    bool unanswered = false;
     for (auto& w : workers_) {
       auto part = w->call([&w] { return w->views(); });
-      views.insert(views.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
+      views.insert(views.end(), std::make_move_iterator(part.views.begin()),
+                   std::make_move_iterator(part.views.end()));
+      transit.insert(part.in_transit.begin(), part.in_transit.end());
+      unanswered = unanswered || part.logins_unanswered;
     }
+    leave_out_transit(*truth, views, transit, unanswered);
     place_unknowing_bots(*truth, views);
     return compare_views(*truth, views);
+  }
+
+  // Players in transit are left out of the truth and of every view. With a login still unanswered,
+  // so are the players no bot knows yet (one of them may be that bot's).
+  void leave_out_transit(std::vector<true_view>& truth, std::vector<bot_view>& views,
+                         const std::unordered_set<std::int32_t>& transit, bool unanswered) const {
+    auto out = [&](std::int32_t pid) {
+      return transit.count(pid) != 0 || (unanswered && shared_.bot_of.find(pid) == shared_.bot_of.end());
+    };
+    for (auto& t : truth) std::erase_if(t.players, [&](const true_player& p) { return out(p.pid); });
+    for (auto& v : views) std::erase_if(v.seen, [&](const seen_player& p) { return out(p.pid); });
   }
 
   // The server has caught up once no frame that changes a view arrived for `settle` (a slow or

@@ -79,15 +79,21 @@ void worker::stop() {
   });
 }
 
-std::vector<bot_view> worker::views() const {
-  std::vector<bot_view> out;
+worker::views_now worker::views() const {
+  views_now out;
   for (const auto& b : bots_) {
-    // A bot between lines has no view to check yet.
-    if (b->at != bot::stage::playing || b->pending || !b->has_position) continue;
+    if (b->at == bot::stage::logging_in && b->pid == 0) out.logins_unanswered = true;
+    if (b->at != bot::stage::playing && b->at != bot::stage::logging_in) continue;
+    // A bot logging in or between lines has no view to check yet, and its viewers may or may not
+    // have heard of it: it is left out on both sides.
+    if (b->at == bot::stage::logging_in || b->pending || !b->has_position) {
+      if (b->pid != 0) out.in_transit.push_back(b->pid);
+      continue;
+    }
     bot_view v{b->pid, b->where.scene, b->where.line, b->where.phase, b->x, b->z, {}};
     v.seen.reserve(b->view.size());
     for (const auto& [pid, at] : b->view) v.seen.push_back({pid, at.first, at.second});
-    out.push_back(std::move(v));
+    out.views.push_back(std::move(v));
   }
   return out;
 }

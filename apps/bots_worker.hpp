@@ -124,8 +124,14 @@ class worker {
     asio::post(io_, [&task] { task(); });
     return done.get();
   }
-  /// The views of the bots in play (on the worker's thread, through call()).
-  [[nodiscard]] std::vector<bot_view> views() const;
+  /// The views of the bots in play, and the players of its bots in transit (logging in, between
+  /// lines): on the worker's thread, through call().
+  struct views_now {
+    std::vector<bot_view> views;
+    std::vector<std::int32_t> in_transit;
+    bool logins_unanswered = false;  ///< a bot whose player the server may have made, unknown to it yet
+  };
+  [[nodiscard]] views_now views() const;
   /// A copy of the move-to-viewer latencies so far (on the worker's thread).
   [[nodiscard]] const latency_histogram& deliveries() const { return stats_.move_to_viewer; }
   /// Its counters; read after the loop ended.
