@@ -50,7 +50,8 @@ admin_errc to_admin(net::http_errc e) {
 }  // namespace
 
 result<std::unique_ptr<admin_server>, admin_errc> admin_server::start(const endpoint& at,
-                                                                      admin_handlers handlers) {
+                                                                      admin_handlers handlers,
+                                                                      std::string name) {
   // The probes answer on the I/O thread at once; the reports may wait (/scenes asks the world's
   // thread, for up to a second) or walk every scene, so they run on the helper thread and never
   // hold a probe back. /lines waits for a scene's thread without holding any thread: its answer is
@@ -61,9 +62,21 @@ result<std::unique_ptr<admin_server>, admin_errc> admin_server::start(const endp
       .on("/healthz", route(std::move(handlers.healthz)))
       .on_slow("/metrics", route(std::move(handlers.metrics)))
       .on_slow("/scenes", route(std::move(handlers.scenes)))
-      .on_prefix_async("/lines/", route_async(std::move(handlers.lines)), handlers.lines_timeout);
+      .on_prefix_async("/lines/", route_async(std::move(handlers.lines)), handlers.lines_timeout)
+      .on("/history", route(std::move(handlers.history)));
+  // The pages are files held in memory: the I/O thread answers them at once. Every path no other
+  // route takes comes here, so a missing file is this route's 404.
+  if (handlers.page)
+    routes.on_prefix("/", [page = std::move(handlers.page)](const net::http_request& req) {
+      if (const admin_response* file = page(req.path)) return to_http(*file);
+      return net::http_response{404, "text/plain; charset=utf-8", "not found\n", {}};
+    });
+  if (handlers.websocket)
+    routes.on_upgrade("/ws", [ws = std::move(handlers.websocket)](net::http_upgrade up) {
+      ws(up.socket, std::move(up.bytes));
+    });
   net::http_server_options options;
-  options.name = "admin";  // "admin endpoint HOST:PORT: cannot bind: ..."
+  options.name = std::move(name);  // "admin endpoint HOST:PORT: cannot bind: ..."
   auto http = net::http_server::start(at.host, at.port, std::move(routes), std::move(options));
   if (!http) return fail(to_admin(http.code()), http.error().message);
   const auto port = (*http)->port();

@@ -47,6 +47,13 @@ struct admin_handlers {
   std::function<void(std::string_view rest, admin_reply reply)> lines;
   /// How long /lines may take before the reply's timeout answer goes out.
   std::chrono::milliseconds lines_timeout{1'000};
+  /// GET /history: the last minutes, a sample a second (JSON).
+  std::function<admin_response()> history;
+  /// The web pages (`scenert run --web`): the file a path names ("/" too); null: 404.
+  std::function<const admin_response*(std::string_view path)> page;
+  /// GET /ws asking for a WebSocket: the connection (its socket descriptor, now the handler's, and
+  /// the bytes read from it), handed to the game front.
+  std::function<void(int socket, std::string bytes)> websocket;
 };
 
 /// HOST:PORT, split and checked ("127.0.0.1:0" asks for any free port).
@@ -56,13 +63,16 @@ struct endpoint {
 };
 [[nodiscard]] result<endpoint, admin_errc> parse_endpoint(std::string_view text);
 
-/// Serves GET /livez, /readyz, /healthz, /metrics, /scenes and /lines/SCENE/LINE on its own thread
-/// until destroyed (a path without a handler answers 404).
+/// Serves GET /livez, /readyz, /healthz, /metrics, /scenes, /lines/SCENE/LINE and /history, and with
+/// `page` and `websocket` the web pages and their WebSocket, on its own thread until destroyed (a path
+/// without a handler answers 404).
 /// Thread-safety: port() from any thread; the destructor stops and joins the server.
 class admin_server {
  public:
+  /// `name` names the endpoint in errors ("admin", "web").
   [[nodiscard]] static result<std::unique_ptr<admin_server>, admin_errc> start(const endpoint& at,
-                                                                               admin_handlers handlers);
+                                                                               admin_handlers handlers,
+                                                                               std::string name = "admin");
   ~admin_server();
   admin_server(const admin_server&) = delete;
   admin_server& operator=(const admin_server&) = delete;

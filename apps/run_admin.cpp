@@ -125,6 +125,13 @@ std::optional<std::uint32_t> decimal(std::string_view s) {
 }
 
 // A map as the clients see it: cells from the grid's map data, world units from the map definition.
+// The table's blocked rectangles, as it gives them (a spectator draws them without a bit per cell).
+ordered_json blocks_json(const map_def& m) {
+  auto list = ordered_json::array();
+  for (const auto& b : m.blocks) list.push_back({{"x", b.x}, {"y", b.y}, {"w", b.width}, {"h", b.height}});
+  return list;
+}
+
 ordered_json geometry_json(const grid::map_data& map, const map_def* units) {
   const map_def unit{};  // the loader guarantees every scene's map exists
   const map_def& u = units != nullptr ? *units : unit;
@@ -136,7 +143,8 @@ ordered_json geometry_json(const grid::map_data& map, const map_def* units) {
           {"area_width", map.area_width()},
           {"area_height", map.area_height()},
           {"eyesight_x", map.eyesight_x()},
-          {"eyesight_y", map.eyesight_y()}};
+          {"eyesight_y", map.eyesight_y()},
+          {"blocks", blocks_json(u)}};
 }
 
 ordered_json cell_json(std::uint64_t id, grid::cell_point at) {

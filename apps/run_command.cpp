@@ -3,9 +3,11 @@
 #include "admin_server.hpp"
 #include "check_command.hpp"
 #include "exit_codes.hpp"
+#include "history_ring.hpp"
 #include "prometheus_text.hpp"
 #include "run_admin.hpp"
 #include "shutdown_signal.hpp"
+#include "web_files.hpp"
 
 #include <scenert/net/front.hpp>
 #include <scenert/runtime/processor_pool.hpp>
@@ -16,7 +18,9 @@
 #include <spdlog/spdlog.h>
 
 #include <atomic>
+#include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -154,6 +158,12 @@ CLI::App* add_run_command(CLI::App& app, run_options& o) {
       "127.0.0.1:8899; port 0 = any): each logs in (or lands as a guest) on the table's first town");
   cmd->add_option("--ws", o.ws,
                   "Let WebSocket clients connect on HOST:PORT: the same frames, one per binary message");
+  cmd->add_option("--web", o.web,
+                  "Serve the play page (/), the operator's dashboard (/dashboard.html), their WebSocket "
+                  "(/ws) and the admin JSON (/scenes, /lines/SCENE/LINE, /history) on HOST:PORT");
+  cmd->add_option("--web-root", o.web_root,
+                  "Folder of the web pages (default: PREFIX/share/scenert/web beside the binary, else the "
+                  "source tree's web/)");
   cmd->add_option("--max-frame", o.max_frame,
                   "Largest frame payload in bytes (default: the table's network.max_frame_bytes)")
       ->check(CLI::Range(16u, 16u * 1024 * 1024));
@@ -182,8 +192,21 @@ int run_host(const run_options& o) {
   wo.on_evicted = [](player_id p, line_handle from, std::string_view reason) {
     spdlog::warn("player {} evicted from scene {} line {}: {}", p, from.scene, from.line, reason);
   };
+  std::optional<web_files> pages;
+  if (!o.web.empty()) {
+    auto loaded =
+        web_files::load(o.web_root.empty() ? default_web_root() : std::filesystem::path(o.web_root));
+    if (!loaded) {
+      spdlog::error("--web {}: {}", o.web, loaded.error().message);
+      return exit_usage;
+    }
+    for (const auto& name : loaded->missing())
+      spdlog::warn("--web: /vendor/{} not found: run scripts/setup.sh (it installs the pages' scripts)",
+                   name);
+    pages = std::move(*loaded);
+  }
   std::unique_ptr<net::front> door;
-  if (!o.tcp.empty() || !o.ws.empty()) {
+  if (!o.tcp.empty() || !o.ws.empty() || pages) {
     auto options = front_options_for(o);
     if (!options) {
       spdlog::error("{}", options.error().message);
@@ -194,17 +217,25 @@ int run_host(const run_options& o) {
   }
   auto w = world::create(*table, pool, std::move(wo));
   std::atomic<bool> stopping{false};
-  std::unique_ptr<admin_server> admin;
-  if (!o.admin.empty()) {
-    auto at = parse_endpoint(o.admin);
-    auto started = at ? admin_server::start(*at, world_admin_handlers(*table, pool, *w, stopping, door.get()))
-                      : result<std::unique_ptr<admin_server>, admin_errc>(at.error());
-    if (!started) {
-      spdlog::error("--admin {}: {}", o.admin, started.error().message);
-      return exit_usage;
+  history_ring history;
+  auto serve = [&](const std::string& flag, const std::string& text, bool with_pages) {
+    auto h = world_admin_handlers(*table, pool, *w, stopping, door.get());
+    h.history = [&history] { return admin_response{200, "application/json", history.json()}; };
+    if (with_pages) {
+      h.page = [&pages](std::string_view path) { return pages->find(path); };
+      h.websocket = [&door](int socket, std::string bytes) {
+        door->adopt_websocket(socket, std::move(bytes));
+      };
     }
-    admin = std::move(*started);
-  }
+    auto at = parse_endpoint(text);
+    auto started = at ? admin_server::start(*at, std::move(h), flag.substr(2))
+                      : result<std::unique_ptr<admin_server>, admin_errc>(at.error());
+    if (!started) spdlog::error("{} {}: {}", flag, text, started.error().message);
+    return started ? std::move(*started) : nullptr;
+  };
+  std::unique_ptr<admin_server> admin, web;
+  if (!o.admin.empty() && !(admin = serve("--admin", o.admin, false))) return exit_usage;
+  if (pages && !(web = serve("--web", o.web, true))) return exit_usage;
   if (auto started = pool.start(); !started) {
     spdlog::error("{}", started.error().message);
     return exit_usage;
@@ -219,7 +250,7 @@ int run_host(const run_options& o) {
     }
   }
   spdlog::info(
-      "hosting {} scene definitions from {} on {} workers{}{}{}", table->scenes.size(), o.table,
+      "hosting {} scene definitions from {} on {} workers{}{}{}{}", table->scenes.size(), o.table,
       pool.options().workers,
       admin ? fmt::format("; admin endpoint http://{}:{}", parse_endpoint(o.admin)->host, admin->port()) : "",
       door && !o.tcp.empty()
@@ -227,8 +258,22 @@ int run_host(const run_options& o) {
           : "",
       door && !o.ws.empty()
           ? fmt::format("; WebSocket clients on ws://{}:{}", parse_endpoint(o.ws)->host, door->ws_port())
+          : "",
+      web ? fmt::format("; web pages on http://{}:{}/ ({} files)", parse_endpoint(o.web)->host, web->port(),
+                        pages->size())
           : "");
-  while (!wait_for_shutdown(milliseconds(250))) changes.update(*w->snapshot());
+  auto sampled = std::chrono::steady_clock::now();
+  while (!wait_for_shutdown(milliseconds(250))) {
+    const auto snapshot = w->snapshot();
+    changes.update(*snapshot);
+    if (const auto now = std::chrono::steady_clock::now(); now - sampled >= std::chrono::seconds(1)) {
+      sampled = now;
+      history.record(
+          std::chrono::duration_cast<milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+              .count(),
+          snapshot->players, door ? door->stats().connections : 0, snapshot->requests, pool.metrics());
+    }
+  }
   stopping.store(true);
   if (door) {
     const auto s = door->stats();

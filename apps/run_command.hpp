@@ -18,6 +18,8 @@ struct run_options {
   std::string admin;            ///< HOST:PORT of the admin endpoint; empty: none
   std::string tcp;              ///< HOST:PORT where game clients connect; empty: none
   std::string ws;               ///< HOST:PORT where WebSocket clients connect; empty: none
+  std::string web;              ///< HOST:PORT of the web pages, their WebSocket and JSON; empty: none
+  std::string web_root;         ///< where the pages are; empty: the install tree, else the source tree
   std::uint32_t max_frame = 0;  ///< a frame's payload limit; 0: the table's network.max_frame_bytes
   std::int64_t resume_ms = -1;  ///< a dropped player's wait for its resume; -1: the table's
   std::size_t max_connections = 10'000;

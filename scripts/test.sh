@@ -2,15 +2,16 @@
 # Builds and tests scenert the way CI does: a warnings-as-errors build, an ASan+UBSan build and a
 # TSan build (std::thread executor: Debian's oneTBB is not built for TSan), a Release build with
 # SCENERT_DISABLE_ASSERTS (no assert may hold a side effect), then the installed package is consumed
-# by a tiny project; the fuzz stage builds the libFuzzer target with clang and replays its corpus.
-# Usage: scripts/test.sh [normal|asan|tsan|noassert|consumer|fuzz ...]
+# by a tiny project; the fuzz stage builds the libFuzzer target with clang and replays its corpus;
+# the browser stage drives the web pages in headless Chromium against the normal build.
+# Usage: scripts/test.sh [normal|browser|asan|tsan|noassert|consumer|fuzz ...]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/common.sh"
 bash "$here/setup.sh"
 
 stages=("$@")
-((${#stages[@]})) || stages=(normal asan tsan noassert consumer fuzz)
+((${#stages[@]})) || stages=(normal browser asan tsan noassert consumer fuzz)
 
 passed=0
 # Runs a tree's tests; a failure stops the script (set -e, pipefail). Counts what passed.
@@ -26,11 +27,17 @@ for stage in "${stages[@]}"; do
   case $stage in
     normal)
       build_tree "$root/build/normal" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCENERT_WERROR=ON
-      run_ctest "$root/build/normal" ;;
+      run_ctest "$root/build/normal" -LE browser ;;
+    browser)
+      build_tree "$root/build/normal" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCENERT_WERROR=ON
+      run_ctest "$root/build/normal" -L browser
+      # A machine without Chromium registers no browser test: that is a failure here, not a pass.
+      grep -q ' 0 tests failed out of [1-9]' "$root/build/normal/ctest.out" ||
+        { echo "test.sh: the browser stage ran no test (chromium, chromedriver, python3-selenium?)" >&2; exit 1; } ;;
     asan)
       build_tree "$root/build/asan" -DCMAKE_BUILD_TYPE=Debug -DSCENERT_WERROR=ON \
         -DSCENERT_SANITIZE=address,undefined -DSCENERT_BENCH=OFF
-      ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 run_ctest "$root/build/asan" ;;
+      ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 run_ctest "$root/build/asan" -LE browser ;;
     tsan)
       build_tree "$root/build/tsan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCENERT_WERROR=ON \
         -DSCENERT_SANITIZE=thread -DSCENERT_EXECUTOR=thread -DSCENERT_BENCH=OFF
@@ -59,7 +66,7 @@ for stage in "${stages[@]}"; do
         "$root/tests/data/fuzz_frames"
       ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 "$fuzz_dir/tests/fuzz/front_fuzz" -runs=0 \
         "$root/tests/data/fuzz_front" "$root/tests/data/fuzz_frames" ;;
-    *) echo "test.sh: unknown stage '$stage' (normal, asan, tsan, noassert, consumer, fuzz)" >&2; exit 2 ;;
+    *) echo "test.sh: unknown stage '$stage' (normal, browser, asan, tsan, noassert, consumer, fuzz)" >&2; exit 2 ;;
   esac
 done
 echo "test.sh: all stages passed (${stages[*]})" >&2

@@ -49,7 +49,8 @@ struct client::websocket {
 };
 
 result<std::unique_ptr<client>, client_errc> client::connect_ws(const std::string& host, std::uint16_t port,
-                                                                const std::string& subprotocol) {
+                                                                const std::string& subprotocol,
+                                                                const std::string& path) {
   namespace bws = boost::beast::websocket;
   auto w = std::make_unique<websocket>();
   boost::system::error_code ec;
@@ -60,7 +61,7 @@ result<std::unique_ptr<client>, client_errc> client::connect_ws(const std::strin
     w->ws.set_option(bws::stream_base::decorator([subprotocol](bws::request_type& r) {
       r.set(boost::beast::http::field::sec_websocket_protocol, subprotocol);
     }));
-  if (!ec) w->ws.handshake(host + ":" + std::to_string(port), "/", ec);
+  if (!ec) w->ws.handshake(host + ":" + std::to_string(port), path, ec);
   if (ec)
     return fail(client_errc::connect_failed,
                 "client: WebSocket to " + host + ":" + std::to_string(port) + ": " + ec.message());

@@ -2,6 +2,9 @@
 // reader, one gathered write per connection per batch, closes with reasons, timeouts.
 #include "front_impl.hpp"
 
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <algorithm>
 
 namespace scenert::net {
@@ -139,10 +142,13 @@ void front::impl::accept(tcp::acceptor& a, bool websocket) {
   });
 }
 
-void front::impl::on_accepted(tcp::socket sock, bool websocket) {
+void front::impl::on_accepted(tcp::socket sock, bool websocket, std::string_view read_already) {
   boost::system::error_code ignored;
   sock.set_option(tcp::no_delay(true), ignored);
   auto s = std::make_shared<session>(std::move(sock), opt.max_payload, websocket);
+  // A connection handed over by the web port: its upgrade request was read there; the handshake
+  // parses it from here before it reads the socket.
+  s->wbuf.commit(asio::buffer_copy(s->wbuf.prepare(read_already.size()), asio::buffer(read_already)));
   ++open_sockets;
   if (sessions.size() + greeting.size() >= opt.max_connections) {
     add(n.refused);
@@ -436,6 +442,10 @@ result<void, front_errc> front::start(world& w) {
 void front::stop() {
   impl& f = *impl_;
   if (!f.thread.joinable()) return;
+  {
+    std::lock_guard lock(f.adopting_mutex);
+    f.adopting_closed = true;
+  }
   asio::post(*f.io, [&f] {
     f.stopping = true;
     boost::system::error_code ignored;
@@ -455,6 +465,47 @@ void front::stop() {
   });
   f.thread.join();
   f.feed->batches.close();
+}
+
+namespace {
+// A descriptor on its way to the I/O thread: closed unless a socket took it (a post that never runs,
+// after stop(), is destroyed with the io_context and closes it).
+struct owned_fd {
+  int fd = -1;
+  explicit owned_fd(int f) : fd(f) {}
+  owned_fd(owned_fd&& o) noexcept : fd(std::exchange(o.fd, -1)) {}
+  owned_fd& operator=(owned_fd&&) = delete;
+  ~owned_fd() {
+    if (fd >= 0) ::close(fd);
+  }
+  int release() { return std::exchange(fd, -1); }
+};
+
+tcp protocol_of(int fd) {
+  sockaddr_storage at{};
+  socklen_t size = sizeof at;
+  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&at), &size) == 0 && at.ss_family == AF_INET6)
+    return tcp::v6();
+  return tcp::v4();
+}
+}  // namespace
+
+void front::adopt_websocket(int socket, std::string bytes) {
+  impl& f = *impl_;
+  owned_fd fd(socket);
+  std::lock_guard lock(f.adopting_mutex);
+  if (f.adopting_closed) return;  // stop() began: its goodbyes are queued already
+  // Posted before stop()'s own work, so a connection handed over in time gets its goodbye too.
+  asio::post(*f.io, [&f, fd = std::move(fd), bytes = std::move(bytes)]() mutable {
+    if (f.stopping) return;
+    tcp::socket sock(*f.io);
+    boost::system::error_code ec;
+    const tcp protocol = protocol_of(fd.fd);
+    sock.assign(protocol, fd.fd, ec);
+    if (ec) return;
+    fd.release();
+    f.on_accepted(std::move(sock), true, bytes);
+  });
 }
 
 std::uint16_t front::tcp_port() const noexcept { return impl_->tcp_port; }

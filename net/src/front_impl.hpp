@@ -102,6 +102,10 @@ struct front::impl {
   std::vector<std::pair<player_id, std::uint32_t>> move_order;  // (mover, event index)
   std::vector<bool> superseded;
 
+  // Connections handed over by the web port (adopt_websocket) until stop() closes the door.
+  std::mutex adopting_mutex;
+  bool adopting_closed = false;
+
   mutable std::mutex published_mutex;
   std::vector<line_connections> published;  // connections per line, every sweep
 
@@ -123,7 +127,7 @@ struct front::impl {
   result<void, front_errc> listen(tcp::acceptor& a, const std::string& host, std::uint16_t port,
                                   const char* flag, std::uint16_t& bound);
   void accept(tcp::acceptor& a, bool websocket);
-  void on_accepted(tcp::socket sock, bool websocket);
+  void on_accepted(tcp::socket sock, bool websocket, std::string_view read_already = {});
   void handshake(const std::shared_ptr<session>& s);
   void read(const std::shared_ptr<session>& s);
   void on_read(const std::shared_ptr<session>& s, boost::system::error_code ec, std::string_view bytes);

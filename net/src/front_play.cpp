@@ -121,12 +121,15 @@ void front::impl::handle(const std::shared_ptr<session>& s, const request& r) {
          server_message{answer{r.request_id, "rate_limited", "too many requests per second", r.scene, 0, 0}});
     return;
   }
-  if (r.line != 0) {
-    send(*s, server_message{answer{r.request_id, "unsupported",
-                                   "a given line is not supported yet: send line 0", r.scene, r.line, 0}});
-    return;
-  }
-  enter_world(s, to_world(s->pid, r), r.request_id);
+  if (r.line == 0) return enter_world(s, to_world(s->pid, r), r.request_id);
+  // A given line (a client's line picker): entering it from a line is a transfer to it.
+  const line_handle given{r.scene, r.line};
+  if (r.kind == request_kind::transfer || (r.kind == request_kind::enter && s->placed))
+    return enter_world(s, world_request::transfer_line(s->pid, given), r.request_id);
+  if (r.kind == request_kind::enter)
+    return enter_world(s, world_request::enter_line(s->pid, given), r.request_id);
+  send(*s, server_message{answer{r.request_id, "unsupported", "a line is given only to enter or transfer",
+                                 r.scene, r.line, 0}});
 }
 
 void front::impl::handle(const std::shared_ptr<session>& s, const heartbeat& h) {
@@ -177,6 +180,8 @@ server_message front::impl::info_of(const scene_def& def, const placement& p) {
   i.line = p.line.line, i.phase = p.phase;
   i.width = static_cast<std::int32_t>(map.width()), i.height = static_cast<std::int32_t>(map.height());
   i.area_size = static_cast<std::int32_t>(map.area_width());
+  i.eyesight_x = static_cast<std::int32_t>(map.eyesight_x());
+  i.eyesight_z = static_cast<std::int32_t>(map.eyesight_y());
   const map_def& u = units_of(def);
   i.cell_size = static_cast<float>(u.cell_size), i.origin_x = static_cast<float>(u.origin_x),
   i.origin_z = static_cast<float>(u.origin_z);

@@ -8,10 +8,12 @@
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/websocket/rfc6455.hpp>
 
 #include <algorithm>
 #include <mutex>
 #include <optional>
+#include <sstream>
 #include <thread>
 
 #include <fmt/format.h>
@@ -41,6 +43,11 @@ http_routes& http_routes::on_prefix(std::string p, http_handler handler) {
 http_routes& http_routes::on_prefix_async(std::string p, http_async_handler handler,
                                           std::chrono::milliseconds timeout) {
   if (handler) prefix.insert_or_assign(std::move(p), http_route{{}, false, std::move(handler), timeout});
+  return *this;
+}
+
+http_routes& http_routes::on_upgrade(std::string path, http_upgrade_handler handler) {
+  if (handler) upgrade.insert_or_assign(std::move(path), std::move(handler));
   return *this;
 }
 
@@ -177,6 +184,7 @@ class session : public std::enable_shared_from_this<session> {
   void on_sent(const error_code& ec);
   void linger();
   void drain();
+  void hand_off(const http_upgrade_handler& handler);
 
   beast::tcp_stream stream_;
   beast::flat_buffer buffer_;
@@ -230,9 +238,14 @@ void session::on_request(const error_code& ec) {
     return;
   }
   http_request req = to_request(parser_->get());
-  // The place for what later serves more than snapshots: a WebSocket route would check
-  // beast::websocket::is_upgrade(parser_->get()) here and hand stream_, buffer_ and the message to a
-  // WebSocket session (which then owns the socket); static files would answer with a file body.
+  if (auto up = state_.routes.upgrade.find(req.path); up != state_.routes.upgrade.end()) {
+    if (!beast::websocket::is_upgrade(parser_->get()))
+      return answer({426,
+                     "text/plain; charset=utf-8",
+                     "a WebSocket endpoint: upgrade required\n",
+                     {{"Upgrade", "websocket"}}});
+    return hand_off(up->second);
+  }
   const http_route* route = find_route(state_.routes, req);
   if (!route) return answer({404, "text/plain; charset=utf-8", "not found\n", {}});
   if (route->async) return wait_for_reply(*route, std::move(req));
@@ -311,6 +324,26 @@ void session::on_sent(const error_code& ec) {
   // Bytes already here are the next (pipelined) request: its header deadline starts now.
   if (buffer_.size() > 0) return read_header();
   wait_for_next();
+}
+
+// The request as it came (Beast writes it back out) and what followed it go with the socket: the new
+// owner reads them first, then the socket.
+void session::hand_off(const http_upgrade_handler& handler) {
+  std::ostringstream head;
+  head << parser_->get();
+  http_upgrade up;
+  up.bytes = head.str();
+  up.bytes.append(static_cast<const char*>(buffer_.data().data()), buffer_.size());
+  buffer_.consume(buffer_.size());
+  stream_.expires_never();
+  error_code ec;
+  up.socket = stream_.socket().release(ec);
+  if (ec) return;  // the socket stays ours and closes with the session
+  try {
+    handler(std::move(up));
+  } catch (...) {
+    // The handler owns the socket even when it throws; the I/O loop serves everyone else.
+  }
 }
 
 // Closes our side after the last answer, then reads and drops what the client still sends until it

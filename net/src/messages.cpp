@@ -149,8 +149,9 @@ result<server_message, wire_errc> decode_server(std::uint32_t id, std::string_vi
       });
     case message_id::scene_info:
       return as.operator()<SceneInfo>([](const SceneInfo& s) {
-        return scene_info{s.scene(),  s.name(),      s.kind(),     s.line(),     s.phase(),     s.width(),
-                          s.height(), s.cell_size(), s.origin_x(), s.origin_z(), s.area_size(), s.blocked()};
+        return scene_info{s.scene(),     s.name(),    s.kind(),       s.line(),      s.phase(),
+                          s.width(),     s.height(),  s.cell_size(),  s.origin_x(),  s.origin_z(),
+                          s.area_size(), s.blocked(), s.eyesight_x(), s.eyesight_z()};
       });
     case message_id::goodbye:
       return as.operator()<Goodbye>([](const Goodbye& m) { return goodbye{m.reason()}; });
@@ -276,6 +277,8 @@ void append_frame(std::string& out, const server_message& msg) {
           s.set_origin_z(m.origin_z);
           s.set_area_size(m.area_size);
           s.set_blocked(m.blocked);
+          s.set_eyesight_x(m.eyesight_x);
+          s.set_eyesight_z(m.eyesight_z);
           put(out, message_id::scene_info, s);
         } else if constexpr (std::is_same_v<M, goodbye>) {
           auto& g = made<scenert::wire::Goodbye>();

@@ -55,6 +55,10 @@ result<line_handle, world_errc> world::impl::allocate(container& c, player_id p)
 // A line named by the caller, with room below `below` players, open to a member of `member_of`.
 result<line_handle, world_errc> world::impl::named_line(line_handle line, std::uint32_t below, player_id p,
                                                         party_id member_of) {
+  if (line.generation == 0 && find(line.scene))  // a client knows a line by its number: the one open now
+    dir->for_each_line(line.scene, [&line](const line_info& l) {
+      if (l.handle.line == line.line) line.generation = l.handle.generation;
+    });
   auto info = dir->check(line);
   if (!info) return fail(info.code(), fmt::format("player {}: {}", p, info.error().message));
   if (info->owner != 0 && info->owner != member_of)

@@ -20,7 +20,8 @@ namespace {
 constexpr const char* table_text = R"({
   "version": 1,
   "maps": [ { "id": 1, "name": "m", "width": 64, "height": 64, "area_width": 16, "area_height": 16,
-              "eyesight_x": 2, "cell_size": 0.5, "origin": { "x": -16, "z": 0 } } ],
+              "eyesight_x": 2, "cell_size": 0.5, "origin": { "x": -16, "z": 0 },
+              "blocks": [ { "x": 62, "y": 62, "w": 2, "h": 2 } ] } ],
   "scenes": [
     { "id": 1, "name": "Town", "kind": "town", "capacity": 50, "min_lines": 1, "max_lines": 4, "map": 1,
       "monsters": 3 },
@@ -186,9 +187,12 @@ TEST(RunAdmin, LinesListTheScenesOwnPlayersMonstersAndPhases) {
   EXPECT_EQ(j["line"], 1);
   EXPECT_EQ(j["name"], "Town");
   EXPECT_EQ(j["kind"], "town");
-  const nlohmann::json geometry{{"width", 64},       {"height", 64},    {"cell_size", 0.5},
-                                {"origin_x", -16.0}, {"origin_z", 0.0}, {"area_width", 16},
-                                {"area_height", 16}, {"eyesight_x", 2}, {"eyesight_y", 1}};
+  const nlohmann::json geometry{
+      {"width", 64},       {"height", 64},
+      {"cell_size", 0.5},  {"origin_x", -16.0},
+      {"origin_z", 0.0},   {"area_width", 16},
+      {"area_height", 16}, {"eyesight_x", 2},
+      {"eyesight_y", 1},   {"blocks", {{{"x", 62}, {"y", 62}, {"w", 2}, {"h", 2}}}}};
   EXPECT_EQ(j["geometry"], geometry);
   // Sorted by id, at the cells they walked to.
   EXPECT_EQ(j["players"], nlohmann::json::array({cell(4, 40, 41), cell(20, 5, 7)}));

@@ -80,7 +80,7 @@ TEST(Messages, EveryServerMessageRoundTrips) {
       login_ok{5, "tom", "tok", true},
       answer{42, "line_full", "scene 3002: every line is full", 3002, 4, 0},
       heartbeat_echo{1, 2},
-      scene_info{1001, "Oakvale", "town", 2, 0, 64, 32, 1.5F, 10, 20, 8, std::string("\x01\x80", 2)},
+      scene_info{1001, "Oakvale", "town", 2, 0, 64, 32, 1.5F, 10, 20, 8, std::string("\x01\x80", 2), 2, 1},
       goodbye{"server shutting down"},
       move_refused{"blocked"},
   };

@@ -24,10 +24,11 @@ class client {
  public:
   /// Connects over TCP to host:port (loopback in tests).
   static result<std::unique_ptr<client>, client_errc> connect(const std::string& host, std::uint16_t port);
-  /// Connects over WebSocket to ws://host:port/; with `subprotocol` "scenert" the server waits for
-  /// a login (never a guest). Each frame goes as one binary message.
+  /// Connects over WebSocket to ws://host:port`path`; with `subprotocol` "scenert" the server waits
+  /// for a login (never a guest). Each frame goes as one binary message.
   static result<std::unique_ptr<client>, client_errc> connect_ws(const std::string& host, std::uint16_t port,
-                                                                 const std::string& subprotocol = "");
+                                                                 const std::string& subprotocol = "",
+                                                                 const std::string& path = "/");
   ~client();
   client(const client&) = delete;
   client& operator=(const client&) = delete;

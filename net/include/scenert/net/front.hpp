@@ -120,6 +120,11 @@ class front {
   result<void, front_errc> start(world& w);
   /// Says goodbye to every client, closes their connections and joins the I/O thread.
   void stop();
+  /// Takes over a connection that asked another server (the web pages' HTTP port) to become a
+  /// WebSocket: `socket` is its descriptor, the front's to own and close from now on, and `bytes`
+  /// what was read from it (the upgrade request first). It is then a client like one of --ws's.
+  /// Thread-safety: from any thread; one that comes after stop() is closed.
+  void adopt_websocket(int socket, std::string bytes);
 
   [[nodiscard]] std::uint16_t tcp_port() const noexcept;
   [[nodiscard]] std::uint16_t ws_port() const noexcept;

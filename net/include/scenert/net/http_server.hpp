@@ -69,6 +69,16 @@ class http_reply {
 /// connection meanwhile; every other connection is served as usual.
 using http_async_handler = std::function<void(const http_request&, http_reply reply)>;
 
+/// A connection that asked to become a WebSocket on an upgrade route: its socket, now the handler's to
+/// own and close, and every byte read from it so far (the upgrade request, then whatever followed), so
+/// that another server (the game front) can finish the handshake as if it had accepted the connection.
+struct http_upgrade {
+  int socket = -1;  ///< the descriptor; the server no longer touches it
+  std::string bytes;
+};
+/// Runs on the server's I/O thread and must not block: it hands the connection on.
+using http_upgrade_handler = std::function<void(http_upgrade)>;
+
 /// A handler and where it runs.
 struct http_route {
   http_handler handler;
@@ -81,6 +91,7 @@ struct http_route {
 struct http_routes {
   std::map<std::string, http_route, std::less<>> exact;   ///< "/healthz" -> route
   std::map<std::string, http_route, std::less<>> prefix;  ///< "/lines/" -> route (its handler sees `rest`)
+  std::map<std::string, http_upgrade_handler, std::less<>> upgrade;  ///< "/ws" -> WebSocket hand-off
 
   /// Adds an exact route (an empty handler is skipped); returns *this for chaining.
   http_routes& on(std::string path, http_handler handler);
@@ -93,6 +104,9 @@ struct http_routes {
   /// request is never left waiting longer); an empty handler is skipped.
   http_routes& on_prefix_async(std::string prefix, http_async_handler handler,
                                std::chrono::milliseconds timeout);
+  /// Adds a WebSocket route: a GET upgrade request for `path` hands its connection to `handler`;
+  /// a plain request for it is answered 426 (an empty handler is skipped).
+  http_routes& on_upgrade(std::string path, http_upgrade_handler handler);
 };
 
 /// Deadlines and caps; the defaults suit a loopback admin endpoint behind an orchestrator's probes.

@@ -110,8 +110,9 @@ struct scene_info {  ///< 1006
   std::uint32_t line = 0, phase = 0;
   std::int32_t width = 0, height = 0;  ///< cells
   float cell_size = 1, origin_x = 0, origin_z = 0;
-  std::int32_t area_size = 0;  ///< cells per area side
-  std::string blocked;         ///< one bit per cell, row-major, lowest bit first
+  std::int32_t area_size = 0;                   ///< cells per area side
+  std::string blocked;                          ///< one bit per cell, row-major, lowest bit first
+  std::int32_t eyesight_x = 1, eyesight_z = 1;  ///< areas seen each way from the player's own
 };
 struct goodbye {  ///< 1007
   std::string reason;

@@ -55,7 +55,7 @@ struct world_request {
   kind what = kind::enter;
   player_id player = 0;
   scene_id scene = 0;     ///< enter, transfer, enter_instance; enter_phase: the space
-  line_handle line{};     ///< enter_line, transfer_line
+  line_handle line{};     ///< enter_line, transfer_line (generation 0: the line open now under that number)
   player_id mate = 0;     ///< join_team
   grid::cell_point to{};  ///< move
   party_id party = 0;     ///< enter_instance (0: alone)
