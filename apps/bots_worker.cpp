@@ -292,7 +292,9 @@ void worker::on_frame(bot& b, std::uint32_t id, std::string_view payload) {
 }
 
 void worker::on(bot& b, const net::server_message& m, clock::time_point now) {
-  if (!std::holds_alternative<net::heartbeat_echo>(m))
+  // Monsters walk while the bots stand still: their frames say nothing of the players' views.
+  if (!std::holds_alternative<net::heartbeat_echo>(m) && !std::holds_alternative<net::monsters_seen>(m) &&
+      !std::holds_alternative<net::monsters_gone>(m))
     shared_.view_frames.fetch_add(1, std::memory_order_relaxed);
   std::visit(
       [&](const auto& msg) {

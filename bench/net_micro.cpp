@@ -34,6 +34,9 @@ struct fan_out {
   void appeared(player_id, player_id) {}
   void vanished(player_id, player_id) {}
   void moved(player_id to, player_id) { out[to].append(frame); }
+  void monster_view(player_id, std::span<const player_id>) {}
+  void monster_at(player_id, player_id) {}
+  void monster_gone(player_id, player_id) {}
 };
 
 void BM_MirrorMoveFanOut(benchmark::State& state) {

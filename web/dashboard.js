@@ -24,7 +24,7 @@ function lineRow(scene, l) {
     (l.running_phases || []).map((p) => `phase ${p.phase} of space ${p.space}: ${p.players}`).join(', ')]
     .filter(Boolean).join(' · ');
   return el('div', {
-    className: `line${watching ? ' watched' : ''}`, title,
+    className: `line${watching ? ' watched' : ''}${l.state === 'quarantined' ? ' quarantined' : ''}`, title,
     'data-scene': scene.id, 'data-line': l.line, 'data-players': l.players,
   },
   el('span', {}, `line ${l.line}${l.party ? ' (party)' : ''}`),

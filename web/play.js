@@ -28,11 +28,12 @@ function exposeState() {
     pid: { get: get('pid', 0) }, name: { get: get('name', '') }, scene: { get: get('scene', 0) },
     line: { get: get('line', 0) }, phase: { get: get('phase', 0) },
     connected: { get: get('connected', false) }, status: { get: get('status', 'not connected') },
-    view: { get: get('view', new Map()) }, me: { get: get('me', null) }, chat: { get: get('chat', []) },
+    view: { get: get('view', new Map()) }, monsters: { get: get('monsters', new Map()) }, me: { get: get('me', null) }, chat: { get: get('chat', []) },
     answers: { get: get('answers', []) }, errors: { get: get('errors', []) },
     rtt_ms: { get: get('rtt_ms', null) }, fps: { get: get('fps', 0) },
     map: { get: () => geometry && { width: geometry.width, height: geometry.height, cell_size: geometry.cell_size } },
     myCell: { get: () => (geometry && session ? geometry.cellOf(session.state.me) : null) },
+    cellOf: { value: (p) => (geometry ? geometry.cellOf(p) : null) },
     // What the 1006 geometry says of a cell: on the map and not blocked (a test picks moves by it).
     walkable: { value: (x, y) => !!geometry && geometry.contains({ x, y }) && !geometry.isBlocked({ x, y }) },
   }));
@@ -42,7 +43,8 @@ function exposeState() {
 function redraw() {
   if (!session || !geometry) return;
   const st = session.state, me = geometry.cellOf(st.me);
-  const entities = [...st.view].map(([pid, p]) => ({ ...geometry.cellOf(p), label: p.name || `#${pid}`, kind: 'player' }));
+  const entities = [...st.monsters].map(([id, m]) => ({ ...geometry.cellOf(m), label: `m${id}`, kind: 'monster' }));
+  for (const [pid, p] of st.view) entities.push({ ...geometry.cellOf(p), label: p.name || `#${pid}`, kind: 'player' });
   entities.push({ ...me, label: `${st.name || 'you'} #${st.pid}`, kind: 'me' });
   view.setScene({ entities, viewRect: geometry.viewRect(me), focus: me });
 }
@@ -87,7 +89,7 @@ function showViewList() {
     const c = geometry ? geometry.cellOf(p) : { x: '?', y: '?' };
     return el('li', {}, `${p.name || '#' + pid} #${pid} at (${c.x}, ${c.y})`);
   }));
-  $('view-count').textContent = `(${st.view.size})`;
+  $('view-count').textContent = `(${st.view.size} players, ${st.monsters.size} monsters)`;
 }
 
 // ---- moving -------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ export class GameSession extends EventTarget {
     this.state = {
       pid: 0, name: '', scene: 0, sceneName: '', kind: '', line: 0, phase: 0, geometry: null,
       connected: false, status: 'not connected', resumed: false,
-      me: { x: 0, z: 0 }, view: new Map(), chat: [], answers: [], errors: [],
+      me: { x: 0, z: 0 }, view: new Map(), monsters: new Map(), chat: [], answers: [], errors: [],
       rtt_ms: null, fps: 0,
     };
     this.token = '';
@@ -157,6 +157,13 @@ export class GameSession extends EventTarget {
         s.scene = m.scene; s.sceneName = m.name; s.kind = m.kind; s.line = m.line; s.phase = m.phase;
         s.geometry = m;
         return this.emit('scene');
+      case ID.MONSTERS_SEEN:
+        if (m.all) s.monsters.clear();
+        for (const x of m.monsters) s.monsters.set(x.id, { x: x.x, z: x.z });
+        return this.emit('view');
+      case ID.MONSTERS_GONE:
+        for (const id of m.ids) s.monsters.delete(id);
+        return this.emit('view');
       case ID.ANSWER: return this.answered(m);
       case ID.HEARTBEAT_ECHO:
         s.rtt_ms = performance.now() - m.client_ns / 1e6;

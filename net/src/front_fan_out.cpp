@@ -26,6 +26,10 @@ struct fan_out {
     const auto pid = static_cast<std::int32_t>(who);
     if (kind == 201) {
       append_frame(frame, server_message{left_view{pid}});
+    } else if (kind == 1010) {
+      append_frame(frame, server_message{monsters_gone{{static_cast<std::uint32_t>(who)}}});
+    } else if (kind == 1009) {
+      append_frame(frame, server_message{monsters_seen{{spot_of(who)}, false}});
     } else {
       const auto at = mirror.where(who);
       append_frame(frame, server_message{broadcast{
@@ -49,6 +53,27 @@ struct fan_out {
     return f.opt.fault_hide_moves_of != 0 && who == static_cast<player_id>(f.opt.fault_hide_moves_of);
   }
   void vanished(player_id viewer, player_id who) { to(viewer, 201, who); }
+  // Monsters are scenert's own frames: a client of seed 002's protocol never hears of them.
+  void monster_at(player_id viewer, player_id m) { to_scenert(viewer, 1009, m); }
+  void monster_gone(player_id viewer, player_id m) { to_scenert(viewer, 1010, m); }
+  void to_scenert(player_id viewer, int kind, player_id m) {
+    auto it = f.sessions.find(viewer);
+    if (it != f.sessions.end() && it->second->speaks_scenert && f.stands_in(viewer, key))
+      f.push(it->second, encoded(kind, m));
+  }
+  monster_spot spot_of(player_id m) const {
+    const position p = front::impl::centre(mirror.where_monster(m).value_or(grid::cell_point{}), units);
+    return {static_cast<std::uint32_t>(m), p.x, p.z};
+  }
+  // Every monster an entering player sees, replacing what its client had.
+  void monster_view(player_id p, std::span<const player_id> all) {
+    auto it = f.sessions.find(p);
+    if (it == f.sessions.end() || !it->second->speaks_scenert) return;
+    monsters_seen v{{}, true};
+    v.monsters.reserve(all.size());
+    for (player_id m : all) v.monsters.push_back(spot_of(m));
+    f.send(*it->second, server_message{std::move(v)});
+  }
   // An entering player's own 200 Tp 2, then its 202 with everyone it sees.
   void view(player_id p, std::span<const player_id> all) {
     auto it = f.sessions.find(p);
@@ -82,6 +107,10 @@ void front::impl::drain_lines() {
     fan_out out{*this, key, it->second, units_of(*def), false, {}, 0, -1};
     for (const auto& e : b.events) {
       out.frame_kind = -1;  // a new event: its frames are new
+      if (e.monster) {      // seen by the players around it; never coalesced (one step per AI turn)
+        (void)it->second.apply(e, out);
+        continue;
+      }
       out.quiet_moves = e.what == line_event::kind::moved && superseded[index++];
       if (e.what == line_event::kind::entered) leave_old_view(e.player, key);
       if (e.what == line_event::kind::left && stands_in(e.player, key)) forget_view(it->second, e.player);
@@ -97,12 +126,12 @@ void front::impl::drain_lines() {
   flush();
 }
 
-// superseded[i]: the drain's i-th move is followed by a later move of the same player.
+// superseded[i]: the drain's i-th player move is followed by a later move of the same player.
 void front::impl::mark_superseded_moves() {
   move_order.clear();
   for (const auto& b : drained)
     for (const auto& e : b.events)
-      if (e.what == line_event::kind::moved)
+      if (e.what == line_event::kind::moved && !e.monster)
         move_order.emplace_back(e.player, static_cast<std::uint32_t>(move_order.size()));
   superseded.assign(move_order.size(), false);
   std::sort(move_order.begin(), move_order.end());
@@ -136,14 +165,17 @@ void front::impl::forget_view(const view_mirror& mirror, player_id p) {
   }
 }
 
-void front::impl::send_view(session& s) {
+// The view of a player already standing somewhere: 200 Tp 2 for itself and its 202 (`players`),
+// then the monsters it sees.
+void front::impl::send_view(session& s, bool players) {
   auto l = line_of.find(s.pid);
   if (l == line_of.end()) return;
   auto m = mirrors.find(l->second.key());
   const scene_def* def = def_of(l->second.line.scene);
   if (m == mirrors.end() || def == nullptr) return;
-  const auto all = m->second.view_of(s.pid);
-  fan_out{*this, l->second.key(), m->second, units_of(*def), false, {}, 0, -1}.view(s.pid, all);
+  fan_out out{*this, l->second.key(), m->second, units_of(*def), false, {}, 0, -1};
+  if (players) out.view(s.pid, m->second.view_of(s.pid));
+  out.monster_view(s.pid, m->second.monsters_seen_by(s.pid));
 }
 
 }  // namespace scenert::net

@@ -174,7 +174,7 @@ struct front::impl {
   // ---- front_fan_out.cpp: the lines' events ----
   void drain_lines();
   void mark_superseded_moves();
-  void send_view(session& s);
+  void send_view(session& s, bool players = true);
   void forget_view(const view_mirror& mirror, player_id p);
   [[nodiscard]] bool stands_in(player_id p, const view_key& key) const;
   void leave_old_view(player_id p, const view_key& entering);

@@ -20,6 +20,7 @@ void front::impl::on_frame(const std::shared_ptr<session>& s, std::uint32_t id, 
     s->speaks_scenert = true;
     if (s->placed)
       if (const scene_def* def = def_of(s->place.line.scene)) send(*s, info_of(*def, s->place));
+    send_view(*s, false);  // the monsters it sees: its players came with seed 002's frames
   }
   std::visit([&](auto& msg) { handle(s, msg); }, m.value());
 }

@@ -76,10 +76,10 @@ message_id id_of(const client_message& m) noexcept {
 }
 
 message_id id_of(const server_message& m) noexcept {
-  constexpr message_id ids[] = {message_id::sync_pid,       message_id::broadcast,  message_id::left_view,
-                                message_id::sync_players,   message_id::login_ok,   message_id::answer,
-                                message_id::heartbeat_echo, message_id::scene_info, message_id::goodbye,
-                                message_id::move_refused};
+  constexpr message_id ids[] = {
+      message_id::sync_pid, message_id::broadcast,    message_id::left_view,      message_id::sync_players,
+      message_id::login_ok, message_id::answer,       message_id::heartbeat_echo, message_id::scene_info,
+      message_id::goodbye,  message_id::move_refused, message_id::monsters_seen,  message_id::monsters_gone};
   static_assert(std::size(ids) == std::variant_size_v<server_message>);
   return ids[m.index()];
 }
@@ -157,6 +157,18 @@ result<server_message, wire_errc> decode_server(std::uint32_t id, std::string_vi
       return as.operator()<Goodbye>([](const Goodbye& m) { return goodbye{m.reason()}; });
     case message_id::move_refused:
       return as.operator()<MoveRefused>([](const MoveRefused& m) { return move_refused{m.reason()}; });
+    case message_id::monsters_seen:
+      return as.operator()<MonstersSeen>([](const MonstersSeen& m) {
+        monsters_seen out;
+        out.all = m.all();
+        out.monsters.reserve(static_cast<std::size_t>(m.monsters_size()));
+        for (const auto& x : m.monsters()) out.monsters.push_back({x.id(), x.x(), x.z()});
+        return out;
+      });
+    case message_id::monsters_gone:
+      return as.operator()<MonstersGone>([](const MonstersGone& m) {
+        return monsters_gone{{m.ids().begin(), m.ids().end()}};
+      });
     default:
       return fail(wire_errc::unknown_id, "frame id " + std::to_string(id) + " is not a server message");
   }
@@ -288,6 +300,20 @@ void append_frame(std::string& out, const server_message& msg) {
           auto& r = made<scenert::wire::MoveRefused>();
           r.set_reason(m.reason);
           put(out, message_id::move_refused, r);
+        } else if constexpr (std::is_same_v<M, monsters_seen>) {
+          auto& seen = made<scenert::wire::MonstersSeen>();
+          seen.set_all(m.all);
+          for (const auto& x : m.monsters) {
+            auto* one = seen.add_monsters();
+            one->set_id(x.id);
+            one->set_x(x.x);
+            one->set_z(x.z);
+          }
+          put(out, message_id::monsters_seen, seen);
+        } else if constexpr (std::is_same_v<M, monsters_gone>) {
+          auto& gone = made<scenert::wire::MonstersGone>();
+          for (auto id : m.ids) gone.add_ids(id);
+          put(out, message_id::monsters_gone, gone);
         } else {
           static_assert(always_false<M>, "append_frame: a server message without an encoder");
         }

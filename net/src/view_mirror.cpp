@@ -5,8 +5,10 @@
 
 namespace scenert::net {
 
-view_mirror::view_mirror(std::shared_ptr<const grid::map_data> map)
-    : map_(std::move(map)), areas_(map_->area_count()) {}
+view_mirror::view_mirror(std::shared_ptr<const grid::map_data> map) : map_(std::move(map)) {
+  players_.areas.resize(map_->area_count());
+  monsters_.areas.resize(map_->area_count());
+}
 
 view_mirror::rect view_mirror::view_rect(std::uint32_t area) const noexcept {
   const auto [ax, ay] = map_->area_at(area);
@@ -15,38 +17,49 @@ view_mirror::rect view_mirror::view_rect(std::uint32_t area) const noexcept {
           std::min(ay + ey, map_->areas_y() - 1)};
 }
 
-void view_mirror::place(player_id p, standing& s, std::uint32_t area) {
+void view_mirror::layer::place(player_id id, standing& s, std::uint32_t area) {
   s.area = area;
-  s.slot = static_cast<std::uint32_t>(areas_[area].size());
-  areas_[area].push_back(p);
+  s.slot = static_cast<std::uint32_t>(areas[area].size());
+  areas[area].push_back(id);
 }
 
-// Swap-and-pop: the last player of the area takes the leaver's slot.
-void view_mirror::unplace(const standing& s) {
-  auto& here = areas_[s.area];
+// Swap-and-pop: the last one of the area takes the leaver's slot.
+void view_mirror::layer::unplace(const standing& s) {
+  auto& here = areas[s.area];
   const player_id last = here.back();
   here[s.slot] = last;
-  players_.find(last)->second.slot = s.slot;
+  at.find(last)->second.slot = s.slot;
   here.pop_back();
+}
+
+std::optional<grid::cell_point> view_mirror::layer::where(player_id id) const {
+  auto it = at.find(id);
+  if (it == at.end()) return std::nullopt;
+  return it->second.at;
 }
 
 std::vector<player_id> view_mirror::view_of(player_id p) const {
   std::vector<player_id> out;
-  auto it = players_.find(p);
-  if (it == players_.end()) return out;
-  for_each_in(view_rect(it->second.area), p, [&](player_id q) { out.push_back(q); });
+  auto it = players_.at.find(p);
+  if (it == players_.at.end()) return out;
+  for_each_in(players_, view_rect(it->second.area), p, [&](player_id q) { out.push_back(q); });
   std::sort(out.begin(), out.end());
   return out;
 }
 
-std::optional<grid::cell_point> view_mirror::where(player_id p) const {
-  auto it = players_.find(p);
-  if (it == players_.end()) return std::nullopt;
-  return it->second.at;
+std::vector<player_id> view_mirror::monsters_seen_by(player_id p) const {
+  std::vector<player_id> out;
+  auto it = players_.at.find(p);
+  if (it == players_.at.end()) return out;
+  for_each_in(monsters_, view_rect(it->second.area), nobody, [&](player_id m) { out.push_back(m); });
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
-result<void, mirror_errc> view_mirror::refuse(mirror_errc code, player_id p, std::string_view why) const {
-  return fail(code, "view mirror: player " + std::to_string(p) + ": " + std::string(why));
+result<void, mirror_errc> view_mirror::refuse(mirror_errc code, const line_event& e,
+                                              std::string_view why) const {
+  return fail(code, std::string("view mirror: ") + (e.monster ? "monster " : "player ") +
+                        std::to_string(e.player) + ": " + std::string(why));
 }
 
 }  // namespace scenert::net

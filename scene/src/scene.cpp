@@ -79,7 +79,9 @@ void scene::on_active() {
     auto at = free_cell_near(random_cell());
     if (!at) break;
     auto id = new_entity();
-    if (grid_->add(id, grid::entity_type::npc, *at, grid::ignore_view{})) monsters_.push_back(id);
+    if (!grid_->add(id, grid::entity_type::npc, *at, grid::ignore_view{})) continue;
+    monsters_.push_back(id);
+    if (reports_) events_.push_back({line_event::kind::entered, id, *at, true});
   }
   chest_ = {};
   if (auto at = free_cell_near(grid::cell_point{map_->width() / 4, map_->height() / 4})) {
@@ -99,6 +101,7 @@ void scene::on_inactive() {
   (void)roster_.drain([](roster_change&) {});
   if (reports_) {  // whoever still stands here is gone for the viewers too
     for (const auto& [player, entity] : players_) events_.push_back({line_event::kind::left, player, {}});
+    for (grid::entity_id m : monsters_) events_.push_back({line_event::kind::left, m, {}, true});
     if (!events_.empty()) host_->line_events(line_, 0, events_);
     events_.clear();
   }
@@ -258,8 +261,9 @@ void scene::step_npc(grid::entity_id npc) {
     auto r = static_cast<std::uint32_t>(rng_());
     to = {at.x + (r % 3) - 1, at.y + ((r / 3) % 3) - 1};  // wander (unsigned wrap is out of map)
   }
-  if (!(to == at) && map_->contains(to) && !map_->is_block(to))
-    (void)grid_->move(npc, to, grid::ignore_view{});
+  if (!(to == at) && map_->contains(to) && !map_->is_block(to) &&
+      grid_->move(npc, to, grid::ignore_view{}).has_value() && reports_)
+    events_.push_back({line_event::kind::moved, npc, to, true});
 }
 
 // ---- helpers ---------------------------------------------------------------------------

@@ -83,8 +83,11 @@ TEST(Messages, EveryServerMessageRoundTrips) {
       scene_info{1001, "Oakvale", "town", 2, 0, 64, 32, 1.5F, 10, 20, 8, std::string("\x01\x80", 2), 2, 1},
       goodbye{"server shutting down"},
       move_refused{"blocked"},
+      monsters_seen{{{3, 1.5F, 2.5F}, {0, 10, 20}}, true},
+      monsters_seen{{{4, 0, 0}}, false},
+      monsters_gone{{3, 4}},
   };
-  static_assert(std::variant_size_v<server_message> == 10, "a new server message: add it here");
+  static_assert(std::variant_size_v<server_message> == 12, "a new server message: add it here");
   for (const auto& m : all) {
     std::string bytes;
     append_frame(bytes, m);

@@ -46,6 +46,9 @@ struct out {
     EXPECT_EQ(c.seen[to].count(who), 1U) << to << " hears " << who << " move without seeing it";
     c.moved.emplace_back(to, who);
   }
+  void monster_view(player_id, std::span<const player_id> all) { EXPECT_TRUE(all.empty()); }
+  void monster_at(player_id, player_id) { ADD_FAILURE() << "a monster where there is none"; }
+  void monster_gone(player_id, player_id) { ADD_FAILURE() << "a monster where there is none"; }
 };
 
 std::shared_ptr<const grid::map_data> make_map(std::uint32_t eye) {
@@ -161,6 +164,116 @@ TEST(ViewMirror, EventsThatDoNotFitAreNamedAndChangeNothing) {
             scenert::net::mirror_errc::off_map);
   EXPECT_EQ(mirror.where(7), (cell_point{1, 1}));
   EXPECT_EQ(mirror.size(), 1U);
+}
+
+// Players and monsters on one grid: after every event each client's monsters are the grid's
+// monsters in its view, where the grid has them, and nobody hears a monster it does not see.
+struct monster_clients {
+  std::map<player_id, std::map<player_id, cell_point>> seen;  // player -> monster -> cell
+  view_mirror* mirror = nullptr;
+  void view(player_id, std::span<const player_id>) {}
+  void appeared(player_id, player_id) {}
+  void vanished(player_id, player_id) {}
+  void moved(player_id, player_id) {}
+  void monster_view(player_id p, std::span<const player_id> all) {
+    auto& v = seen[p];
+    v.clear();
+    for (player_id m : all) v[m] = *mirror->where_monster(m);
+  }
+  void monster_at(player_id p, player_id m) { seen[p][m] = *mirror->where_monster(m); }
+  void monster_gone(player_id p, player_id m) {
+    EXPECT_EQ(seen[p].erase(m), 1U) << "monster " << m << " gone from " << p << " who did not see it";
+  }
+};
+
+TEST(ViewMirror, MonstersSeenEqualTheGridOnRandomTraces) {
+  for (std::uint32_t eye : {1U, 2U}) {
+    SCOPED_TRACE(testing::Message() << "eyesight " << eye);
+    auto map = make_map(eye);
+    grid::grid truth(map);
+    view_mirror mirror(map);
+    monster_clients c;
+    c.mirror = &mirror;
+    std::mt19937 rng(40 + eye);
+    auto rnd = [&](std::uint32_t n) { return static_cast<std::uint32_t>(rng() % n); };
+    auto cell = [&] { return cell_point{rnd(map->width()), rnd(map->height())}; };
+    auto near = [&](cell_point from) {  // up to 12 cells either way
+      auto step = [&](std::uint32_t v, std::uint32_t size) {
+        const int to = static_cast<int>(v) + static_cast<int>(rnd(25)) - 12;
+        return static_cast<std::uint32_t>(std::clamp(to, 0, static_cast<int>(size) - 1));
+      };
+      return cell_point{step(from.x, map->width()), step(from.y, map->height())};
+    };
+    // Players are entities 1..999, monsters 1000 and up, as the ids of one grid.
+    std::vector<player_id> players, monsters;
+    auto pick = [&](std::vector<player_id>& v) { return v[rnd(static_cast<std::uint32_t>(v.size()))]; };
+    auto id = [](player_id p) { return static_cast<grid::entity_id>(p); };
+    for (int step = 0; step < 4000; ++step) {
+      const std::uint32_t dice = rnd(12);
+      line_event e;
+      if (players.size() < 4 || dice == 0) {
+        const player_id p = 1 + rnd(999);
+        if (std::count(players.begin(), players.end(), p)) continue;
+        e = {line_event::kind::entered, p, cell()};
+        ASSERT_TRUE(truth.add(id(p), grid::entity_type::player, e.at, grid::ignore_view{}).has_value());
+        players.push_back(p);
+      } else if (dice == 1) {
+        const player_id p = pick(players);
+        e = {line_event::kind::left, p, {}};
+        ASSERT_TRUE(truth.remove(id(p), grid::ignore_view{}).has_value());
+        players.erase(std::find(players.begin(), players.end(), p));
+        c.seen.erase(p);
+      } else if (dice < 5) {
+        const player_id p = pick(players);
+        e = {line_event::kind::moved, p, near(truth.position_of(id(p)))};
+        ASSERT_TRUE(truth.move(id(p), e.at, grid::ignore_view{}).has_value());
+      } else if (monsters.size() < 20 || dice == 5) {
+        const player_id m = 1000 + rnd(1000);
+        if (std::count(monsters.begin(), monsters.end(), m)) continue;
+        e = {line_event::kind::entered, m, cell(), true};
+        ASSERT_TRUE(truth.add(id(m), grid::entity_type::npc, e.at, grid::ignore_view{}).has_value());
+        monsters.push_back(m);
+      } else if (dice == 6) {
+        const player_id m = pick(monsters);
+        e = {line_event::kind::left, m, {}, true};
+        ASSERT_TRUE(truth.remove(id(m), grid::ignore_view{}).has_value());
+        monsters.erase(std::find(monsters.begin(), monsters.end(), m));
+      } else {
+        const player_id m = pick(monsters);
+        e = {line_event::kind::moved, m, near(truth.position_of(id(m))), true};
+        ASSERT_TRUE(truth.move(id(m), e.at, grid::ignore_view{}).has_value());
+      }
+      const auto applied = mirror.apply(e, c);
+      ASSERT_TRUE(applied.has_value()) << applied.error().message;
+      for (player_id p : players) {
+        std::map<player_id, cell_point> want;
+        ASSERT_TRUE(truth
+                        .for_each_in_view(truth.position_of(id(p)), grid::type_mask::npc,
+                                          [&](grid::entity_id m) { want[m] = truth.position_of(m); })
+                        .has_value());
+        ASSERT_EQ(c.seen[p], want) << "the monsters player " << p << " sees, after step " << step;
+        std::vector<player_id> ids;
+        for (const auto& [m, at] : want) ids.push_back(m);
+        EXPECT_EQ(mirror.monsters_seen_by(p), ids);
+      }
+    }
+    EXPECT_EQ(mirror.monster_count(), monsters.size());
+    EXPECT_EQ(mirror.size(), players.size());
+  }
+}
+
+TEST(ViewMirror, AMonsterEventThatDoesNotFitIsNamed) {
+  view_mirror mirror(make_map(1));
+  monster_clients c;
+  c.mirror = &mirror;
+  ASSERT_TRUE(mirror.apply({line_event::kind::entered, 7, {1, 1}, true}, c).has_value());
+  auto twice = mirror.apply({line_event::kind::entered, 7, {2, 2}, true}, c);
+  EXPECT_EQ(twice.code(), scenert::net::mirror_errc::already_here);
+  EXPECT_NE(twice.error().message.find("monster 7"), std::string::npos) << twice.error().message;
+  EXPECT_EQ(mirror.apply({line_event::kind::moved, 8, {2, 2}, true}, c).code(),
+            scenert::net::mirror_errc::not_here);
+  EXPECT_EQ(mirror.where_monster(7), (cell_point{1, 1}));
+  EXPECT_FALSE(mirror.where(7).has_value()) << "a monster is not a player";
 }
 
 }  // namespace

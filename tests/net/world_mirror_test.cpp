@@ -26,19 +26,23 @@ struct ignore_frames {
   void appeared(player_id, player_id) {}
   void vanished(player_id, player_id) {}
   void moved(player_id, player_id) {}
+  void monster_view(player_id, std::span<const player_id>) {}
+  void monster_at(player_id, player_id) {}
+  void monster_gone(player_id, player_id) {}
 };
 
 struct mirrors {
   std::mutex m;
   std::map<std::pair<scene_id, std::uint32_t>, net::view_mirror> lines;
   std::shared_ptr<const grid::map_data> map;
-  std::size_t errors = 0, moves = 0;
+  std::size_t errors = 0, moves = 0, monster_events = 0;
   void feed(line_handle line, std::span<const line_event> events) {
     std::lock_guard lock(m);
     auto [it, fresh] = lines.try_emplace({line.scene, line.line}, map);
     for (const auto& e : events) {
       if (!it->second.apply(e, ignore_frames{})) ++errors;
-      moves += e.what == line_event::kind::moved;
+      moves += e.what == line_event::kind::moved && !e.monster;
+      monster_events += e.monster;
     }
   }
 };
@@ -81,7 +85,7 @@ TEST(WorldMirror, EveryLineMirrorEqualsItsGridAfterRandomTraffic) {
   std::lock_guard lock(box->m);
   EXPECT_EQ(box->errors, 0U);
   const std::size_t moves_seen = box->moves;
-  std::size_t checked_players = 0, live = 0;
+  std::size_t checked_players = 0, checked_monsters = 0, live = 0;
   for (const auto& sc : snap->scenes) {
     for (const auto& l : sc.lines) {
       const auto line = mw.w->line_object({sc.def->id, l.line, l.generation});
@@ -108,14 +112,31 @@ TEST(WorldMirror, EveryLineMirrorEqualsItsGridAfterRandomTraffic) {
                         .has_value());
         std::sort(truth.begin(), truth.end());
         EXPECT_EQ(mirror.view_of(p), truth) << "player " << p;
+        std::vector<player_id> monsters;
+        ASSERT_TRUE(line->grid()
+                        .for_each_in_view(line->grid().position_of(entity), grid::type_mask::npc,
+                                          [&](grid::entity_id m) { monsters.push_back(m); })
+                        .has_value());
+        std::sort(monsters.begin(), monsters.end());
+        EXPECT_EQ(mirror.monsters_seen_by(p), monsters) << "player " << p;
         ++checked_players;
+      }
+      EXPECT_EQ(mirror.monster_count(), line->monsters().size());
+      for (grid::entity_id m : line->monsters()) {
+        EXPECT_EQ(mirror.where_monster(m), line->grid().position_of(m)) << "monster " << m;
+        ++checked_monsters;
       }
     }
   }
   // A line that closed took its players off its mirror.
   std::size_t mirrored = 0;
-  for (const auto& [key, mirror] : box->lines) mirrored += mirror.size();
+  std::size_t mirrored_monsters = 0;
+  for (const auto& [key, mirror] : box->lines)
+    mirrored += mirror.size(), mirrored_monsters += mirror.monster_count();
   EXPECT_EQ(mirrored, checked_players);
+  EXPECT_EQ(mirrored_monsters, checked_monsters) << "a line that closed took its monsters off too";
+  EXPECT_GT(checked_monsters, 0U);
+  EXPECT_GT(box->monster_events, checked_monsters) << "the monsters walked";
   EXPECT_GT(live, 3U);
   EXPECT_GT(checked_players, 20U) << "the trace left too few players to check";
   EXPECT_GT(moves_seen, 100U);

@@ -374,7 +374,7 @@ def check_resume(driver, s):
     log(f"play: dropped and resumed as #{after['pid']} on scene {after['scene']} line {after['line']}")
 
 
-def check_dungeon(driver, s, out):
+def check_dungeon(driver, admin, s, out):
     before = state(driver)["map"]
     Select(driver.find_element(By.ID, "dungeon-scene")).select_by_value("3001")
     party = driver.find_element(By.ID, "party-id")
@@ -393,9 +393,35 @@ def check_dungeon(driver, s, out):
     wait_for("the dungeon's map drawn", lambda: js(driver, CANVAS_COLOURS, "map", None)["colours"] >= 4)
     log(f"play: dungeon entered (answer {answers[-1]['code']}), map {before['width']}x{before['height']} -> "
         f"{after['map']['width']}x{after['map']['height']}, line {after['line']}")
+    check_monsters(driver, admin, after)
     shot = os.path.join(out, "play-dungeon.png")
     driver.save_screenshot(shot)
     return shot
+
+
+MONSTERS = """const s = window.scenert;
+return [...s.monsters].map(([id, m]) => { const c = s.cellOf(m); return [id, c.x, c.y]; });"""
+
+
+# The monsters the page holds (1009, 1010) are the server's monsters in the player's view, where the
+# server has them; they chase the player, so the two reads are retried until they agree.
+def check_monsters(driver, admin, s):
+    def agree():
+        doc = admin.get(f"/lines/{s['scene']}/{s['line']}")
+        g = doc["geometry"]
+        me = next((p for p in doc["players"] if p["id"] == s["pid"]), None)
+        if me is None:
+            return None
+        area = lambda v, size: v // size
+        want = sorted([m["id"], m["x"], m["y"]] for m in doc["monsters"]
+                      if abs(area(m["x"], g["area_width"]) - area(me["x"], g["area_width"])) <= g["eyesight_x"]
+                      and abs(area(m["y"], g["area_height"]) - area(me["y"], g["area_height"])) <= g["eyesight_y"])
+        shown = sorted(js(driver, MONSTERS))
+        return (want, shown) if want and shown == want else None
+    want, _ = wait_for("the page's monsters to be the server's monsters in view", agree)
+    pixels = wait_for("monsters drawn on the map",
+                      lambda: (lambda p: p if p["match"] > 0 else None)(js(driver, CANVAS_COLOURS, "map", MONSTER_RGB)))
+    log(f"play: {len(want)} monsters in view, as the server has them; {pixels['match']} monster pixels drawn")
 
 
 # ---- the dashboard ----------------------------------------------------------------------------
@@ -430,9 +456,10 @@ def check_dashboard_numbers(driver, admin):
 
 
 def check_spectator(driver, admin, scene, line):
-    el = wait_for(f"the dashboard's line {scene}/{line}",
-                  lambda: driver.find_elements(By.CSS_SELECTOR, f'[data-scene="{scene}"][data-line="{line}"]'))
-    el[0].click()
+    # The list is redrawn every second: find and click the row in one step, so it cannot go stale between.
+    wait_for(f"the dashboard's line {scene}/{line} clicked",
+             lambda: js(driver, "const e = document.querySelector(arguments[0]); if (e) e.click(); return !!e;",
+                        f'[data-scene="{scene}"][data-line="{line}"]'))
 
     def matches():
         shown = js(driver, "return window.dashboard && window.dashboard.spectator")
@@ -476,7 +503,7 @@ def run(args, procs, holder):
     check_neighbour(driver, admin, s, tcp, holder)
     shots.append(os.path.join(args.out, "play.png"))
     driver.save_screenshot(shots[-1])
-    shots.append(check_dungeon(driver, s, args.out))
+    shots.append(check_dungeon(driver, admin, s, args.out))
     check_resume(driver, s)
     console.check("play page")
 

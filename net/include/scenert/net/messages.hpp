@@ -120,8 +120,21 @@ struct goodbye {  ///< 1007
 struct move_refused {  ///< 1008
   std::string reason;
 };
-using server_message = std::variant<you_are, broadcast, left_view, players_in_view, login_ok, answer,
-                                    heartbeat_echo, scene_info, goodbye, move_refused>;
+struct monster_spot {
+  std::uint32_t id = 0;  ///< the monster's id on its line (not a player id)
+  float x = 0, z = 0;    ///< world units, the centre of its cell
+  friend bool operator==(const monster_spot&, const monster_spot&) = default;
+};
+struct monsters_seen {  ///< 1009
+  std::vector<monster_spot> monsters;
+  bool all = false;  ///< every monster the player sees: replaces what it had (sent on entering a view)
+};
+struct monsters_gone {  ///< 1010
+  std::vector<std::uint32_t> ids;
+};
+using server_message =
+    std::variant<you_are, broadcast, left_view, players_in_view, login_ok, answer, heartbeat_echo, scene_info,
+                 goodbye, move_refused, monsters_seen, monsters_gone>;
 
 /// The frame id a message travels under.
 [[nodiscard]] message_id id_of(const client_message& m) noexcept;

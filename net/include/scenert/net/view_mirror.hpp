@@ -22,36 +22,56 @@ inline constexpr std::string_view mirror_errc_names[] = {"ok", "already_here", "
 static_assert(std::size(mirror_errc_names) == static_cast<std::size_t>(mirror_errc::count_),
               "mirror_errc: name every code");
 
-/// Views are the grid's: a player sees every player whose area is within the map's eyesight of its
-/// own (Chebyshev distance in areas), which is symmetric.
+/// Views are the grid's: a player sees every player and monster whose area is within the map's
+/// eyesight of its own (Chebyshev distance in areas), which is symmetric between players.
 /// Thread-safety: none; one I/O thread owns a line's mirror.
 class view_mirror {
  public:
   explicit view_mirror(std::shared_ptr<const grid::map_data> map);
 
-  /// Applies one event and tells `out` what each player must hear, in the order the frames go:
-  /// - entered: `out.appeared(viewer, p)` for each viewer, then `out.view(p, players)` (its 202);
+  /// Applies one event and tells `out` what each player must hear, in the order the frames go.
+  /// A player's events:
+  /// - entered: `out.appeared(viewer, p)` for each viewer, then `out.view(p, players)` (its 202)
+  ///   and `out.monster_view(p, monsters)` (every monster it sees);
   /// - left: `out.vanished(viewer, p)` for each viewer;
   /// - moved to another area: `vanished` both ways for the views it leaves, `appeared` both ways
-  ///   for those it enters, then `out.moved(viewer, p)` for everyone who sees it; inside one area
+  ///   for those it enters, `out.monster_gone(p, m)` / `out.monster_at(p, m)` for the monsters it
+  ///   stops / starts seeing, then `out.moved(viewer, p)` for everyone who sees it; inside one area
   ///   only `moved`.
-  /// An event that does not fit the mirror (a player twice, an unknown player, a cell off the map)
-  /// is an error naming the player, and changes nothing.
+  /// A monster's events (`e.monster`): `out.monster_at(viewer, m)` for each player who sees it where
+  /// it stands now, `out.monster_gone(viewer, m)` for each one who stopped seeing it.
+  /// An event that does not fit the mirror (an id twice, an unknown id, a cell off the map) is an
+  /// error naming the player or monster, and changes nothing.
   template <class Out>
   result<void, mirror_errc> apply(const line_event& e, Out&& out);
 
   /// The players `p` sees (itself excluded), or empty when it is not here.
   [[nodiscard]] std::vector<player_id> view_of(player_id p) const;
+  /// The monsters `p` sees, or empty when it is not here.
+  [[nodiscard]] std::vector<player_id> monsters_seen_by(player_id p) const;
   /// Where a player stands, when it is here.
-  [[nodiscard]] std::optional<grid::cell_point> where(player_id p) const;
-  [[nodiscard]] std::size_t size() const noexcept { return players_.size(); }
+  [[nodiscard]] std::optional<grid::cell_point> where(player_id p) const { return players_.where(p); }
+  /// Where a monster stands, when it is here.
+  [[nodiscard]] std::optional<grid::cell_point> where_monster(player_id m) const {
+    return monsters_.where(m);
+  }
+  [[nodiscard]] std::size_t size() const noexcept { return players_.at.size(); }
+  [[nodiscard]] std::size_t monster_count() const noexcept { return monsters_.at.size(); }
   [[nodiscard]] const grid::map_data& map() const noexcept { return *map_; }
 
  private:
   struct standing {
     grid::cell_point at;
     std::uint32_t area = 0;
-    std::uint32_t slot = 0;  // index in its area's players
+    std::uint32_t slot = 0;  // index in its area's list
+  };
+  // The players, or the monsters, by area.
+  struct layer {
+    std::vector<std::vector<player_id>> areas;  // ids standing on each area
+    std::unordered_map<player_id, standing> at;
+    void place(player_id id, standing& s, std::uint32_t area);
+    void unplace(const standing& s);
+    std::optional<grid::cell_point> where(player_id id) const;
   };
   struct rect {
     std::uint32_t x0, y0, x1, y1;  // areas, bounds included
@@ -60,88 +80,136 @@ class view_mirror {
     }
   };
   rect view_rect(std::uint32_t area) const noexcept;
+  static constexpr player_id nobody = ~player_id{0};  // for_each_in leaving nobody out
   template <class F>
-  void for_each_in(const rect& r, player_id except, F&& fn) const;
+  void for_each_in(const layer& l, const rect& r, player_id except, F&& fn) const;
   template <class F>
-  void for_each_in_difference(const rect& r, const rect& minus, F&& fn) const;
-  void place(player_id p, standing& s, std::uint32_t area);
-  void unplace(const standing& s);
-  result<void, mirror_errc> refuse(mirror_errc code, player_id p, std::string_view why) const;
+  void for_each_in_difference(const layer& l, const rect& r, const rect& minus, F&& fn) const;
+  template <class Out>
+  result<void, mirror_errc> apply_monster(const line_event& e, Out&& out);
+  result<void, mirror_errc> refuse(mirror_errc code, const line_event& e, std::string_view why) const;
 
   std::shared_ptr<const grid::map_data> map_;
-  std::vector<std::vector<player_id>> areas_;  // players standing on each area
-  std::unordered_map<player_id, standing> players_;
-  std::vector<player_id> scratch_;  // the 202 of an entering player
+  layer players_, monsters_;
+  std::vector<player_id> scratch_;  // the 202 (and then the monsters) of an entering player
 };
 
 template <class F>
-void view_mirror::for_each_in(const rect& r, player_id except, F&& fn) const {
+void view_mirror::for_each_in(const layer& l, const rect& r, player_id except, F&& fn) const {
   for (std::uint32_t y = r.y0; y <= r.y1; ++y)
     for (std::uint32_t x = r.x0; x <= r.x1; ++x)
-      for (player_id q : areas_[y * map_->areas_x() + x])
+      for (player_id q : l.areas[y * map_->areas_x() + x])
         if (q != except) fn(q);
 }
 
 template <class F>
-void view_mirror::for_each_in_difference(const rect& r, const rect& minus, F&& fn) const {
+void view_mirror::for_each_in_difference(const layer& l, const rect& r, const rect& minus, F&& fn) const {
   for (std::uint32_t y = r.y0; y <= r.y1; ++y)
     for (std::uint32_t x = r.x0; x <= r.x1; ++x)
       if (!minus.contains(x, y))
-        for (player_id q : areas_[y * map_->areas_x() + x]) fn(q);
+        for (player_id q : l.areas[y * map_->areas_x() + x]) fn(q);
 }
 
 template <class Out>
 result<void, mirror_errc> view_mirror::apply(const line_event& e, Out&& out) {
   using kind = line_event::kind;
-  auto it = players_.find(e.player);
   if (e.what != kind::left && !map_->contains(e.at))
-    return refuse(mirror_errc::off_map, e.player, "a cell off the map");
+    return refuse(mirror_errc::off_map, e, "a cell off the map");
+  if (e.monster) return apply_monster(e, out);
+  auto it = players_.at.find(e.player);
   switch (e.what) {
     case kind::entered: {
-      if (it != players_.end()) return refuse(mirror_errc::already_here, e.player, "entered twice");
+      if (it != players_.at.end()) return refuse(mirror_errc::already_here, e, "entered twice");
       const std::uint32_t area = map_->area_index(e.at);
       // Placed first: its viewers' 200 Tp 2 tell where it stands.
-      standing& s = players_[e.player];
+      standing& s = players_.at[e.player];
       s.at = e.at;
-      place(e.player, s, area);
+      players_.place(e.player, s, area);
       scratch_.clear();
-      for_each_in(view_rect(area), e.player, [&](player_id q) {
+      for_each_in(players_, view_rect(area), e.player, [&](player_id q) {
         out.appeared(q, e.player);
         scratch_.push_back(q);
       });
       out.view(e.player, std::span<const player_id>(scratch_));
+      scratch_.clear();
+      for_each_in(monsters_, view_rect(area), nobody, [&](player_id m) { scratch_.push_back(m); });
+      out.monster_view(e.player, std::span<const player_id>(scratch_));
       return {};
     }
     case kind::left: {
-      if (it == players_.end()) return refuse(mirror_errc::not_here, e.player, "left without being here");
-      unplace(it->second);
-      for_each_in(view_rect(it->second.area), e.player, [&](player_id q) { out.vanished(q, e.player); });
-      players_.erase(it);
+      if (it == players_.at.end()) return refuse(mirror_errc::not_here, e, "left without being here");
+      players_.unplace(it->second);
+      for_each_in(players_, view_rect(it->second.area), e.player,
+                  [&](player_id q) { out.vanished(q, e.player); });
+      players_.at.erase(it);
       return {};
     }
     case kind::moved: {
-      if (it == players_.end()) return refuse(mirror_errc::not_here, e.player, "moved without being here");
+      if (it == players_.at.end()) return refuse(mirror_errc::not_here, e, "moved without being here");
       standing& s = it->second;
       const std::uint32_t to = map_->area_index(e.at);
       s.at = e.at;
       if (to != s.area) {
         const rect before = view_rect(s.area), after = view_rect(to);
-        unplace(s);
-        for_each_in_difference(before, after, [&](player_id q) {
+        players_.unplace(s);
+        for_each_in_difference(players_, before, after, [&](player_id q) {
           out.vanished(q, e.player);
           out.vanished(e.player, q);
         });
-        for_each_in_difference(after, before, [&](player_id q) {
+        for_each_in_difference(players_, after, before, [&](player_id q) {
           out.appeared(q, e.player);
           out.appeared(e.player, q);
         });
-        place(e.player, s, to);
+        for_each_in_difference(monsters_, before, after, [&](player_id m) { out.monster_gone(e.player, m); });
+        for_each_in_difference(monsters_, after, before, [&](player_id m) { out.monster_at(e.player, m); });
+        players_.place(e.player, s, to);
       }
-      for_each_in(view_rect(to), e.player, [&](player_id q) { out.moved(q, e.player); });
+      for_each_in(players_, view_rect(to), e.player, [&](player_id q) { out.moved(q, e.player); });
       return {};
     }
   }
-  return refuse(mirror_errc::not_here, e.player, "an unknown event");
+  return refuse(mirror_errc::not_here, e, "an unknown event");
+}
+
+// A monster is seen by the players whose view holds its area: the same rectangle around its own.
+template <class Out>
+result<void, mirror_errc> view_mirror::apply_monster(const line_event& e, Out&& out) {
+  using kind = line_event::kind;
+  auto it = monsters_.at.find(e.player);
+  switch (e.what) {
+    case kind::entered: {
+      if (it != monsters_.at.end()) return refuse(mirror_errc::already_here, e, "entered twice");
+      const std::uint32_t area = map_->area_index(e.at);
+      standing& s = monsters_.at[e.player];
+      s.at = e.at;
+      monsters_.place(e.player, s, area);
+      for_each_in(players_, view_rect(area), nobody, [&](player_id q) { out.monster_at(q, e.player); });
+      return {};
+    }
+    case kind::left: {
+      if (it == monsters_.at.end()) return refuse(mirror_errc::not_here, e, "left without being here");
+      monsters_.unplace(it->second);
+      for_each_in(players_, view_rect(it->second.area), nobody,
+                  [&](player_id q) { out.monster_gone(q, e.player); });
+      monsters_.at.erase(it);
+      return {};
+    }
+    case kind::moved: {
+      if (it == monsters_.at.end()) return refuse(mirror_errc::not_here, e, "moved without being here");
+      standing& s = it->second;
+      const std::uint32_t to = map_->area_index(e.at);
+      s.at = e.at;
+      if (to != s.area) {
+        const rect before = view_rect(s.area), after = view_rect(to);
+        monsters_.unplace(s);
+        for_each_in_difference(players_, before, after, [&](player_id q) { out.monster_gone(q, e.player); });
+        monsters_.place(e.player, s, to);
+      }
+      for_each_in(players_, view_rect(to), nobody, [&](player_id q) { out.monster_at(q, e.player); });
+      return {};
+    }
+  }
+  return refuse(mirror_errc::not_here, e, "an unknown event");
 }
 
 }  // namespace scenert::net
