@@ -193,9 +193,10 @@ int run_host(const run_options& o) {
     spdlog::warn("player {} evicted from scene {} line {}: {}", p, from.scene, from.line, reason);
   };
   std::optional<web_files> pages;
+  std::filesystem::path web_root;
   if (!o.web.empty()) {
-    auto loaded =
-        web_files::load(o.web_root.empty() ? default_web_root() : std::filesystem::path(o.web_root));
+    web_root = o.web_root.empty() ? default_web_root() : std::filesystem::path(o.web_root);
+    auto loaded = web_files::load(web_root);
     if (!loaded) {
       spdlog::error("--web {}: {}", o.web, loaded.error().message);
       return exit_usage;
@@ -259,8 +260,8 @@ int run_host(const run_options& o) {
       door && !o.ws.empty()
           ? fmt::format("; WebSocket clients on ws://{}:{}", parse_endpoint(o.ws)->host, door->ws_port())
           : "",
-      web ? fmt::format("; web pages on http://{}:{}/ ({} files)", parse_endpoint(o.web)->host, web->port(),
-                        pages->size())
+      web ? fmt::format("; web pages on http://{}:{}/ ({} files from {})", parse_endpoint(o.web)->host,
+                        web->port(), pages->size(), web_root.string())
           : "");
   auto sampled = std::chrono::steady_clock::now();
   while (!wait_for_shutdown(milliseconds(250))) {
