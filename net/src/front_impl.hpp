@@ -80,6 +80,7 @@ struct front::impl {
   std::unordered_map<player_id, std::string> names;                  // players the mirrors may still hold
   std::unordered_map<view_key, view_mirror, view_key_hash> mirrors;
   std::map<map_id, std::shared_ptr<const grid::map_data>> maps;
+  std::map<map_id, std::string> blocked_bits;  // 1006's bitset of each map
   std::vector<std::shared_ptr<session>> dirty;
   std::size_t open_sockets = 0;
   bool stopping = false;
@@ -170,6 +171,7 @@ struct front::impl {
   void handle(const std::shared_ptr<session>& s, const login& l);
   void enter_world(const std::shared_ptr<session>& asking, const world_request& q, std::uint32_t request_id);
   server_message info_of(const scene_def& def, const placement& p);
+  const std::string& blocked_bits_of(const scene_def& def);
 
   // ---- front_fan_out.cpp: the lines' events ----
   void drain_lines();

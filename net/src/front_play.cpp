@@ -186,14 +186,25 @@ server_message front::impl::info_of(const scene_def& def, const placement& p) {
   const map_def& u = units_of(def);
   i.cell_size = static_cast<float>(u.cell_size), i.origin_x = static_cast<float>(u.origin_x),
   i.origin_z = static_cast<float>(u.origin_z);
-  i.blocked.assign((map.cell_count() + 7) / 8, '\0');
+  i.blocked = blocked_bits_of(def);
+  return server_message{std::move(i)};
+}
+
+// A map's blocked cells, one bit each: built once per map (a 512 x 512 map walks 262,144 cells), then
+// copied into each 1006.
+const std::string& front::impl::blocked_bits_of(const scene_def& def) {
+  auto [it, fresh] = blocked_bits.try_emplace(def.map);
+  if (!fresh) return it->second;
+  const auto& map = *map_of(def);
+  std::string& bits = it->second;
+  bits.assign((map.cell_count() + 7) / 8, '\0');
   for (std::uint32_t y = 0; y < map.height(); ++y)
     for (std::uint32_t x = 0; x < map.width(); ++x)
       if (map.is_block({x, y})) {
         const std::uint32_t bit = map.cell_index({x, y});
-        i.blocked[bit / 8] = static_cast<char>(i.blocked[bit / 8] | (1 << (bit % 8)));
+        bits[bit / 8] = static_cast<char>(bits[bit / 8] | (1 << (bit % 8)));
       }
-  return server_message{std::move(i)};
+  return bits;
 }
 
 // ---- geometry ---------------------------------------------------------------------------------
