@@ -93,6 +93,7 @@ result<bots_options, std::string> options_of(const bots_command_options& c) {
   o.move_hz = c.move_hz;
   o.checkpoints = c.checkpoints;
   o.settle = std::chrono::milliseconds(c.settle_ms);
+  o.login_timeout = std::chrono::milliseconds(c.login_timeout_ms);
   o.progress = !c.quiet;
   const std::string& admin = c.verify_views.empty() ? c.admin : c.verify_views;
   if (!admin.empty()) {
@@ -166,6 +167,10 @@ CLI::App* add_bots_command(CLI::App& app, bots_command_options& o) {
                   "A view check reads the server once no frame changed a view for this long")
       ->capture_default_str()
       ->check(CLI::Range(0, 60'000));
+  cmd->add_option("--login-timeout-ms", o.login_timeout_ms,
+                  "A bot with no view (202) this long after connecting is an error and closes")
+      ->capture_default_str()
+      ->check(CLI::Range(100, 600'000));
   cmd->add_option("--report", o.report, "Write a JSON report to this file");
   cmd->add_option("--threshold", o.thresholds,
                   "Fail (exit 3) unless it holds, e.g. 'move_p99_ms<50' (repeatable)");

@@ -33,6 +33,7 @@ struct bots_command_options {
   std::string verify_views;  ///< ADMIN_HOST:PORT
   std::uint32_t checkpoints = 0;
   int settle_ms = 500;
+  int login_timeout_ms = 10'000;
   std::string report;
   std::vector<std::string> thresholds;
   bool quiet = false;

@@ -38,22 +38,20 @@ std::optional<grid::cell_point> view_mirror::layer::where(player_id id) const {
   return it->second.at;
 }
 
-std::vector<player_id> view_mirror::view_of(player_id p) const {
+// The ids of `l` in the view of player `p` but `except`, sorted; empty when `p` is not here.
+std::vector<player_id> view_mirror::seen_by(player_id p, const layer& l, player_id except) const {
   std::vector<player_id> out;
   auto it = players_.at.find(p);
   if (it == players_.at.end()) return out;
-  for_each_in(players_, view_rect(it->second.area), p, [&](player_id q) { out.push_back(q); });
+  for_each_in(l, view_rect(it->second.area), except, [&](player_id q) { out.push_back(q); });
   std::sort(out.begin(), out.end());
   return out;
 }
 
+std::vector<player_id> view_mirror::view_of(player_id p) const { return seen_by(p, players_, p); }
+
 std::vector<player_id> view_mirror::monsters_seen_by(player_id p) const {
-  std::vector<player_id> out;
-  auto it = players_.at.find(p);
-  if (it == players_.at.end()) return out;
-  for_each_in(monsters_, view_rect(it->second.area), nobody, [&](player_id m) { out.push_back(m); });
-  std::sort(out.begin(), out.end());
-  return out;
+  return seen_by(p, monsters_, nobody);
 }
 
 result<void, mirror_errc> view_mirror::refuse(mirror_errc code, const line_event& e,

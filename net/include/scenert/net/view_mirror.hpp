@@ -85,6 +85,7 @@ class view_mirror {
   void for_each_in(const layer& l, const rect& r, player_id except, F&& fn) const;
   template <class F>
   void for_each_in_difference(const layer& l, const rect& r, const rect& minus, F&& fn) const;
+  std::vector<player_id> seen_by(player_id p, const layer& l, player_id except) const;
   template <class Out>
   result<void, mirror_errc> apply_monster(const line_event& e, Out&& out);
   result<void, mirror_errc> refuse(mirror_errc code, const line_event& e, std::string_view why) const;
