@@ -88,7 +88,10 @@ void front::impl::handle(const std::shared_ptr<session>& s, const move_to& m) {
   s->claimed = m.to;
   s->claimed_cell = cell;
   s->has_claim = true;
-  w->submit(world_request::move(s->pid, cell), {});
+  // Meant for the line and phase the client stands on as far as it was told: a move still on its
+  // way when the player went elsewhere must not walk it there.
+  const standing_line& on = line_of.at(s->pid);
+  w->submit(world_request::move_on(s->pid, on.line, on.phase, cell), {});
 }
 
 namespace {

@@ -167,6 +167,7 @@ void scene::apply(const roster_change& c) {
       if (phased) phases_->drop_from_phase(c.player);
       return remove_player(c.player, c.what == roster_change::kind::leave_ack);
     case roster_change::kind::move:
+      if (c.meant_for && *c.meant_for != (phased ? phases_->phase_of(c.player).value_or(0) : 0)) return;
       if (phased) return phases_->move_in_phase(c.player, c.to);
       return move_player(c.player, c.to);
     case roster_change::kind::enter_phase:

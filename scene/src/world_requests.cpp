@@ -190,8 +190,16 @@ std::optional<world_result> world::impl::do_move(const world_request& r) {
     return world_result(
         fail(loc.where == location::state::none ? world_errc::not_in_scene : world_errc::switching,
              fmt::format("player {}: move: not standing on a line", r.player)));
+  roster_change c{roster_change::kind::move, r.player, r.to};
+  if (r.line.scene != 0) {  // move_on: meant for a line, maybe one the player left since
+    if (!(r.line == loc.line))
+      return world_result(
+          fail(world_errc::stale_line, fmt::format("player {}: move meant for {}: it stands on {}", r.player,
+                                                   where(r.line), where(loc.line))));
+    c.meant_for = r.phase;
+  }
   // The town walks a player in one of its phases inside that phase.
-  send(loc.line, {roster_change::kind::move, r.player, r.to});
+  send(loc.line, c);
   return world_result(placement{loc.line, loc.space, loc.phase});
 }
 

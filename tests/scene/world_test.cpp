@@ -180,5 +180,26 @@ TEST(World, MovesWalkThePlayerOnItsLinesGrid) {
   EXPECT_EQ(s->grid().position_of(*s->entity_of(1)), (grid::cell_point{20, 21}));
 }
 
+// A client's move still on its way when its player changed lines is meant for the old line: it must
+// not walk the player on the new one (where its client was just told it stands elsewhere).
+TEST(World, AMoveMeantForALineThePlayerLeftIsRefusedAndWalksNothing) {
+  test::manual_world mw;
+  const auto town = mw.ask(R::enter(1, town_id))->line;
+  const auto field = mw.ask(R::transfer(1, field_id))->line;
+  mw.step();
+  auto s = mw.w->line_object(field);
+  const auto landed = s->grid().position_of(*s->entity_of(1));
+  ASSERT_NE(landed, (grid::cell_point{20, 21}));
+  auto late = mw.ask(R::move_on(1, town, 0, {20, 21}));
+  ASSERT_FALSE(late);
+  EXPECT_EQ(late.code(), world_errc::stale_line);
+  EXPECT_NE(late.error().message.find("move meant for"), std::string::npos) << late.error().message;
+  mw.step();
+  EXPECT_EQ(s->grid().position_of(*s->entity_of(1)), landed);
+  ASSERT_TRUE(mw.ask(R::move_on(1, field, 0, {20, 21})));
+  mw.step();
+  EXPECT_EQ(s->grid().position_of(*s->entity_of(1)), (grid::cell_point{20, 21}));
+}
+
 }  // namespace
 }  // namespace scenert

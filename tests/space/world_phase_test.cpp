@@ -194,6 +194,25 @@ TEST(WorldPhases, MovesInAPhaseWalkThePhasesGrid) {
   EXPECT_EQ(phase->grid().position_of(*phase->entity_of(1)), (grid::cell_point{12, 13}));
 }
 
+// A move sent while its client still stood on the town (the phase entry on its way) must not walk
+// the player inside the phase it lands in; one meant for that phase does.
+TEST(WorldPhases, AMoveMeantForTheTownDoesNotWalkThePlayerInItsPhase) {
+  test::manual_world mw(table(), with_phases());
+  auto town = *mw.ask(R::enter(1, town_id));
+  auto entering = mw.w->submit(R::enter_phase(1, space_id));
+  auto late = mw.w->submit(R::move_on(1, town.line, 0, {12, 13}));
+  mw.step();
+  auto in = entering.get();
+  ASSERT_TRUE(in) << in.error().message;
+  EXPECT_TRUE(late.get()) << "the player still stood on that line when the world read the move";
+  scene* phase = phases_of(mw, town.line).phase(in->phase);
+  ASSERT_NE(phase, nullptr);
+  EXPECT_NE(phase->grid().position_of(*phase->entity_of(1)), (grid::cell_point{12, 13}));
+  ASSERT_TRUE(mw.ask(R::move_on(1, town.line, in->phase, {12, 13})));
+  mw.step();
+  EXPECT_EQ(phase->grid().position_of(*phase->entity_of(1)), (grid::cell_point{12, 13}));
+}
+
 TEST(WorldPhases, ShutdownClosesEveryPhaseOnceItsTownCloses) {
   std::atomic<int> actives{0}, inactives{0};
   struct counter final : scene_module {

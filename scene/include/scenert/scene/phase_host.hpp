@@ -3,6 +3,7 @@
 /// implements it as a scene module; the scene finds it once, when the module is added.
 
 #include <cstdint>
+#include <optional>
 
 #include <scenert/runtime/result.hpp>
 #include <scenert/scene/fwd.hpp>
@@ -26,6 +27,8 @@ class phase_host {
   virtual void drop_from_phase(player_id player) = 0;
   /// Whether a player of the town stands in one of its phases.
   [[nodiscard]] virtual bool in_phase(player_id player) const = 0;
+  /// The phase a player of the town stands in, if any.
+  [[nodiscard]] virtual std::optional<phase_id> phase_of(player_id player) const = 0;
   /// Phases running on the line, for snapshots.
   [[nodiscard]] virtual std::uint32_t running_phases() const = 0;
 };

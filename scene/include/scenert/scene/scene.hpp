@@ -82,6 +82,9 @@ struct roster_change {
   player_id player = 0;
   grid::cell_point to{};  ///< move: the cell walked to
   scene_id space = 0;     ///< enter_phase: the space whose new phase the player goes into
+  /// move: the phase (0: the line itself) the client walked in, when it said; a move that finds the
+  /// player in another one (it entered or left a phase meanwhile) is dropped, not walked there.
+  std::optional<phase_id> meant_for;
 };
 
 /// One line of a scene definition. Each tick runs, in this order: its service mailbox (closures),

@@ -59,6 +59,7 @@ struct world_request {
   player_id mate = 0;     ///< join_team
   grid::cell_point to{};  ///< move
   party_id party = 0;     ///< enter_instance (0: alone)
+  phase_id phase = 0;     ///< move_on: the phase of `line` (0: the line itself)
 
   /// Enter a scene on a line chosen by its policy (soft capacity).
   static world_request enter(player_id p, scene_id s) { return {kind::enter, p, s, {}, 0, {}, 0}; }
@@ -80,6 +81,12 @@ struct world_request {
   }
   /// Walk to a cell of the player's scene (an AOI move).
   static world_request move(player_id p, grid::cell_point to) { return {kind::move, p, 0, {}, 0, to, 0}; }
+  /// A move meant for a line and phase (where the client saw itself): refused (stale_line) when the
+  /// player stands on another line by then, dropped by the line when it is in another phase; never
+  /// walked where the client did not mean it.
+  static world_request move_on(player_id p, line_handle line, phase_id phase, grid::cell_point to) {
+    return {kind::move, p, 0, line, 0, to, 0, phase};
+  }
   /// Go into a new phase of a space bound to the player's town (a private copy of that town).
   static world_request enter_phase(player_id p, scene_id space) {
     return {kind::enter_phase, p, space, {}, 0, {}, 0};

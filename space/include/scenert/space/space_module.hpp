@@ -48,8 +48,7 @@ class space_module final : public scene_module, public phase_host, private scene
   [[nodiscard]] bool in_phase(player_id player) const override { return visits_.count(player) != 0; }
   [[nodiscard]] std::uint32_t running_phases() const override { return running_phases(0); }
 
-  /// The phase a player is in.
-  [[nodiscard]] std::optional<phase_id> phase_of(player_id player) const;
+  [[nodiscard]] std::optional<phase_id> phase_of(player_id player) const override;
   /// A running phase; null when it is not running.
   [[nodiscard]] scene* phase(phase_id id) const;
   /// Running phases of a space (of every space when 0).
