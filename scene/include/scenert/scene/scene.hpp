@@ -84,7 +84,7 @@ struct roster_change {
   scene_id space = 0;     ///< enter_phase: the space whose new phase the player goes into
   /// move: the phase (0: the line itself) the client walked in, when it said; a move that finds the
   /// player in another one (it entered or left a phase meanwhile) is dropped, not walked there.
-  std::optional<phase_id> meant_for;
+  std::optional<phase_id> meant_for{};
 };
 
 /// One line of a scene definition. Each tick runs, in this order: its service mailbox (closures),
