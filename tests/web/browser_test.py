@@ -289,6 +289,11 @@ def check_login(driver, admin):
     driver.find_element(By.ID, "login").click()
     s = wait_for("the play page to log in and get its line's geometry (1006)",
                  lambda: (lambda s: s if s["pid"] and s["scene"] and s["map"] and s["cell"] else None)(state(driver)))
+    # The geometry (the world's answer) and the player's own 200 Tp 2 (its line's events) come by two
+    # ways, in either order: the page stands where the server put it once the latter arrived.
+    s = wait_for("the page's own cell to be the server's",
+                 lambda: (lambda t: t if admin.cell_of(t["scene"], t["line"], t["pid"]) == (t["cell"]["x"], t["cell"]["y"])
+                          else None)(state(driver)))
     shown = driver.find_element(By.ID, "my-id").text
     if shown != str(s["pid"]):
         raise Failure(f"#my-id shows {shown!r}, window.scenert.pid is {s['pid']}")
