@@ -135,6 +135,7 @@ result<net::front_options, admin_errc> front_options_for(const run_options& o) {
   f.max_payload = o.max_frame;
   if (o.resume_ms >= 0) f.resume = milliseconds(o.resume_ms);
   f.max_connections = o.max_connections;
+  f.io_threads = o.io_threads;
   return f;
 }
 
@@ -174,6 +175,10 @@ CLI::App* add_run_command(CLI::App& app, run_options& o) {
   cmd->add_option("--max-connections", o.max_connections,
                   "Client connections at once; over it a new one gets a goodbye and a close")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1'000'000}));
+  cmd->add_option("--io-threads", o.io_threads,
+                  "Threads for the clients' sockets, apart from the pool's workers; connections are "
+                  "dealt to them in turn and each fans the lines' events out to its own (default 1)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{64}));
   cmd->footer(
       "Exit status: 0 stopped cleanly; 1 invalid table; 2 usage error, unreadable file, admin or\n"
       "client endpoint that cannot be bound, or a pool that cannot start (e.g. --realtime refused).");
@@ -251,7 +256,7 @@ int run_host(const run_options& o) {
     }
   }
   spdlog::info(
-      "hosting {} scene definitions from {} on {} workers{}{}{}{}", table->scenes.size(), o.table,
+      "hosting {} scene definitions from {} on {} workers{}{}{}{}{}", table->scenes.size(), o.table,
       pool.options().workers,
       admin ? fmt::format("; admin endpoint http://{}:{}", parse_endpoint(o.admin)->host, admin->port()) : "",
       door && !o.tcp.empty()
@@ -262,7 +267,8 @@ int run_host(const run_options& o) {
           : "",
       web ? fmt::format("; web pages on http://{}:{}/ ({} files from {})", parse_endpoint(o.web)->host,
                         web->port(), pages->size(), web_root.string())
-          : "");
+          : "",
+      door ? fmt::format("; {} I/O thread{} for clients", o.io_threads, o.io_threads == 1 ? "" : "s") : "");
   auto sampled = std::chrono::steady_clock::now();
   while (!wait_for_shutdown(milliseconds(250))) {
     const auto snapshot = w->snapshot();

@@ -23,6 +23,7 @@ struct run_options {
   std::uint32_t max_frame = 0;  ///< a frame's payload limit; 0: the table's network.max_frame_bytes
   std::int64_t resume_ms = -1;  ///< a dropped player's wait for its resume; -1: the table's
   std::size_t max_connections = 10'000;
+  std::size_t io_threads = 1;  ///< the front's I/O threads
 };
 
 /// Adds the `run` subcommand to `app`; `options` is filled in when it is parsed.

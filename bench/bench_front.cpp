@@ -2,8 +2,9 @@
 // table, the front on a free port, and N seed 002 clients on one thread (poll) that walk around the
 // town at a rate, reading everything. Measures, over the steady part of the run (after every client
 // landed): frames queued per write to a socket, bytes, and allocations per delivered frame (every
-// thread's, counted by a global operator new). Prints one JSON object.
-//   bench_front --clients N --seconds S [--hz H] [--workers W]
+// thread's, counted by a global operator new) and the process's CPU per delivered frame. Prints one
+// JSON object.
+//   bench_front --clients N --seconds S [--hz H] [--workers W] [--io-threads T]
 #include <scenert/config/table_loader.hpp>
 #include <scenert/net/front.hpp>
 #include <scenert/net/messages.hpp>
@@ -15,6 +16,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -45,11 +47,20 @@ using namespace std::chrono_literals;
 using namespace scenert;
 using clock_type = std::chrono::steady_clock;
 
+// CPU seconds of the whole process (user + system), every thread's.
+double cpu_seconds() {
+  rusage u{};
+  ::getrusage(RUSAGE_SELF, &u);
+  auto s = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6; };
+  return s(u.ru_utime) + s(u.ru_stime);
+}
+
 struct args {
   unsigned clients = 200;
   double seconds = 10;
   double hz = 10;  // moves per second per client
   unsigned workers = 2;
+  unsigned io_threads = 1;
 };
 
 args parse(int argc, char** argv) {
@@ -65,6 +76,8 @@ args parse(int argc, char** argv) {
       a.hz = v;
     else if (k == "--workers")
       a.workers = static_cast<unsigned>(v);
+    else if (k == "--io-threads")
+      a.io_threads = static_cast<unsigned>(v);
     else {
       std::fprintf(stderr, "bench_front: unknown flag %s\n", k.c_str());
       std::exit(2);
@@ -109,7 +122,9 @@ int main(int argc, char** argv) {
   po.log = [](log_level, std::string_view) {};
   processor_pool pool(std::move(po));
   if (!pool.start()) return 1;
-  auto door = net::front::create(table, {});
+  net::front_options fo;
+  fo.io_threads = a.io_threads;
+  auto door = net::front::create(table, fo);
   world_options wo;
   wo.on_line_events = door->on_line_events();
   auto w = world::create(table, pool, std::move(wo));
@@ -151,6 +166,7 @@ int main(int argc, char** argv) {
   // The steady part: every client walks at its rate and reads what it gets.
   const auto before = door->stats();
   const std::uint64_t allocs_before = allocations.load();
+  const double cpu_before = cpu_seconds();
   std::uint64_t moves = 0, frames_in_before = 0;
   for (const auto& c : walkers) frames_in_before += c.frames_in;
   const auto start = clock_type::now();
@@ -174,6 +190,7 @@ int main(int argc, char** argv) {
   const double elapsed = std::chrono::duration<double>(clock_type::now() - start).count();
   const auto after = door->stats();
   const std::uint64_t allocs = allocations.load() - allocs_before;
+  const double cpu = cpu_seconds() - cpu_before;
   std::uint64_t frames_in = 0;
   for (const auto& c : walkers) frames_in += c.frames_in;
   frames_in -= frames_in_before;
@@ -187,14 +204,14 @@ int main(int argc, char** argv) {
   const auto writes = after.writes - before.writes;
   std::printf(
       "%s\n",
-      fmt::format(R"({{"clients": {}, "landed": {}, "seconds": {:.2f}, "moves_per_s": {:.0f}, )"
+      fmt::format(R"({{"clients": {}, "io_threads": {}, "landed": {}, "seconds": {:.2f}, "moves_per_s": {:.0f}, )"
                   R"("frames_out": {}, "writes": {}, "frames_per_write": {:.2f}, "bytes_out": {}, )"
                   R"("frames_read_by_clients": {}, "allocations": {}, "allocations_per_frame_out": {:.4f}, )"
-                  R"("slow_readers_cut": {}}})",
-                  a.clients, landed, elapsed, static_cast<double>(moves) / elapsed, frames_out, writes,
+                  R"("cpu_ns_per_frame_out": {:.0f}, "slow_readers_cut": {}}})",
+                  a.clients, a.io_threads, landed, elapsed, static_cast<double>(moves) / elapsed, frames_out, writes,
                   writes ? double(frames_out) / double(writes) : 0.0, after.bytes_out - before.bytes_out,
                   frames_in, allocs, frames_out ? double(allocs) / double(frames_out) : 0.0,
-                  after.closed_by[static_cast<std::size_t>(net::close_reason::slow_reader)])
+                  frames_out ? cpu * 1e9 / double(frames_out) : 0.0, after.closed_by[static_cast<std::size_t>(net::close_reason::slow_reader)])
           .c_str());
   return landed == a.clients ? 0 : 1;
 }

@@ -26,6 +26,27 @@ std::variant<tcp::socket, ws_stream> link_of(tcp::socket s, bool websocket) {
   return s;
 }
 
+// A descriptor on its way to the I/O thread: closed unless a socket took it (a post that never runs,
+// after stop(), is destroyed with the io_context and closes it).
+struct owned_fd {
+  int fd = -1;
+  explicit owned_fd(int f) : fd(f) {}
+  owned_fd(owned_fd&& o) noexcept : fd(std::exchange(o.fd, -1)) {}
+  owned_fd& operator=(owned_fd&&) = delete;
+  ~owned_fd() {
+    if (fd >= 0) ::close(fd);
+  }
+  int release() { return std::exchange(fd, -1); }
+};
+
+tcp protocol_of(int fd) {
+  sockaddr_storage at{};
+  socklen_t size = sizeof at;
+  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&at), &size) == 0 && at.ss_family == AF_INET6)
+    return tcp::v6();
+  return tcp::v4();
+}
+
 constexpr std::string_view subprotocol = "scenert";
 
 // True when the handshake's Sec-WebSocket-Protocol lists "scenert".
@@ -73,24 +94,49 @@ void line_feed::post(line_handle line, phase_id phase, std::span<const line_even
     });
 }
 
+namespace {
+std::vector<std::unique_ptr<front_shard>> shards_of(front::impl& hub, std::size_t count) {
+  std::vector<std::unique_ptr<front_shard>> all;
+  for (std::size_t i = 0; i < std::max<std::size_t>(count, 1); ++i)
+    all.push_back(std::make_unique<front_shard>(hub, i));
+  return all;
+}
+}  // namespace
+
 front::impl::impl(const scene_table& t, front_options o)
     : table(t),
       opt(std::move(o)),
       resume_for(opt.resume.value_or(t.network.resume_ms)),
+      shards(shards_of(*this, opt.io_threads)),
+      tcp_acceptor(*shards.front()->io),
+      ws_acceptor(*shards.front()->io) {
+  if (opt.max_payload == 0) opt.max_payload = t.network.max_frame_bytes;
+}
+
+front::impl::~impl() = default;
+
+front_shard& front::impl::next() {
+  return *shards[next_shard.fetch_add(1, std::memory_order_relaxed) % shards.size()];
+}
+
+front_shard::front_shard(front::impl& h, std::size_t i)
+    : hub(h),
+      number(i),
+      table(h.table),
+      opt(h.opt),
+      w(h.w),
+      n(h.n),
       io(std::make_shared<asio::io_context>(1)),
-      tcp_acceptor(*io),
-      ws_acceptor(*io),
       feed(std::make_shared<line_feed>()),
       stop_timer(*io),
       sweep_timer(*io) {
-  if (opt.max_payload == 0) opt.max_payload = t.network.max_frame_bytes;
   feed->io = io;
   feed->on_wake = [this] { drain_lines(); };
 }
 
 // ---- counters ---------------------------------------------------------------------------------
 
-void front::impl::count_in(std::uint32_t id, std::size_t payload) {
+void front_shard::count_in(std::uint32_t id, std::size_t payload) {
   add(n.frames_in);
   const int i = index_of(static_cast<message_id>(id));
   if (i < 0) return;
@@ -99,7 +145,7 @@ void front::impl::count_in(std::uint32_t id, std::size_t payload) {
 }
 
 // Counts every frame of `frames` (whole frames, concatenated) by its id.
-void front::impl::count_out(std::string_view frames) {
+void front_shard::count_out(std::string_view frames) {
   while (frames.size() >= header_size) {
     const std::size_t size = header_size + read_u32(frames.data());
     const int i = index_of(static_cast<message_id>(read_u32(frames.data() + 4)));
@@ -131,18 +177,41 @@ result<void, front_errc> front::impl::listen(tcp::acceptor& a, const std::string
   return {};
 }
 
+// Accepted on shard 0's thread; each connection then goes to the next shard in turn.
 void front::impl::accept(tcp::acceptor& a, bool websocket) {
   a.async_accept([this, &a, websocket](boost::system::error_code ec, tcp::socket sock) {
     if (ec) {
       if (ec != asio::error::operation_aborted) accept(a, websocket);
       return;
     }
-    on_accepted(std::move(sock), websocket);
+    if (shards.size() == 1) {
+      shards.front()->on_accepted(std::move(sock), websocket);
+    } else {
+      boost::system::error_code failed;
+      const int fd = sock.release(failed);
+      if (!failed) hand_to_shard(fd, websocket, {});
+    }
     accept(a, websocket);
   });
 }
 
-void front::impl::on_accepted(tcp::socket sock, bool websocket, std::string_view read_already) {
+// A connected socket's descriptor goes to the next shard, whose io_context owns it from then on.
+void front::impl::hand_to_shard(int socket, bool websocket, std::string bytes) {
+  owned_fd fd(socket);
+  front_shard& to = next();
+  asio::post(*to.io, [&to, websocket, fd = std::move(fd), bytes = std::move(bytes)]() mutable {
+    if (to.stopping) return;
+    tcp::socket sock(*to.io);
+    boost::system::error_code ec;
+    sock.assign(protocol_of(fd.fd), fd.fd, ec);
+    if (ec) return;
+    fd.release();
+    to.on_accepted(std::move(sock), websocket, bytes);
+  });
+}
+
+void front_shard::on_accepted(tcp::socket sock, bool websocket, std::string_view read_already) {
+  if (stopping) return;  // accepted as the server stopped: the socket closes here
   boost::system::error_code ignored;
   sock.set_option(tcp::no_delay(true), ignored);
   auto s = std::make_shared<session>(std::move(sock), opt.max_payload, websocket);
@@ -150,7 +219,8 @@ void front::impl::on_accepted(tcp::socket sock, bool websocket, std::string_view
   // parses it from here before it reads the socket.
   s->wbuf.commit(asio::buffer_copy(s->wbuf.prepare(read_already.size()), asio::buffer(read_already)));
   ++open_sockets;
-  if (sessions.size() + greeting.size() >= opt.max_connections) {
+  if (n.connections.fetch_add(1, std::memory_order_relaxed) >= opt.max_connections) {
+    n.connections.fetch_sub(1, std::memory_order_relaxed);
     add(n.refused);
     add(n.closed_by[static_cast<std::size_t>(close_reason::server_full)]);
     append_frame(s->out, server_message{goodbye{"server full: " + std::to_string(opt.max_connections) +
@@ -166,7 +236,6 @@ void front::impl::on_accepted(tcp::socket sock, bool websocket, std::string_view
     return;
   }
   add(n.accepted);
-  add(n.connections);
   greeting.push_back(s);
   if (websocket) return handshake(s);
   greet(s);
@@ -174,7 +243,7 @@ void front::impl::on_accepted(tcp::socket sock, bool websocket, std::string_view
 }
 
 // The HTTP upgrade: a client that offers the "scenert" subprotocol gets it and must log in.
-void front::impl::handshake(const std::shared_ptr<session>& s) {
+void front_shard::handshake(const std::shared_ptr<session>& s) {
   auto& link = std::get<ws_stream>(s->link);
   http::async_read(
       link.next_layer(), s->wbuf, s->upgrade, [this, s](boost::system::error_code ec, std::size_t) {
@@ -203,7 +272,7 @@ void front::impl::handshake(const std::shared_ptr<session>& s) {
 
 // ---- bytes in ---------------------------------------------------------------------------------
 
-void front::impl::read(const std::shared_ptr<session>& s) {
+void front_shard::read(const std::shared_ptr<session>& s) {
   auto done = [this, s](boost::system::error_code ec, std::size_t got) {
     on_read(s, ec, std::string_view(s->rbuf.data(), got));
   };
@@ -212,7 +281,7 @@ void front::impl::read(const std::shared_ptr<session>& s) {
   std::get<tcp::socket>(s->link).async_read_some(asio::buffer(s->rbuf), done);
 }
 
-void front::impl::on_read(const std::shared_ptr<session>& s, boost::system::error_code ec,
+void front_shard::on_read(const std::shared_ptr<session>& s, boost::system::error_code ec,
                           std::string_view bytes) {
   if (ec) return close(s, close_reason::dropped);
   if (s->closing) return;
@@ -241,7 +310,7 @@ void front::impl::on_read(const std::shared_ptr<session>& s, boost::system::erro
 // ---- closing ----------------------------------------------------------------------------------
 
 // Says why (unless the client is gone) and closes once the goodbye is written.
-void front::impl::close(const std::shared_ptr<session>& s, close_reason why, const std::string& text) {
+void front_shard::close(const std::shared_ptr<session>& s, close_reason why, const std::string& text) {
   if (s->closing) {
     if (why == close_reason::dropped) close_socket(*s);  // the socket failed while the goodbye was on its way
     return;
@@ -263,19 +332,19 @@ void front::impl::close(const std::shared_ptr<session>& s, close_reason why, con
   lingering.emplace_back(s, clock::now() + linger);  // a client that does not read it is closed anyway
 }
 
-void front::impl::close_socket(session& s) {
+void front_shard::close_socket(session& s) {
   if (!s.is_open()) return;
   s.shut();
   --open_sockets;
   stop_when_quiet();
 }
 
-void front::impl::stop_when_quiet() {
+void front_shard::stop_when_quiet() {
   if (stopping && open_sockets == 0) io->stop();
 }
 
 // Connections closing behind a goodbye their client may never read: closed for good after `linger`.
-void front::impl::end_lingering(clock::time_point now) {
+void front_shard::end_lingering(clock::time_point now) {
   std::erase_if(lingering, [&](auto& l) {
     if (l.first->is_open() && now < l.second) return false;
     close_socket(*l.first);
@@ -284,7 +353,7 @@ void front::impl::end_lingering(clock::time_point now) {
 }
 
 // Every quarter second: timeouts, resumes that expired, lingering sockets, connections per line.
-void front::impl::sweep() {
+void front_shard::sweep() {
   sweep_timer.expires_after(std::chrono::milliseconds(250));
   sweep_timer.async_wait([this](boost::system::error_code ec) {
     if (ec || stopping) return;
@@ -293,7 +362,7 @@ void front::impl::sweep() {
   });
 }
 
-void front::impl::sweep_once(clock::time_point now) {
+void front_shard::sweep_once(clock::time_point now) {
   std::vector<std::pair<std::shared_ptr<session>, close_reason>> late;
   for (auto& s : greeting)
     if (now - s->opened > opt.login_timeout) late.emplace_back(s, close_reason::login_timeout);
@@ -309,13 +378,16 @@ void front::impl::sweep_once(clock::time_point now) {
                                                          : opt.login_timeout;
     close(s, why, "after " + std::to_string(limit.count()) + " ms");
   }
-  expire_detached(now);
+  if (number == 0) {  // the players waiting for a resume are the shards' in common
+    expire_detached(now);
+    hub.book.forget_gone(now);
+  }
   flush();
   end_lingering(now);
   publish_connections();
 }
 
-void front::impl::publish_connections() {
+void front_shard::publish_connections() {
   std::map<std::pair<scene_id, std::uint32_t>, line_connections> by_line;
   for (const auto& [pid, s] : sessions)
     if (auto l = line_of.find(pid); l != line_of.end()) {  // a phase's players count on their town line
@@ -332,21 +404,21 @@ void front::impl::publish_connections() {
 
 // ---- bytes out --------------------------------------------------------------------------------
 
-void front::impl::send(session& s, const server_message& m) {
+void front_shard::send(session& s, const server_message& m) {
   const std::size_t at = s.out.size();
   append_frame(s.out, m);
   count_out(std::string_view(s.out).substr(at));
   mark(s);
 }
 
-void front::impl::push(const std::shared_ptr<session>& s, std::string_view frame) {
+void front_shard::push(const std::shared_ptr<session>& s, std::string_view frame) {
   if (s->closing) return;
   s->out.append(frame);
   count_out(frame);
   mark(*s);
 }
 
-void front::impl::mark(session& s) {
+void front_shard::mark(session& s) {
   if (!s.dirty) {
     s.dirty = true;
     dirty.push_back(s.shared_from_this());
@@ -354,7 +426,7 @@ void front::impl::mark(session& s) {
 }
 
 // One write per connection per batch: everything queued for it goes in one gathered send.
-void front::impl::flush() {
+void front_shard::flush() {
   for (auto& s : dirty) {
     s->dirty = false;
     if (s->closing) continue;
@@ -368,7 +440,7 @@ void front::impl::flush() {
   dirty.clear();
 }
 
-void front::impl::write(const std::shared_ptr<session>& s) {
+void front_shard::write(const std::shared_ptr<session>& s) {
   if (s->writing || s->out.empty()) return;
   s->writing = true;
   s->sending.swap(s->out);
@@ -383,7 +455,7 @@ void front::impl::write(const std::shared_ptr<session>& s) {
 }
 
 // WebSocket: each frame goes as a binary message of its own, one after the other.
-void front::impl::write_next_message(const std::shared_ptr<session>& s) {
+void front_shard::write_next_message(const std::shared_ptr<session>& s) {
   if (s->sent >= s->sending.size()) return wrote(s, {});
   const std::size_t size = header_size + read_u32(s->sending.data() + s->sent);
   add(n.writes);
@@ -395,7 +467,7 @@ void front::impl::write_next_message(const std::shared_ptr<session>& s) {
                                            });
 }
 
-void front::impl::wrote(const std::shared_ptr<session>& s, boost::system::error_code ec) {
+void front_shard::wrote(const std::shared_ptr<session>& s, boost::system::error_code ec) {
   s->writing = false;
   s->sending.clear();
   if (ec) return close(s, close_reason::dropped);
@@ -417,8 +489,11 @@ std::unique_ptr<front> front::create(const scene_table& table, front_options opt
 }
 
 std::function<void(line_handle, phase_id, std::span<const line_event>)> front::on_line_events() {
-  return [feed = impl_->feed](line_handle line, phase_id phase, std::span<const line_event> events) {
-    feed->post(line, phase, events);
+  std::vector<std::shared_ptr<line_feed>> feeds;
+  for (auto& sh : impl_->shards) feeds.push_back(sh->feed);
+  // Every shard mirrors every view: each one hears every line.
+  return [feeds = std::move(feeds)](line_handle line, phase_id phase, std::span<const line_event> events) {
+    for (auto& f : feeds) f->post(line, phase, events);
   };
 }
 
@@ -434,61 +509,49 @@ result<void, front_errc> front::start(world& w) {
     if (auto r = f.listen(f.ws_acceptor, f.opt.ws_host, f.opt.ws_port, "--ws", f.ws_port); !r) return r;
   if (f.opt.tcp) f.accept(f.tcp_acceptor, false);
   if (f.opt.ws) f.accept(f.ws_acceptor, true);
-  f.sweep();
-  f.thread = std::thread([&f] { f.io->run(); });
+  for (auto& sh : f.shards) {
+    sh->sweep();
+    f.threads.emplace_back([&io = *sh->io] { io.run(); });
+  }
   return {};
+}
+
+// Says goodbye to this shard's clients and ends its loop once their sockets are closed.
+void front_shard::shut_down() {
+  stopping = true;
+  sweep_timer.cancel();
+  for (auto& s : std::vector(greeting)) close(s, close_reason::shutting_down, "the server stops");
+  std::vector<std::shared_ptr<session>> all;
+  for (auto& [pid, s] : sessions) all.push_back(s);
+  for (auto& s : all) close(s, close_reason::shutting_down, "the server stops");
+  expire_detached(clock::time_point::max());
+  flush();
+  stop_when_quiet();
+  // A client that does not read its goodbye holds its socket open: the loop ends anyway.
+  stop_timer.expires_after(linger);
+  stop_timer.async_wait([this](boost::system::error_code) { io->stop(); });
 }
 
 void front::stop() {
   impl& f = *impl_;
-  if (!f.thread.joinable()) return;
+  if (f.threads.empty()) return;
   {
     std::lock_guard lock(f.adopting_mutex);
     f.adopting_closed = true;
   }
-  asio::post(*f.io, [&f] {
-    f.stopping = true;
+  asio::post(*f.shards.front()->io, [&f] {
     boost::system::error_code ignored;
     f.tcp_acceptor.close(ignored);
     f.ws_acceptor.close(ignored);
-    f.sweep_timer.cancel();
-    for (auto& s : std::vector(f.greeting)) f.close(s, close_reason::shutting_down, "the server stops");
-    std::vector<std::shared_ptr<session>> all;
-    for (auto& [pid, s] : f.sessions) all.push_back(s);
-    for (auto& s : all) f.close(s, close_reason::shutting_down, "the server stops");
-    f.expire_detached(clock::time_point::max());
-    f.flush();
-    f.stop_when_quiet();
-    // A client that does not read its goodbye holds its socket open: the loop ends anyway.
-    f.stop_timer.expires_after(f.linger);
-    f.stop_timer.async_wait([&f](boost::system::error_code) { f.io->stop(); });
   });
-  f.thread.join();
-  f.feed->batches.close();
+  for (auto& sh : f.shards) asio::post(*sh->io, [&s = *sh] { s.shut_down(); });
+  for (auto& t : f.threads) t.join();
+  f.threads.clear();
+  // A player parked by a shard after another one had let the waiting players go leaves now.
+  f.shards.front()->expire_detached(clock::time_point::max());
+  for (auto& sh : f.shards) sh->feed->batches.close();
 }
 
-namespace {
-// A descriptor on its way to the I/O thread: closed unless a socket took it (a post that never runs,
-// after stop(), is destroyed with the io_context and closes it).
-struct owned_fd {
-  int fd = -1;
-  explicit owned_fd(int f) : fd(f) {}
-  owned_fd(owned_fd&& o) noexcept : fd(std::exchange(o.fd, -1)) {}
-  owned_fd& operator=(owned_fd&&) = delete;
-  ~owned_fd() {
-    if (fd >= 0) ::close(fd);
-  }
-  int release() { return std::exchange(fd, -1); }
-};
-
-tcp protocol_of(int fd) {
-  sockaddr_storage at{};
-  socklen_t size = sizeof at;
-  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&at), &size) == 0 && at.ss_family == AF_INET6)
-    return tcp::v6();
-  return tcp::v4();
-}
-}  // namespace
 
 void front::adopt_websocket(int socket, std::string bytes) {
   impl& f = *impl_;
@@ -496,16 +559,7 @@ void front::adopt_websocket(int socket, std::string bytes) {
   std::lock_guard lock(f.adopting_mutex);
   if (f.adopting_closed) return;  // stop() began: its goodbyes are queued already
   // Posted before stop()'s own work, so a connection handed over in time gets its goodbye too.
-  asio::post(*f.io, [&f, fd = std::move(fd), bytes = std::move(bytes)]() mutable {
-    if (f.stopping) return;
-    tcp::socket sock(*f.io);
-    boost::system::error_code ec;
-    const tcp protocol = protocol_of(fd.fd);
-    sock.assign(protocol, fd.fd, ec);
-    if (ec) return;
-    fd.release();
-    f.on_accepted(std::move(sock), true, bytes);
-  });
+  f.hand_to_shard(fd.release(), true, std::move(bytes));
 }
 
 std::uint16_t front::tcp_port() const noexcept { return impl_->tcp_port; }
@@ -530,8 +584,19 @@ front_stats front::stats() const noexcept {
 }
 
 std::vector<line_connections> front::connections_by_line() const {
-  std::lock_guard lock(impl_->published_mutex);
-  return impl_->published;
+  std::map<std::pair<scene_id, std::uint32_t>, line_connections> by_line;
+  for (const auto& sh : impl_->shards) {
+    std::lock_guard lock(sh->published_mutex);
+    for (const auto& c : sh->published) {
+      auto& sum = by_line[{c.line.scene, c.line.line}];
+      sum.line = c.line;
+      sum.connections += c.connections;
+    }
+  }
+  std::vector<line_connections> out;
+  out.reserve(by_line.size());
+  for (auto& [key, c] : by_line) out.push_back(c);
+  return out;
 }
 
 }  // namespace scenert::net

@@ -10,7 +10,7 @@ namespace scenert::net {
 namespace {
 
 struct fan_out {
-  front::impl& f;
+  front_shard& f;
   view_key key;
   view_mirror& mirror;
   const map_def& units;
@@ -32,9 +32,11 @@ struct fan_out {
       append_frame(frame, server_message{monsters_seen{{spot_of(who)}, false}});
     } else {
       const auto at = mirror.where(who);
+      const auto card = f.hub.book.card_of(who);
       append_frame(frame, server_message{broadcast{
                               pid, kind == 2 ? broadcast_type::appeared : broadcast_type::moved,
-                              f.name_of(who), "", at ? f.position_of(who, *at, units) : position{}, 0}});
+                              card ? card->name : std::string{}, "",
+                              at ? front_shard::position_of(card, *at, units) : position{}, 0}});
     }
     return frame;
   }
@@ -62,7 +64,7 @@ struct fan_out {
       f.push(it->second, encoded(kind, m));
   }
   monster_spot spot_of(player_id m) const {
-    const position p = front::impl::centre(mirror.where_monster(m).value_or(grid::cell_point{}), units);
+    const position p = front_shard::centre(mirror.where_monster(m).value_or(grid::cell_point{}), units);
     return {static_cast<std::uint32_t>(m), p.x, p.z};
   }
   // Every monster an entering player sees, replacing what its client had.
@@ -86,8 +88,10 @@ struct fan_out {
     v.players.reserve(all.size());
     for (player_id q : all) {
       const auto qa = mirror.where(q);
-      v.players.push_back(
-          {static_cast<std::int32_t>(q), qa ? f.position_of(q, *qa, units) : position{}, f.name_of(q)});
+      const auto card = f.hub.book.card_of(q);
+      v.players.push_back({static_cast<std::int32_t>(q),
+                           qa ? front_shard::position_of(card, *qa, units) : position{},
+                           card ? card->name : std::string{}});
     }
     f.send(s, server_message{std::move(v)});
   }
@@ -95,7 +99,7 @@ struct fan_out {
 
 }  // namespace
 
-void front::impl::drain_lines() {
+void front_shard::drain_lines() {
   (void)feed->batches.drain([this](line_batch& b) { drained.push_back(std::move(b)); });
   mark_superseded_moves();
   std::size_t index = 0;  // of the drain's moves
@@ -116,10 +120,8 @@ void front::impl::drain_lines() {
       if (e.what == line_event::kind::left && stands_in(e.player, key)) forget_view(it->second, e.player);
       if (!it->second.apply(e, out)) continue;
       if (e.what == line_event::kind::entered) line_of[e.player] = {b.line, b.phase};
-      if (e.what == line_event::kind::left) {
+      if (e.what == line_event::kind::left)
         if (auto l = line_of.find(e.player); l != line_of.end() && l->second.key() == key) line_of.erase(l);
-        if (!sessions.count(e.player) && !detached.count(e.player)) names.erase(e.player);
-      }
     }
   }
   drained.clear();
@@ -127,7 +129,7 @@ void front::impl::drain_lines() {
 }
 
 // superseded[i]: the drain's i-th player move is followed by a later move of the same player.
-void front::impl::mark_superseded_moves() {
+void front_shard::mark_superseded_moves() {
   move_order.clear();
   for (const auto& b : drained)
     for (const auto& e : b.events)
@@ -139,14 +141,14 @@ void front::impl::mark_superseded_moves() {
     if (move_order[i].first == move_order[i + 1].first) superseded[move_order[i].second] = true;
 }
 
-bool front::impl::stands_in(player_id p, const view_key& key) const {
+bool front_shard::stands_in(player_id p, const view_key& key) const {
   auto l = line_of.find(p);
   return l != line_of.end() && l->second.key() == key;
 }
 
 // A player entering a view while its old one has not said it left (the lines' batches come in any
 // order) hears 201 for everyone it saw there first, so its client never holds two views at once.
-void front::impl::leave_old_view(player_id p, const view_key& entering) {
+void front_shard::leave_old_view(player_id p, const view_key& entering) {
   auto l = line_of.find(p);
   if (l == line_of.end() || l->second.key() == entering) return;
   if (auto m = mirrors.find(l->second.key()); m != mirrors.end()) forget_view(m->second, p);
@@ -154,7 +156,7 @@ void front::impl::leave_old_view(player_id p, const view_key& entering) {
 }
 
 // A player leaving a view (another line, a phase, the world) hears 201 for everyone it saw there.
-void front::impl::forget_view(const view_mirror& mirror, player_id p) {
+void front_shard::forget_view(const view_mirror& mirror, player_id p) {
   auto it = sessions.find(p);
   if (it == sessions.end()) return;
   std::string frame;
@@ -167,7 +169,7 @@ void front::impl::forget_view(const view_mirror& mirror, player_id p) {
 
 // The view of a player already standing somewhere: 200 Tp 2 for itself and its 202 (`players`),
 // then the monsters it sees.
-void front::impl::send_view(session& s, bool players) {
+void front_shard::send_view(session& s, bool players) {
   auto l = line_of.find(s.pid);
   if (l == line_of.end()) return;
   auto m = mirrors.find(l->second.key());

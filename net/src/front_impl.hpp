@@ -1,9 +1,8 @@
 #pragma once
-// The front's I/O side: one io_context on one thread owns every session, the view mirrors, the
-// players waiting for their resume and the outgoing buffers. Scenes and the world only post to it.
-// Its work is split by topic: front.cpp (connections and bytes), front_login.cpp (logins, guests,
-// resumes), front_play.cpp (a logged-in client's messages), front_fan_out.cpp (the lines' events).
+// The front's I/O side: the state its I/O threads share (front::impl) and each thread's own
+// (front_shard).
 
+#include "player_book.hpp"
 #include "session.hpp"
 
 #include <atomic>
@@ -50,7 +49,7 @@ struct standing_line {
   [[nodiscard]] view_key key() const { return key_of(line, phase); }
 };
 
-// What the lines' threads share with the I/O thread: the batches' inbox and the wake-up.
+// What the lines' threads share with one I/O thread: the batches' inbox and the wake-up.
 struct line_feed {
   std::shared_ptr<asio::io_context> io;
   inbox<line_batch> batches{1024};
@@ -59,56 +58,46 @@ struct line_feed {
   void post(line_handle line, phase_id phase, std::span<const line_event> events);
 };
 
+// A player whose connection dropped, keeping its place until `until` for its resume token.
+struct waiting {
+  std::string name, token;
+  placement place;
+  bool placed = false;
+  clock::time_point until;
+};
+
+struct front_shard;
+
+// What the I/O threads share: the table and options, the counters, the players' cards, who is logged
+// in on which thread and who waits for a resume. Each I/O thread is a front_shard: it owns its
+// connections and keeps a mirror of every view (every line's events reach every shard), so it fans
+// out to its own clients alone, as seed 000's gateways each do for theirs.
 struct front::impl {
   impl(const scene_table& t, front_options o);
+  ~impl();
 
   const scene_table& table;
   front_options opt;
   std::chrono::milliseconds resume_for;
-  std::shared_ptr<asio::io_context> io;
-  tcp::acceptor tcp_acceptor, ws_acceptor;
-  std::shared_ptr<line_feed> feed;
-  std::thread thread;
   world* w = nullptr;
   const scene_def* landing = nullptr;
   std::uint16_t tcp_port = 0, ws_port = 0;
+  std::vector<std::unique_ptr<front_shard>> shards;
+  std::vector<std::thread> threads;
+  std::atomic<std::size_t> next_shard{0};
+  std::atomic<std::int32_t> next_pid{1};
+  player_book book;
 
-  // ---- I/O thread only ----
-  std::int32_t next_pid = 1;
-  std::unordered_map<player_id, std::shared_ptr<session>> sessions;  // logged in
-  std::vector<std::shared_ptr<session>> greeting;                    // not logged in yet
-  std::unordered_map<player_id, std::string> names;                  // players the mirrors may still hold
-  std::unordered_map<view_key, view_mirror, view_key_hash> mirrors;
-  std::map<map_id, std::shared_ptr<const grid::map_data>> maps;
-  std::map<map_id, std::string> blocked_bits;  // 1006's bitset of each map
-  std::vector<std::shared_ptr<session>> dirty;
-  std::size_t open_sockets = 0;
-  bool stopping = false;
-  asio::steady_timer stop_timer, sweep_timer;
-
-  // A player whose connection dropped, keeping its place until `until` for its resume token.
-  struct waiting {
-    std::string name, token;
-    placement place;
-    bool placed = false;
-    clock::time_point until;
-  };
+  // Who is logged in on which shard, who waits for its resume, and the resume tokens: touched on
+  // logins, resumes and closes only.
+  std::mutex roll_mutex;
+  std::unordered_map<player_id, std::size_t> home;  // logged-in player -> its shard
   std::unordered_map<player_id, waiting> detached;
   std::unordered_map<std::string, player_id> tokens;  // resume token -> player (logged in or detached)
-  // The line (and phase) each player stands on, as its view's events said (a move asks for it).
-  std::unordered_map<player_id, standing_line> line_of;
-
-  // Coalescing one drain's moves: a player's moves before its last one in the drain are not sent.
-  std::vector<line_batch> drained;
-  std::vector<std::pair<player_id, std::uint32_t>> move_order;  // (mover, event index)
-  std::vector<bool> superseded;
 
   // Connections handed over by the web port (adopt_websocket) until stop() closes the door.
   std::mutex adopting_mutex;
   bool adopting_closed = false;
-
-  mutable std::mutex published_mutex;
-  std::vector<line_connections> published;  // connections per line, every sweep
 
   struct counters {
     std::atomic<std::uint64_t> accepted{0}, refused{0}, closed{0}, connections{0}, frames_in{0},
@@ -118,16 +107,61 @@ struct front::impl {
     std::array<std::atomic<std::uint64_t>, std::size(all_message_ids)> in_frames{}, in_bytes{}, out_frames{},
         out_bytes{};
   } n;
+
+  // The listeners live on shard 0; each connection goes to the next shard in turn.
+  tcp::acceptor tcp_acceptor, ws_acceptor;
+  result<void, front_errc> listen(tcp::acceptor& a, const std::string& host, std::uint16_t port,
+                                  const char* flag, std::uint16_t& bound);
+  void accept(tcp::acceptor& a, bool websocket);
+  void hand_to_shard(int socket, bool websocket, std::string bytes);
+  front_shard& next();
+};
+
+// One I/O thread of the front: one io_context owns its sessions, its view mirrors and its outgoing
+// buffers. Scenes, the world and the other shards only post to it. Its work is split by topic:
+// front.cpp (connections and bytes), front_login.cpp (logins, guests, resumes), front_play.cpp (a
+// logged-in client's messages), front_fan_out.cpp (the lines' events).
+struct front_shard {
+  front_shard(front::impl& hub, std::size_t number);
+
+  front::impl& hub;
+  const std::size_t number;  // in hub.shards
+  const scene_table& table;
+  const front_options& opt;
+  world* const& w;
+  front::impl::counters& n;
+  std::shared_ptr<asio::io_context> io;
+  std::shared_ptr<line_feed> feed;
+
+  // ---- this shard's I/O thread only ----
+  std::unordered_map<player_id, std::shared_ptr<session>> sessions;  // logged in here
+  std::vector<std::shared_ptr<session>> greeting;                    // not logged in yet
+  std::unordered_map<view_key, view_mirror, view_key_hash> mirrors;
+  std::map<map_id, std::shared_ptr<const grid::map_data>> maps;
+  std::map<map_id, std::string> blocked_bits;  // 1006's bitset of each map
+  std::vector<std::shared_ptr<session>> dirty;
+  std::size_t open_sockets = 0;
+  bool stopping = false;
+  asio::steady_timer stop_timer, sweep_timer;
+  // The line (and phase) each player stands on, as its view's events said (a move asks for it).
+  std::unordered_map<player_id, standing_line> line_of;
+
+  // Coalescing one drain's moves: a player's moves before its last one in the drain are not sent.
+  std::vector<line_batch> drained;
+  std::vector<std::pair<player_id, std::uint32_t>> move_order;  // (mover, event index)
+  std::vector<bool> superseded;
+
+  mutable std::mutex published_mutex;
+  std::vector<line_connections> published;  // connections per line, every sweep
+
   static void add(std::atomic<std::uint64_t>& c, std::uint64_t v = 1) {
     c.fetch_add(v, std::memory_order_relaxed);
   }
   void count_in(std::uint32_t id, std::size_t payload);
   void count_out(std::string_view frames);
+  void shut_down();
 
   // ---- front.cpp: connections and bytes ----
-  result<void, front_errc> listen(tcp::acceptor& a, const std::string& host, std::uint16_t port,
-                                  const char* flag, std::uint16_t& bound);
-  void accept(tcp::acceptor& a, bool websocket);
   void on_accepted(tcp::socket sock, bool websocket, std::string_view read_already = {});
   void handshake(const std::shared_ptr<session>& s);
   void read(const std::shared_ptr<session>& s);
@@ -153,12 +187,15 @@ struct front::impl {
   void greet(const std::shared_ptr<session>& s);
   void log_in_guest(const std::shared_ptr<session>& s);
   void log_in(const std::shared_ptr<session>& s, const login& l);
-  void resume(const std::shared_ptr<session>& s, player_id pid);
+  void resume(const std::shared_ptr<session>& s, player_id pid, waiting was);
+  void hand_over(player_id pid, std::size_t to, std::weak_ptr<session> asking, login l);
   void admit(const std::shared_ptr<session>& s, player_id pid, std::string name);
   void drop_player(session& s, close_reason why);
+  void park(player_id pid, waiting was, bool may_come_back);
   void expire_detached(clock::time_point now);
   std::random_device entropy;  // resume tokens: 128 bits each
   std::string new_token();
+  void chat_to_all(const std::string& frame);
 
   // ---- front_play.cpp: a logged-in client's messages ----
   void on_frame(const std::shared_ptr<session>& s, std::uint32_t id, std::string_view payload);
@@ -188,13 +225,16 @@ struct front::impl {
   };
   std::optional<standing_at> where(player_id p) const;
   const scene_def* def_of(scene_id id) const { return table.find_scene(id); }
+  const scene_def& landing() const { return *hub.landing; }
   const std::shared_ptr<const grid::map_data>& map_of(const scene_def& s);
   const map_def& units_of(const scene_def& d) const;
   static position centre(grid::cell_point c, const map_def& u);
   static position position_of(const session& s, grid::cell_point c, const map_def& u);
   static position last_accepted(const session& s, grid::cell_point c, const map_def& u);
-  position position_of(player_id p, grid::cell_point c, const map_def& u) const;
-  const std::string& name_of(player_id p) { return names[p]; }
+  static position position_of(const std::optional<player_book::card>& card, grid::cell_point c,
+                              const map_def& u);
+  void claim(session& s, grid::cell_point cell, const position& at);
+  void unclaim(session& s);
 };
 
 }  // namespace scenert::net

@@ -22,7 +22,7 @@ std::string name_problem(std::string_view name) {
 
 }  // namespace
 
-std::string front::impl::new_token() {
+std::string front_shard::new_token() {
   std::string t;
   for (int i = 0; i < 4; ++i) t += fmt::format("{:08x}", entropy());
   return t;
@@ -30,7 +30,7 @@ std::string front::impl::new_token() {
 
 // A client that sends no login within guest_wait is a guest; one whose first frame is on its way
 // is not (its first frame decides, and login_timeout bounds the wait).
-void front::impl::greet(const std::shared_ptr<session>& s) {
+void front_shard::greet(const std::shared_ptr<session>& s) {
   if (s->login_required) return;
   s->guest_timer.expires_after(opt.guest_wait);
   s->guest_timer.async_wait([this, s](boost::system::error_code ec) {
@@ -40,94 +40,153 @@ void front::impl::greet(const std::shared_ptr<session>& s) {
   });
 }
 
-void front::impl::log_in_guest(const std::shared_ptr<session>& s) {
+void front_shard::log_in_guest(const std::shared_ptr<session>& s) {
   add(n.guests);
-  const auto pid = static_cast<player_id>(next_pid++);
+  const auto pid = static_cast<player_id>(hub.next_pid.fetch_add(1, std::memory_order_relaxed));
   admit(s, pid, "guest-" + std::to_string(pid));
   send(*s, server_message{you_are{static_cast<std::int32_t>(pid), s->name}});
-  enter_world(s, world_request::enter(pid, landing->id), 0);
+  enter_world(s, world_request::enter(pid, landing().id), 0);
 }
 
-void front::impl::log_in(const std::shared_ptr<session>& s, const login& l) {
-  if (!l.resume_token.empty())
-    if (auto t = tokens.find(l.resume_token); t != tokens.end())
-      if (sessions.count(t->second) != 0 || detached.count(t->second) != 0) return resume(s, t->second);
+void front_shard::log_in(const std::shared_ptr<session>& s, const login& l) {
+  if (!l.resume_token.empty()) {
+    std::unique_lock lock(hub.roll_mutex);
+    if (auto t = hub.tokens.find(l.resume_token); t != hub.tokens.end()) {
+      const player_id pid = t->second;
+      if (auto d = hub.detached.find(pid); d != hub.detached.end()) {  // waiting for this very login
+        waiting was = std::move(d->second);
+        hub.detached.erase(d);
+        lock.unlock();
+        n.detached.fetch_sub(1, std::memory_order_relaxed);
+        return resume(s, pid, std::move(was));
+      }
+      if (auto h = hub.home.find(pid); h != hub.home.end()) {  // logged in: its shard lets it go
+        front_shard& there = *hub.shards[h->second];
+        lock.unlock();
+        asio::post(*there.io, [&there, pid, to = number, asking = std::weak_ptr(s), l] {
+          there.hand_over(pid, to, asking, l);
+        });
+        return;
+      }
+    }
+  }
   if (auto problem = name_problem(l.name); !problem.empty())
     return close(s, close_reason::bad_login, problem);
   add(n.logins);
-  const auto pid = static_cast<player_id>(next_pid++);
-  admit(s, pid, l.name.empty() ? "player-" + std::to_string(pid) : l.name);
+  const auto pid = static_cast<player_id>(hub.next_pid.fetch_add(1, std::memory_order_relaxed));
   s->token = new_token();
-  tokens.emplace(s->token, pid);
+  admit(s, pid, l.name.empty() ? "player-" + std::to_string(pid) : l.name);
   s->speaks_scenert = true;
   send(*s, server_message{login_ok{static_cast<std::int32_t>(pid), s->name, s->token, false}});
   send(*s, server_message{you_are{static_cast<std::int32_t>(pid), s->name}});
-  enter_world(s, world_request::enter(pid, landing->id), 0);
+  enter_world(s, world_request::enter(pid, landing().id), 0);
+}
+
+// On the shard of a logged-in player whose token logged in again on shard `to`: its connection here
+// is closed (the player goes on there) and its state is handed over.
+void front_shard::hand_over(player_id pid, std::size_t to, std::weak_ptr<session> asking, login l) {
+  front_shard& there = *hub.shards[to];
+  auto live = sessions.find(pid);
+  if (live == sessions.end()) {  // it closed meanwhile: the asking shard looks again (it may wait now)
+    asio::post(*there.io, [&there, asking, l] {
+      if (auto s = asking.lock(); s && !s->closing) {
+        there.log_in(s, l);
+        there.flush();
+      }
+    });
+    return;
+  }
+  auto old = live->second;
+  waiting was{old->name, old->token, old->place, old->placed, {}};
+  sessions.erase(live);
+  old->pid = 0;  // the player goes on there: closing the old connection must not take it off
+  close(old, close_reason::replaced, "logged in from another connection");
+  flush();
+  asio::post(*there.io, [&there, asking, pid, was = std::move(was)]() mutable {
+    auto s = asking.lock();
+    if (!s || s->closing) return there.park(pid, std::move(was), true);  // gone before it got it
+    there.resume(s, pid, std::move(was));
+    there.flush();
+  });
 }
 
 // The same player, on this connection: its place is kept, its view comes fresh (202).
-void front::impl::resume(const std::shared_ptr<session>& s, player_id pid) {
+void front_shard::resume(const std::shared_ptr<session>& s, player_id pid, waiting was) {
   add(n.resumed);
-  waiting was;
-  if (auto live = sessions.find(pid); live != sessions.end()) {
-    auto old = live->second;
-    was = {old->name, old->token, old->place, old->placed, {}};
-    sessions.erase(live);
-    old->pid = 0;  // the player goes on here: closing the old connection must not take it off
-    close(old, close_reason::replaced, "logged in from another connection");
-  } else {
-    auto d = detached.find(pid);
-    was = std::move(d->second);
-    detached.erase(d);
-    n.detached.fetch_sub(1, std::memory_order_relaxed);
-  }
+  s->token = was.token;
   admit(s, pid, was.name);
-  s->token = was.token, s->place = was.place, s->placed = was.placed;
+  s->place = was.place, s->placed = was.placed;
   s->speaks_scenert = true;
   s->moved_at = clock::now();
+  unclaim(*s);
   send(*s, server_message{login_ok{static_cast<std::int32_t>(pid), s->name, s->token, true}});
   send(*s, server_message{you_are{static_cast<std::int32_t>(pid), s->name}});
-  if (line_of.count(pid) == 0) return enter_world(s, world_request::enter(pid, landing->id), 0);
+  if (!s->placed) return enter_world(s, world_request::enter(pid, landing().id), 0);
+  // Its view as this shard's mirrors hold it; a shard that has not heard of its line yet sends the
+  // view when the line's event comes (the session is here now).
   send_view(*s);
-  if (const scene_def* def = def_of(line_of[pid].line.scene)) send(*s, info_of(*def, s->place));
+  if (const scene_def* def = def_of(s->place.line.scene)) send(*s, info_of(*def, s->place));
 }
 
-void front::impl::admit(const std::shared_ptr<session>& s, player_id pid, std::string name) {
+void front_shard::admit(const std::shared_ptr<session>& s, player_id pid, std::string name) {
   s->guest_timer.cancel();
   std::erase(greeting, s);
   s->at = session::stage::in;
+  s->admitted = clock::now();
   s->pid = pid;
   s->name = std::move(name);
   sessions[pid] = s;
-  names[pid] = s->name;
+  hub.book.admit(pid, s->name);
+  std::lock_guard lock(hub.roll_mutex);
+  hub.home[pid] = number;
+  if (!s->token.empty()) hub.tokens[s->token] = pid;
 }
 
 // A connection that closes takes its player off the world, unless it dropped (not for a fault of
 // its own) and may come back with its token within resume_ms.
-void front::impl::drop_player(session& s, close_reason why) {
+void front_shard::drop_player(session& s, close_reason why) {
   auto it = sessions.find(s.pid);
   if (s.pid == 0 || it == sessions.end() || it->second.get() != &s) return;
   sessions.erase(it);
-  const bool may_come_back = !s.token.empty() && resume_for.count() > 0 && !stopping &&
+  const bool may_come_back = !s.token.empty() && !stopping &&
                              (why == close_reason::dropped || why == close_reason::idle ||
                               why == close_reason::half_frame || why == close_reason::slow_reader);
-  if (may_come_back) {
-    detached[s.pid] = {s.name, s.token, s.place, s.placed, clock::now() + resume_for};
+  park(s.pid, {s.name, s.token, s.place, s.placed, {}}, may_come_back);
+}
+
+// A player without a connection: it waits resume_ms for its token when it may come back, else it
+// leaves the world (its viewers hear it from its line).
+void front_shard::park(player_id pid, waiting was, bool may_come_back) {
+  std::unique_lock lock(hub.roll_mutex);
+  if (auto h = hub.home.find(pid); h != hub.home.end() && h->second == number) hub.home.erase(h);
+  if (may_come_back && hub.resume_for.count() > 0) {
+    was.until = clock::now() + hub.resume_for;
+    hub.detached[pid] = std::move(was);
     add(n.detached);
     return;
   }
-  if (!s.token.empty()) tokens.erase(s.token);
-  w->submit(world_request::leave(s.pid), {});  // its viewers hear it from its line
+  if (!was.token.empty()) hub.tokens.erase(was.token);
+  lock.unlock();
+  hub.book.gone(pid, clock::now());
+  w->submit(world_request::leave(pid), {});
 }
 
-void front::impl::expire_detached(clock::time_point now) {
-  std::erase_if(detached, [&](auto& d) {
-    if (now < d.second.until) return false;
-    tokens.erase(d.second.token);
+void front_shard::expire_detached(clock::time_point now) {
+  std::vector<player_id> leaving;
+  {
+    std::lock_guard lock(hub.roll_mutex);
+    std::erase_if(hub.detached, [&](auto& d) {
+      if (now < d.second.until) return false;
+      hub.tokens.erase(d.second.token);
+      leaving.push_back(d.first);
+      return true;
+    });
+  }
+  for (player_id p : leaving) {
     n.detached.fetch_sub(1, std::memory_order_relaxed);
-    w->submit(world_request::leave(d.first), {});
-    return true;
-  });
+    hub.book.gone(p, clock::now());
+    w->submit(world_request::leave(p), {});
+  }
 }
 
 }  // namespace scenert::net

@@ -5,7 +5,7 @@
 
 namespace scenert::net {
 
-void front::impl::on_frame(const std::shared_ptr<session>& s, std::uint32_t id, std::string_view payload) {
+void front_shard::on_frame(const std::shared_ptr<session>& s, std::uint32_t id, std::string_view payload) {
   if (s->closing) return;
   count_in(id, payload.size());
   auto m = decode_client(id, payload);
@@ -25,27 +25,41 @@ void front::impl::on_frame(const std::shared_ptr<session>& s, std::uint32_t id, 
   std::visit([&](auto& msg) { handle(s, msg); }, m.value());
 }
 
-void front::impl::bad_frame(const std::shared_ptr<session>& s, const std::string& why) {
+void front_shard::bad_frame(const std::shared_ptr<session>& s, const std::string& why) {
   add(n.bad_frames);
   if (++s->bad > opt.bad_frames_allowed) close(s, close_reason::bad_frames, "the last: " + why);
 }
 
-bool front::impl::allowed(bucket& b, const front_options::rate& r) {
+bool front_shard::allowed(bucket& b, const front_options::rate& r) {
   if (b.take(r, clock::now())) return true;
   add(n.rate_limited);
   return false;
 }
 
-void front::impl::handle(const std::shared_ptr<session>& s, const talk& t) {
+void front_shard::handle(const std::shared_ptr<session>& s, const talk& t) {
   if (!allowed(s->chat, opt.chat)) return;
   std::string frame;
   append_frame(frame,
                server_message{broadcast{
                    static_cast<std::int32_t>(s->pid), broadcast_type::chat, s->name, t.content, {}, 0}});
-  for (auto& [pid, other] : sessions) push(other, frame);
+  chat_to_all(frame);
 }
 
-void front::impl::handle(const std::shared_ptr<session>& s, const move_to& m) {
+// World chat reaches every player online when it was said: this shard's at once, the others' through
+// their threads (a player that logged in there meanwhile does not get it).
+void front_shard::chat_to_all(const std::string& frame) {
+  for (auto& [pid, other] : sessions) push(other, frame);
+  const auto said = clock::now();
+  for (auto& sh : hub.shards)
+    if (sh.get() != this)
+      asio::post(*sh->io, [&there = *sh, frame, said] {
+        for (auto& [pid, other] : there.sessions)
+          if (other->admitted <= said) there.push(other, frame);
+        there.flush();
+      });
+}
+
+void front_shard::handle(const std::shared_ptr<session>& s, const move_to& m) {
   if (!allowed(s->moves, opt.moves)) return;
   const auto at = where(s->pid);
   const scene_def* def = at ? def_of(at->scene) : nullptr;
@@ -85,9 +99,7 @@ void front::impl::handle(const std::shared_ptr<session>& s, const move_to& m) {
     return;
   }
   s->moved_at = now;
-  s->claimed = m.to;
-  s->claimed_cell = cell;
-  s->has_claim = true;
+  claim(*s, cell, m.to);
   // Meant for the line and phase the client stands on as far as it was told: a move still on its
   // way when the player went elsewhere must not walk it there.
   const standing_line& on = line_of.at(s->pid);
@@ -119,7 +131,7 @@ world_request to_world(player_id pid, const request& r) {
 }
 }  // namespace
 
-void front::impl::handle(const std::shared_ptr<session>& s, const request& r) {
+void front_shard::handle(const std::shared_ptr<session>& s, const request& r) {
   if (!allowed(s->requests, opt.requests)) {
     send(*s,
          server_message{answer{r.request_id, "rate_limited", "too many requests per second", r.scene, 0, 0}});
@@ -136,18 +148,18 @@ void front::impl::handle(const std::shared_ptr<session>& s, const request& r) {
                                  r.scene, r.line, 0}});
 }
 
-void front::impl::handle(const std::shared_ptr<session>& s, const heartbeat& h) {
+void front_shard::handle(const std::shared_ptr<session>& s, const heartbeat& h) {
   const auto now = std::chrono::steady_clock::now().time_since_epoch();
   send(*s, server_message{heartbeat_echo{h.client_ns,
                                          static_cast<std::uint64_t>(std::chrono::nanoseconds(now).count())}});
 }
 
-void front::impl::handle(const std::shared_ptr<session>& s, const login&) {
+void front_shard::handle(const std::shared_ptr<session>& s, const login&) {
   bad_frame(s, "already logged in");
 }
 
 // Sends a request to the world; the answer comes back on the I/O thread.
-void front::impl::enter_world(const std::shared_ptr<session>& asking, const world_request& q,
+void front_shard::enter_world(const std::shared_ptr<session>& asking, const world_request& q,
                               std::uint32_t request_id) {
   std::weak_ptr<session> weak = asking;
   const bool leaving = q.what == world_request::kind::leave;
@@ -167,7 +179,7 @@ void front::impl::enter_world(const std::shared_ptr<session>& asking, const worl
         s->placed = !leaving;
         s->place = *r;
         s->moved_at = clock::now();
-        s->has_claim = false;  // a new line: the server's cell centre until the client moves
+        unclaim(*s);  // a new line: the server's cell centre until the client moves
         const scene_def* def = def_of(r->line.scene);
         if (!leaving && def != nullptr && s->speaks_scenert) send(*s, info_of(*def, *r));
       }
@@ -176,7 +188,7 @@ void front::impl::enter_world(const std::shared_ptr<session>& asking, const worl
   });
 }
 
-server_message front::impl::info_of(const scene_def& def, const placement& p) {
+server_message front_shard::info_of(const scene_def& def, const placement& p) {
   const auto& map = *map_of(def);
   scene_info i;
   i.scene = def.id, i.name = def.name,
@@ -195,7 +207,7 @@ server_message front::impl::info_of(const scene_def& def, const placement& p) {
 
 // A map's blocked cells, one bit each: built once per map (a 512 x 512 map walks 262,144 cells), then
 // copied into each 1006.
-const std::string& front::impl::blocked_bits_of(const scene_def& def) {
+const std::string& front_shard::blocked_bits_of(const scene_def& def) {
   auto [it, fresh] = blocked_bits.try_emplace(def.map);
   if (!fresh) return it->second;
   const auto& map = *map_of(def);
@@ -212,7 +224,7 @@ const std::string& front::impl::blocked_bits_of(const scene_def& def) {
 
 // ---- geometry ---------------------------------------------------------------------------------
 
-std::optional<front::impl::standing_at> front::impl::where(player_id p) const {
+std::optional<front_shard::standing_at> front_shard::where(player_id p) const {
   auto l = line_of.find(p);
   if (l == line_of.end()) return std::nullopt;
   auto m = mirrors.find(l->second.key());
@@ -221,40 +233,52 @@ std::optional<front::impl::standing_at> front::impl::where(player_id p) const {
   return std::nullopt;
 }
 
-const std::shared_ptr<const grid::map_data>& front::impl::map_of(const scene_def& s) {
+const std::shared_ptr<const grid::map_data>& front_shard::map_of(const scene_def& s) {
   auto& m = maps[s.map];
   if (!m)
     if (const map_def* md = table.find_map(s.map)) m = make_map_data(*md);
   return m;
 }
 
-const map_def& front::impl::units_of(const scene_def& d) const {
+const map_def& front_shard::units_of(const scene_def& d) const {
   if (const map_def* m = table.find_map(d.map)) return *m;
   static const map_def unit{};  // the loader guarantees every scene's map exists
   return unit;
 }
 
 // The centre of a cell, in world units.
-position front::impl::centre(grid::cell_point c, const map_def& u) {
+position front_shard::centre(grid::cell_point c, const map_def& u) {
   return {static_cast<float>(u.origin_x + (c.x + 0.5) * u.cell_size), 0,
           static_cast<float>(u.origin_z + (c.y + 0.5) * u.cell_size), 0, 0};
 }
 
 // Where a player stands: the position its client asked for when the server put it in that cell.
-position front::impl::position_of(const session& s, grid::cell_point c, const map_def& u) {
+position front_shard::position_of(const session& s, grid::cell_point c, const map_def& u) {
   if (s.has_claim && s.claimed_cell == c) return s.claimed;
   return centre(c, u);
 }
 
 // Where a player will stand once the world applied its moves: the last move the front accepted (its
 // line may not have applied it yet), or where its line holds it. Speed and refusals count from here.
-position front::impl::last_accepted(const session& s, grid::cell_point c, const map_def& u) {
+position front_shard::last_accepted(const session& s, grid::cell_point c, const map_def& u) {
   return s.has_claim ? s.claimed : position_of(s, c, u);
 }
 
-position front::impl::position_of(player_id p, grid::cell_point c, const map_def& u) const {
-  auto it = sessions.find(p);
-  return it != sessions.end() ? position_of(*it->second, c, u) : centre(c, u);
+// Another player's position, whichever shard holds its connection.
+position front_shard::position_of(const std::optional<player_book::card>& card, grid::cell_point c,
+                                  const map_def& u) {
+  if (card && card->has_claim && card->claimed_cell == c) return card->claimed;
+  return centre(c, u);
+}
+
+void front_shard::claim(session& s, grid::cell_point cell, const position& at) {
+  s.claimed = at, s.claimed_cell = cell, s.has_claim = true;
+  hub.book.claim(s.pid, cell, at);
+}
+
+void front_shard::unclaim(session& s) {
+  s.has_claim = false;
+  hub.book.unclaim(s.pid);
 }
 
 }  // namespace scenert::net

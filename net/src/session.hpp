@@ -61,6 +61,7 @@ struct session : std::enable_shared_from_this<session> {
   bool login_required = false;  // a WebSocket client that asked for "scenert": never a guest
 
   player_id pid = 0;
+  clock::time_point admitted{};  // logged in (or resumed) on this connection
   std::string name;
   std::string token;  // its resume token (explicit logins only)
   std::array<char, 16 * 1024> rbuf{};

@@ -276,6 +276,13 @@ TEST(Front, ANeverReadingClientIsCutAndClosed) {
       break;
     }
   }
+  // The flood ends (what the server still reads of it would reach a newcomer too), then a
+  // well-behaved client is served.
+  loud->close();
+  const auto gone = std::chrono::steady_clock::now() + patience;
+  while (s.door->stats().connections > 0 && std::chrono::steady_clock::now() < gone)
+    std::this_thread::sleep_for(10ms);
+  EXPECT_EQ(s.door->stats().connections, 0U);
   auto good = s.connect();
   land(*good);
 }

@@ -17,7 +17,8 @@ line_event entered(player_id p) { return {line_event::kind::entered, p, {1, 1}};
 
 TEST(FrontWhitebox, OnlyEachPlayersLastMoveInADrainIsSent) {
   const scene_table table = test::small_table();
-  front::impl f(table, {});
+  front::impl hub(table, {});
+  front_shard& f = *hub.shards.front();
   f.drained.push_back({{1, 1, 1}, 0, {moved(7), entered(8), moved(8), moved(7)}});
   f.drained.push_back({{1, 2, 1}, 0, {moved(9)}});
   f.drained.push_back({{1, 1, 1}, 3, {moved(8), moved(7)}});  // a phase of line 1
@@ -29,7 +30,8 @@ TEST(FrontWhitebox, OnlyEachPlayersLastMoveInADrainIsSent) {
 // Against the obvious rule on random drains: a move is superseded when the same player moves later.
 TEST(FrontWhitebox, SupersededMovesMatchTheRuleOnRandomDrains) {
   const scene_table table = test::small_table();
-  front::impl f(table, {});
+  front::impl hub(table, {});
+  front_shard& f = *hub.shards.front();
   std::mt19937 rng(7);
   for (int round = 0; round < 200; ++round) {
     f.drained.clear();

@@ -2,8 +2,7 @@
 /// front: the network door of a world. Clients connect over TCP or WebSocket, log in (or are logged
 /// in as guests), land on the table's landing scene, see who is around (seed 002's protocol), move, chat,
 /// send requests to the world and leave by closing. The lines' events reach the front through the world's
-/// on_line_events and fan out through one view mirror per line on the front's I/O thread, never on
-/// a scene's tick.
+/// on_line_events and fan out through view mirrors on the front's I/O threads, never on a scene's tick.
 
 #include <array>
 #include <chrono>
@@ -55,6 +54,9 @@ struct front_options {
   bool ws = false;             ///< listen for WebSocket clients on ws_host:ws_port
   std::string ws_host = "127.0.0.1";
   std::uint16_t ws_port = 0;
+  /// I/O threads, apart from the pool's workers (0 counts as 1). Each owns the connections it
+  /// accepted in turn and mirrors every line, so it fans out to its own clients alone.
+  std::size_t io_threads = 1;
   std::uint32_t max_payload = 0;  ///< 0: the table's network.max_frame_bytes
   /// How long a dropped player keeps its place for its resume token; unset: the table's resume_ms.
   std::optional<std::chrono::milliseconds> resume = std::nullopt;
@@ -116,9 +118,9 @@ class front {
 
   /// What the world calls with each line's events of a tick (from the lines' threads).
   [[nodiscard]] std::function<void(line_handle, phase_id, std::span<const line_event>)> on_line_events();
-  /// Binds the listener and starts the I/O thread; `w` must outlive the front's stop().
+  /// Binds the listeners and starts the I/O threads; `w` must outlive the front's stop().
   result<void, front_errc> start(world& w);
-  /// Says goodbye to every client, closes their connections and joins the I/O thread.
+  /// Says goodbye to every client, closes their connections and joins the I/O threads.
   void stop();
   /// Takes over a connection that asked another server (the web pages' HTTP port) to become a
   /// WebSocket: `socket` is its descriptor, the front's to own and close from now on, and `bytes`
