@@ -14,7 +14,8 @@ build_tree "$root/build/release" -DCMAKE_BUILD_TYPE=Release -DSCENERT_TESTS=OFF 
 scenert="$root/build/release/apps/scenert"
 
 log=$(mktemp)
-"$scenert" run "$root/examples/mmo.json" --tcp 127.0.0.1:0 --ws 127.0.0.1:0 --admin 127.0.0.1:0 2>"$log" &
+"$scenert" run "$root/examples/mmo.json" --tcp 127.0.0.1:0 --ws 127.0.0.1:0 --admin 127.0.0.1:0 --io-threads 2 \
+  2>"$log" &
 server=$!
 trap 'kill "$server" 2>/dev/null || true; rm -f "$log"' EXIT
 for _ in $(seq 100); do grep -q "admin endpoint" "$log" && break; sleep 0.1; done

@@ -29,12 +29,14 @@ std::string front_shard::new_token() {
 }
 
 // A client that sends no login within guest_wait is a guest; one whose first frame is on its way
-// is not (its first frame decides, and login_timeout bounds the wait).
+// is not (its first frame decides, and login_timeout bounds the wait). Bytes that arrived but are
+// not read yet (a busy I/O thread runs this timer and that read in either order) are on their way.
 void front_shard::greet(const std::shared_ptr<session>& s) {
   if (s->login_required) return;
   s->guest_timer.expires_after(opt.guest_wait);
   s->guest_timer.async_wait([this, s](boost::system::error_code ec) {
     if (ec || s->closing || s->at != session::stage::greeting || s->reader.mid_frame()) return;
+    if (boost::system::error_code unread; s->socket().available(unread) > 0 && !unread) return;
     log_in_guest(s);
     flush();
   });
