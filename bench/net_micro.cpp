@@ -1,12 +1,20 @@
 // Micro benches of the network front: one move fanned out through the view mirror to 10, 100 and
 // 1,000 viewers (the frame encoded once, its bytes appended to each viewer's outgoing buffer), beside
-// encoding the frame for each viewer (the naive way); and the frame reader over a stream of moves.
+// encoding the frame for each viewer (the naive way); the frame reader over a stream of moves; and the
+// loopback floor: move frames through a bare pair of TCP sockets, one thread writing, this one reading.
 #include <scenert/net/messages.hpp>
 #include <scenert/net/view_mirror.hpp>
 
 #include <benchmark/benchmark.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
 #include <cstdint>
+#include <thread>
 #include <span>
 #include <string>
 #include <vector>
@@ -99,6 +107,52 @@ void BM_FrameReaderMoves(benchmark::State& state) {
                           static_cast<std::int64_t>(stream.size()));
 }
 BENCHMARK(BM_FrameReaderMoves);
+
+// The loopback floor: 64 KiB writes of move frames (as a front's gathered writes) through a TCP
+// connection on 127.0.0.1, read in 64 KiB reads; frames per second is what the kernel moves from one
+// socket to another on this machine, without a server's work.
+void BM_LoopbackFloor(benchmark::State& state) {
+  const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in at{};
+  at.sin_family = AF_INET;
+  at.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t size = sizeof at;
+  if (listener < 0 || ::bind(listener, reinterpret_cast<sockaddr*>(&at), sizeof at) != 0 ||
+      ::listen(listener, 1) != 0 || ::getsockname(listener, reinterpret_cast<sockaddr*>(&at), &size) != 0) {
+    state.SkipWithError("no loopback listener");
+    return;
+  }
+  const int writer = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (::connect(writer, reinterpret_cast<sockaddr*>(&at), sizeof at) != 0) {
+    state.SkipWithError("no loopback connection");
+    return;
+  }
+  const int reader = ::accept(listener, nullptr, nullptr);
+  std::string frame;
+  append_frame(frame, server_message{broadcast{7, broadcast_type::moved, "bot-7", "", {18.5F, 0, 18.5F, 0, 0}, 0}});
+  std::string chunk;
+  while (chunk.size() + frame.size() <= 64 * 1024) chunk += frame;
+  std::atomic<bool> done{false};
+  std::thread feed([&] {
+    while (!done.load(std::memory_order_relaxed))
+      if (::send(writer, chunk.data(), chunk.size(), MSG_NOSIGNAL) <= 0) break;
+  });
+  std::vector<char> buf(64 * 1024);
+  std::uint64_t bytes = 0;
+  for (auto _ : state) {
+    const ssize_t got = ::recv(reader, buf.data(), buf.size(), 0);
+    if (got <= 0) break;
+    bytes += static_cast<std::uint64_t>(got);
+  }
+  done = true;
+  ::shutdown(writer, SHUT_RDWR);  // wakes a send blocked on a full socket
+  ::shutdown(reader, SHUT_RDWR);
+  feed.join();
+  for (int fd : {reader, writer, listener}) ::close(fd);
+  state.SetItemsProcessed(static_cast<std::int64_t>(bytes / frame.size()));
+  state.SetBytesProcessed(static_cast<std::int64_t>(bytes));
+}
+BENCHMARK(BM_LoopbackFloor)->UseRealTime();
 
 }  // namespace
 

@@ -469,7 +469,10 @@ void front_shard::write_next_message(const std::shared_ptr<session>& s) {
 
 void front_shard::wrote(const std::shared_ptr<session>& s, boost::system::error_code ec) {
   s->writing = false;
-  s->sending.clear();
+  if (s->sending.capacity() > session::kept_capacity)
+    std::string().swap(s->sending);
+  else
+    s->sending.clear();
   if (ec) return close(s, close_reason::dropped);
   if (!s->out.empty()) return write(s);
   if (!s->closing) return;

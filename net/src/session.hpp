@@ -64,11 +64,15 @@ struct session : std::enable_shared_from_this<session> {
   clock::time_point admitted{};  // logged in (or resumed) on this connection
   std::string name;
   std::string token;  // its resume token (explicit logins only)
-  std::array<char, 16 * 1024> rbuf{};
+  // Clients send little (moves, chat, requests); a frame longer than one read is put together by
+  // the frame reader. Small, so an idle connection costs little.
+  std::array<char, 2 * 1024> rbuf{};
   beast::flat_buffer wbuf;                                // WebSocket: the handshake's bytes
   beast::http::request<beast::http::empty_body> upgrade;  // WebSocket: the handshake's request
   frame_reader reader;
   std::string out, sending;  // frames waiting; frames on the wire
+  /// What `sending` keeps of its capacity between writes: a burst (a 202, a map's 1006) is given back.
+  static constexpr std::size_t kept_capacity = 8 * 1024;
   std::size_t sent = 0;      // WebSocket: bytes of `sending` written, one message per frame
   bool writing = false, closing = false, dirty = false;
   bool placed = false;          // the world placed the player (its line's events concern it)
