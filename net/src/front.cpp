@@ -149,10 +149,10 @@ void front_shard::count_out(std::string_view frames) {
   while (frames.size() >= header_size) {
     const std::size_t size = header_size + read_u32(frames.data());
     const int i = index_of(static_cast<message_id>(read_u32(frames.data() + 4)));
-    add(n.frames_out);
+    bump(sent.frames);
     if (i >= 0) {
-      add(n.out_frames[static_cast<std::size_t>(i)]);
-      add(n.out_bytes[static_cast<std::size_t>(i)], size);
+      bump(sent.frames_by_id[static_cast<std::size_t>(i)]);
+      bump(sent.bytes_by_id[static_cast<std::size_t>(i)], size);
     }
     frames.remove_prefix(std::min(size, frames.size()));
   }
@@ -574,15 +574,19 @@ front_stats front::stats() const noexcept {
   front_stats s;
   s.accepted = g(c.accepted), s.refused = g(c.refused), s.closed = g(c.closed),
   s.connections = g(c.connections);
-  s.frames_in = g(c.frames_in), s.frames_out = g(c.frames_out), s.bytes_in = g(c.bytes_in);
+  s.frames_in = g(c.frames_in), s.bytes_in = g(c.bytes_in);
   s.bytes_out = g(c.bytes_out), s.writes = g(c.writes), s.bad_frames = g(c.bad_frames);
   s.oversize = g(c.oversize), s.moves_refused = g(c.moves_refused), s.rate_limited = g(c.rate_limited);
   s.logins = g(c.logins), s.guests = g(c.guests), s.resumed = g(c.resumed), s.detached = g(c.detached);
   for (std::size_t i = 0; i < s.closed_by.size(); ++i) s.closed_by[i] = g(c.closed_by[i]);
   for (std::size_t i = 0; i < s.in_by_id.size(); ++i) {
     s.in_by_id[i] = {g(c.in_frames[i]), g(c.in_bytes[i])};
-    s.out_by_id[i] = {g(c.out_frames[i]), g(c.out_bytes[i])};
+    for (const auto& sh : impl_->shards) {
+      s.out_by_id[i].frames += g(sh->sent.frames_by_id[i]);
+      s.out_by_id[i].bytes += g(sh->sent.bytes_by_id[i]);
+    }
   }
+  for (const auto& sh : impl_->shards) s.frames_out += g(sh->sent.frames);
   return s;
 }
 

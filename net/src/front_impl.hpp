@@ -101,11 +101,10 @@ struct front::impl {
 
   struct counters {
     std::atomic<std::uint64_t> accepted{0}, refused{0}, closed{0}, connections{0}, frames_in{0},
-        frames_out{0}, bytes_in{0}, bytes_out{0}, writes{0}, bad_frames{0}, oversize{0}, moves_refused{0},
+        bytes_in{0}, bytes_out{0}, writes{0}, bad_frames{0}, oversize{0}, moves_refused{0},
         rate_limited{0}, logins{0}, guests{0}, resumed{0}, detached{0};
     std::array<std::atomic<std::uint64_t>, static_cast<std::size_t>(close_reason::count_)> closed_by{};
-    std::array<std::atomic<std::uint64_t>, std::size(all_message_ids)> in_frames{}, in_bytes{}, out_frames{},
-        out_bytes{};
+    std::array<std::atomic<std::uint64_t>, std::size(all_message_ids)> in_frames{}, in_bytes{};
   } n;
 
   // The listeners live on shard 0; each connection goes to the next shard in turn.
@@ -156,6 +155,15 @@ struct front_shard {
 
   static void add(std::atomic<std::uint64_t>& c, std::uint64_t v = 1) {
     c.fetch_add(v, std::memory_order_relaxed);
+  }
+  // Frames out, counted by this shard's thread alone: a plain load and store, no locked add shared
+  // with the other shards (the fan-out counts every frame it queues). front::stats() sums the shards.
+  struct out_counts {
+    std::atomic<std::uint64_t> frames{0};
+    std::array<std::atomic<std::uint64_t>, std::size(all_message_ids)> frames_by_id{}, bytes_by_id{};
+  } sent;
+  static void bump(std::atomic<std::uint64_t>& c, std::uint64_t v = 1) {
+    c.store(c.load(std::memory_order_relaxed) + v, std::memory_order_relaxed);
   }
   void count_in(std::uint32_t id, std::size_t payload);
   void count_out(std::string_view frames);
