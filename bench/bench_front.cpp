@@ -51,7 +51,9 @@ using clock_type = std::chrono::steady_clock;
 double cpu_seconds() {
   rusage u{};
   ::getrusage(RUSAGE_SELF, &u);
-  auto s = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6; };
+  auto s = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+  };
   return s(u.ru_utime) + s(u.ru_stime);
 }
 
@@ -204,14 +206,16 @@ int main(int argc, char** argv) {
   const auto writes = after.writes - before.writes;
   std::printf(
       "%s\n",
-      fmt::format(R"({{"clients": {}, "io_threads": {}, "landed": {}, "seconds": {:.2f}, "moves_per_s": {:.0f}, )"
-                  R"("frames_out": {}, "writes": {}, "frames_per_write": {:.2f}, "bytes_out": {}, )"
-                  R"("frames_read_by_clients": {}, "allocations": {}, "allocations_per_frame_out": {:.4f}, )"
-                  R"("cpu_ns_per_frame_out": {:.0f}, "slow_readers_cut": {}}})",
-                  a.clients, a.io_threads, landed, elapsed, static_cast<double>(moves) / elapsed, frames_out, writes,
-                  writes ? double(frames_out) / double(writes) : 0.0, after.bytes_out - before.bytes_out,
-                  frames_in, allocs, frames_out ? double(allocs) / double(frames_out) : 0.0,
-                  frames_out ? cpu * 1e9 / double(frames_out) : 0.0, after.closed_by[static_cast<std::size_t>(net::close_reason::slow_reader)])
+      fmt::format(
+          R"({{"clients": {}, "io_threads": {}, "landed": {}, "seconds": {:.2f}, "moves_per_s": {:.0f}, )"
+          R"("frames_out": {}, "writes": {}, "frames_per_write": {:.2f}, "bytes_out": {}, )"
+          R"("frames_read_by_clients": {}, "allocations": {}, "allocations_per_frame_out": {:.4f}, )"
+          R"("cpu_ns_per_frame_out": {:.0f}, "slow_readers_cut": {}}})",
+          a.clients, a.io_threads, landed, elapsed, static_cast<double>(moves) / elapsed, frames_out, writes,
+          writes ? double(frames_out) / double(writes) : 0.0, after.bytes_out - before.bytes_out, frames_in,
+          allocs, frames_out ? double(allocs) / double(frames_out) : 0.0,
+          frames_out ? cpu * 1e9 / double(frames_out) : 0.0,
+          after.closed_by[static_cast<std::size_t>(net::close_reason::slow_reader)])
           .c_str());
   return landed == a.clients ? 0 : 1;
 }

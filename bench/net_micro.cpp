@@ -14,9 +14,9 @@
 
 #include <atomic>
 #include <cstdint>
-#include <thread>
 #include <span>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -129,7 +129,8 @@ void BM_LoopbackFloor(benchmark::State& state) {
   }
   const int reader = ::accept(listener, nullptr, nullptr);
   std::string frame;
-  append_frame(frame, server_message{broadcast{7, broadcast_type::moved, "bot-7", "", {18.5F, 0, 18.5F, 0, 0}, 0}});
+  append_frame(frame,
+               server_message{broadcast{7, broadcast_type::moved, "bot-7", "", {18.5F, 0, 18.5F, 0, 0}, 0}});
   std::string chunk;
   while (chunk.size() + frame.size() <= 64 * 1024) chunk += frame;
   std::atomic<bool> done{false};

@@ -555,7 +555,6 @@ void front::stop() {
   for (auto& sh : f.shards) sh->feed->batches.close();
 }
 
-
 void front::adopt_websocket(int socket, std::string bytes) {
   impl& f = *impl_;
   owned_fd fd(socket);

@@ -33,10 +33,10 @@ struct fan_out {
     } else {
       const auto at = mirror.where(who);
       const auto card = f.hub.book.card_of(who);
-      append_frame(frame, server_message{broadcast{
-                              pid, kind == 2 ? broadcast_type::appeared : broadcast_type::moved,
-                              card ? card->name : std::string{}, "",
-                              at ? front_shard::position_of(card, *at, units) : position{}, 0}});
+      append_frame(
+          frame, server_message{broadcast{pid, kind == 2 ? broadcast_type::appeared : broadcast_type::moved,
+                                          card ? card->name : std::string{}, "",
+                                          at ? front_shard::position_of(card, *at, units) : position{}, 0}});
     }
     return frame;
   }

@@ -100,9 +100,9 @@ struct front::impl {
   bool adopting_closed = false;
 
   struct counters {
-    std::atomic<std::uint64_t> accepted{0}, refused{0}, closed{0}, connections{0}, frames_in{0},
-        bytes_in{0}, bytes_out{0}, writes{0}, bad_frames{0}, oversize{0}, moves_refused{0},
-        rate_limited{0}, logins{0}, guests{0}, resumed{0}, detached{0};
+    std::atomic<std::uint64_t> accepted{0}, refused{0}, closed{0}, connections{0}, frames_in{0}, bytes_in{0},
+        bytes_out{0}, writes{0}, bad_frames{0}, oversize{0}, moves_refused{0}, rate_limited{0}, logins{0},
+        guests{0}, resumed{0}, detached{0};
     std::array<std::atomic<std::uint64_t>, static_cast<std::size_t>(close_reason::count_)> closed_by{};
     std::array<std::atomic<std::uint64_t>, std::size(all_message_ids)> in_frames{}, in_bytes{};
   } n;

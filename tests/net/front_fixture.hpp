@@ -31,7 +31,8 @@ struct server {
     if (tweak) tweak(table);
     fo.ws = true;
     // ctest runs the front's suites twice: once as written, once over three I/O threads.
-    if (const char* threads = std::getenv("SCENERT_TEST_IO_THREADS"); threads != nullptr && fo.io_threads == 1)
+    if (const char* threads = std::getenv("SCENERT_TEST_IO_THREADS");
+        threads != nullptr && fo.io_threads == 1)
       fo.io_threads = std::strtoul(threads, nullptr, 10);
     pool_options po;
     po.workers = 2;

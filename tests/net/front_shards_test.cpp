@@ -37,7 +37,8 @@ std::vector<landed> land_all(server& s, std::size_t count) {
     l.pid = land(*l.c, &view);
     EXPECT_EQ(view.players.size(), i) << "guest " << i << " sees everyone who landed before it";
     for (auto& before : all)
-      wait_for<broadcast>(*before.c, [&](const broadcast& b) { return is(b, l.pid, broadcast_type::appeared); });
+      wait_for<broadcast>(*before.c,
+                          [&](const broadcast& b) { return is(b, l.pid, broadcast_type::appeared); });
     all.push_back(std::move(l));
   }
   return all;
@@ -61,8 +62,8 @@ TEST(FrontShards, PlayersOnDifferentThreadsSeeEachOtherMoveChatAndLeave) {
   // World chat reaches every thread's clients.
   ASSERT_TRUE(all[2].c->send(talk{"across threads"}));
   for (auto& l : all) {
-    auto chat =
-        wait_for<broadcast>(*l.c, [&](const broadcast& b) { return is(b, all[2].pid, broadcast_type::chat); });
+    auto chat = wait_for<broadcast>(
+        *l.c, [&](const broadcast& b) { return is(b, all[2].pid, broadcast_type::chat); });
     EXPECT_EQ(chat.content, "across threads");
   }
 
