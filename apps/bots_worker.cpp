@@ -358,6 +358,7 @@ void worker::on_broadcast(bot& b, const net::broadcast& m, clock::time_point now
 }
 
 void worker::on_view(bot& b, const net::players_in_view& v, clock::time_point now) {
+  ++b.views;
   b.view.clear();
   for (const auto& p : v.players)
     if (p.pid != b.pid) b.view[p.pid] = {p.p.x, p.p.z};
@@ -452,7 +453,11 @@ void worker::move(bot& b, clock::time_point now) {
   shared_.rings[b.index].put(key_of(nx, nz), ns_of(now));
   ++stats_.moves_sent;
   shared_.moves.fetch_add(1, std::memory_order_relaxed);
-  send(b, net::move_to{{nx, 0, nz, b.heading, 0}});
+  const net::position to{nx, 0, nz, b.heading, 0};
+  if (shared_.opt.protocol == bots_protocol::scenert)
+    send(b, net::walk{to, b.views});
+  else
+    send(b, net::move_to{to});
 }
 
 bool worker::walkable(const bot& b, float x, float z) const {
@@ -472,7 +477,9 @@ void worker::act(bot& b, const bot_step& s, clock::time_point now) {
     ++stats_.chats_sent;
     return send(b, net::talk{fmt::format("bot {} says hello", b.index)});
   }
-  if (shared_.opt.protocol != bots_protocol::scenert || b.pending) return;  // one request at a time
+  // One request at a time, and only once it stands where the last one put it (its own 200 Tp 2 came),
+  // as a player travels on once the new scene has loaded.
+  if (shared_.opt.protocol != bots_protocol::scenert || b.pending || !b.has_position) return;
   auto r = request_for(b, s);
   if (!r) return;
   r->request_id = b.next_request++;

@@ -93,6 +93,7 @@ struct bot {
   standing where;
   bool has_position = false;
   bool appeared_since_request = false;  // its own 200 Tp 2 came after its last request
+  std::uint32_t views = 0;              // 202s read: its walks (1011) name the view they are made on
   float x = 0, z = 0, heading = 0;
   std::unordered_map<std::int32_t, std::pair<float, float>> view;  // pid -> x, z
   std::uint32_t home = 0;                                          // the scene it landed in

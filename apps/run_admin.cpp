@@ -299,6 +299,8 @@ void render_front_metrics(prometheus_text& out, const net::front_stats& s) {
       {"scenert_net_rate_limited_total", "Messages dropped over their connection's rate.", s.rate_limited},
       {"scenert_net_moves_refused_total", "Moves refused (off the map, blocked, too fast, not in a scene).",
        s.moves_refused},
+      {"scenert_net_moves_stale_total", "Walks (1011) made on a view the player had left since, dropped.",
+       s.moves_stale},
       {"scenert_net_logins_total", "Explicit logins (1000) that made a new player.", s.logins},
       {"scenert_net_guests_total", "Connections logged in as guests.", s.guests},
       {"scenert_net_resumes_total", "Logins that got their player back with a resume token.", s.resumed},

@@ -48,6 +48,7 @@ export class GameSession extends EventTarget {
     // makes it guest-N (seed 002's way). With "scenert" it must log in.
     const ws = this.guest ? new WebSocket(this.url) : new WebSocket(this.url, 'scenert');
     ws.binaryType = 'arraybuffer';
+    this.views = 0;  // 202s read on this connection: a walk names the view it was made on
     ws.onopen = () => {
       if (ws !== this.ws) return;
       s.connected = true;
@@ -90,7 +91,8 @@ export class GameSession extends EventTarget {
     return true;
   }
 
-  moveTo(p) { return this.send(ID.POSITION, { X: p.x, Y: 0, Z: p.z, V: 0 }); }
+  /** A step, made on the newest view read (the server drops it if that view is gone by then). */
+  moveTo(p) { return this.send(ID.WALK, { x: p.x, y: 0, z: p.z, v: 0, view: this.views }); }
 
   say(text) { return this.send(ID.TALK, { Content: text }); }
 
@@ -147,6 +149,7 @@ export class GameSession extends EventTarget {
         s.view.delete(m.Pid);
         return this.emit('view');
       case ID.SYNC_PLAYERS:
+        this.views++;
         s.view.clear();
         for (const p of m.ps) {
           if (p.Pid === s.pid) this.place(p.P);

@@ -8,7 +8,7 @@ export const ID = Object.freeze({
   BROADCAST: 200, LEFT_VIEW: 201, SYNC_PLAYERS: 202,
   LOGIN: 1000, LOGIN_OK: 1001, REQUEST: 1002, ANSWER: 1003,
   HEARTBEAT: 1004, HEARTBEAT_ECHO: 1005, SCENE_INFO: 1006, GOODBYE: 1007, MOVE_REFUSED: 1008,
-  MONSTERS_SEEN: 1009, MONSTERS_GONE: 1010,
+  MONSTERS_SEEN: 1009, MONSTERS_GONE: 1010, WALK: 1011,
 });
 
 /** BroadCast.Tp values. */
@@ -29,6 +29,7 @@ const TYPE_OF = {
   1002: 'scenert.wire.Request', 1003: 'scenert.wire.Answer', 1004: 'scenert.wire.Heartbeat',
   1005: 'scenert.wire.Heartbeat', 1006: 'scenert.wire.SceneInfo', 1007: 'scenert.wire.Goodbye',
   1008: 'scenert.wire.MoveRefused', 1009: 'scenert.wire.MonstersSeen', 1010: 'scenert.wire.MonstersGone',
+  1011: 'scenert.wire.Walk',
 };
 
 // Plain objects out: 64-bit ints as numbers (nanosecond clocks and party ids stay below 2^53),

@@ -576,6 +576,7 @@ front_stats front::stats() const noexcept {
   s.frames_in = g(c.frames_in), s.bytes_in = g(c.bytes_in);
   s.bytes_out = g(c.bytes_out), s.writes = g(c.writes), s.bad_frames = g(c.bad_frames);
   s.oversize = g(c.oversize), s.moves_refused = g(c.moves_refused), s.rate_limited = g(c.rate_limited);
+  s.moves_stale = g(c.moves_stale);
   s.logins = g(c.logins), s.guests = g(c.guests), s.resumed = g(c.resumed), s.detached = g(c.detached);
   for (std::size_t i = 0; i < s.closed_by.size(); ++i) s.closed_by[i] = g(c.closed_by[i]);
   for (std::size_t i = 0; i < s.in_by_id.size(); ++i) {

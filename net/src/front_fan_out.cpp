@@ -94,6 +94,7 @@ struct fan_out {
                            card ? card->name : std::string{}});
     }
     f.send(s, server_message{std::move(v)});
+    ++s.views;
   }
 };
 
@@ -116,7 +117,7 @@ void front_shard::drain_lines() {
         continue;
       }
       out.quiet_moves = e.what == line_event::kind::moved && superseded[index++];
-      if (e.what == line_event::kind::entered) leave_old_view(e.player, key);
+      if (e.what == line_event::kind::entered) entering(e.player, key);
       if (e.what == line_event::kind::left && stands_in(e.player, key)) forget_view(it->second, e.player);
       if (!it->second.apply(e, out)) continue;
       if (e.what == line_event::kind::entered) line_of[e.player] = {b.line, b.phase};
@@ -146,11 +147,17 @@ bool front_shard::stands_in(player_id p, const view_key& key) const {
   return l != line_of.end() && l->second.key() == key;
 }
 
-// A player entering a view while its old one has not said it left (the lines' batches come in any
-// order) hears 201 for everyone it saw there first, so its client never holds two views at once.
-void front_shard::leave_old_view(player_id p, const view_key& entering) {
+// A player entering a view. Its old one may not have said it left (another line's batch may come
+// later): it hears 201 for everyone it saw there first, so its client never holds two views at once.
+// Its own client's moves count from its new place from now on: one it sent for its old ground is
+// refused as too far, not carried onto the new one from a claim made there.
+void front_shard::entering(player_id p, const view_key& key) {
+  if (auto it = sessions.find(p); it != sessions.end()) {
+    it->second->moved_at = clock::now();
+    unclaim(*it->second);
+  }
   auto l = line_of.find(p);
-  if (l == line_of.end() || l->second.key() == entering) return;
+  if (l == line_of.end() || l->second.key() == key) return;
   if (auto m = mirrors.find(l->second.key()); m != mirrors.end()) forget_view(m->second, p);
   line_of.erase(l);
 }

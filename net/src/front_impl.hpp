@@ -101,8 +101,8 @@ struct front::impl {
 
   struct counters {
     std::atomic<std::uint64_t> accepted{0}, refused{0}, closed{0}, connections{0}, frames_in{0}, bytes_in{0},
-        bytes_out{0}, writes{0}, bad_frames{0}, oversize{0}, moves_refused{0}, rate_limited{0}, logins{0},
-        guests{0}, resumed{0}, detached{0};
+        bytes_out{0}, writes{0}, bad_frames{0}, oversize{0}, moves_refused{0}, moves_stale{0},
+        rate_limited{0}, logins{0}, guests{0}, resumed{0}, detached{0};
     std::array<std::atomic<std::uint64_t>, static_cast<std::size_t>(close_reason::count_)> closed_by{};
     std::array<std::atomic<std::uint64_t>, std::size(all_message_ids)> in_frames{}, in_bytes{};
   } n;
@@ -211,6 +211,7 @@ struct front_shard {
   bool allowed(bucket& b, const front_options::rate& r);
   void handle(const std::shared_ptr<session>& s, const talk& t);
   void handle(const std::shared_ptr<session>& s, const move_to& m);
+  void handle(const std::shared_ptr<session>& s, const walk& step);
   void handle(const std::shared_ptr<session>& s, const request& r);
   void handle(const std::shared_ptr<session>& s, const heartbeat& h);
   void handle(const std::shared_ptr<session>& s, const login& l);
@@ -224,7 +225,7 @@ struct front_shard {
   void send_view(session& s, bool players = true);
   void forget_view(const view_mirror& mirror, player_id p);
   [[nodiscard]] bool stands_in(player_id p, const view_key& key) const;
-  void leave_old_view(player_id p, const view_key& entering);
+  void entering(player_id p, const view_key& key);
 
   // ---- geometry ----
   struct standing_at {

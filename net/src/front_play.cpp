@@ -106,6 +106,13 @@ void front_shard::handle(const std::shared_ptr<session>& s, const move_to& m) {
   w->submit(world_request::move_on(s->pid, on.line, on.phase, cell), {});
 }
 
+// A walk names the view it was made on: one made before its client read its newest view is dropped
+// (that 202 already told the client where it stands); the others are moves.
+void front_shard::handle(const std::shared_ptr<session>& s, const walk& step) {
+  if (step.view != s->views) return add(n.moves_stale);
+  handle(s, move_to{step.to});
+}
+
 namespace {
 world_request to_world(player_id pid, const request& r) {
   switch (r.kind) {
@@ -175,11 +182,9 @@ void front_shard::enter_world(const std::shared_ptr<session>& asking, const worl
         return flush();
       }
       if (request_id != 0) send(*s, server_message{std::move(a)});
-      if (r) {
+      if (r) {  // its claim and speed start again when the shard hears it entered its new view
         s->placed = !leaving;
         s->place = *r;
-        s->moved_at = clock::now();
-        unclaim(*s);  // a new line: the server's cell centre until the client moves
         const scene_def* def = def_of(r->line.scene);
         if (!leaving && def != nullptr && s->speaks_scenert) send(*s, info_of(*def, *r));
       }

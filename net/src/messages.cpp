@@ -69,8 +69,8 @@ struct scratch_reset {
 }  // namespace
 
 message_id id_of(const client_message& m) noexcept {
-  constexpr message_id ids[] = {message_id::talk, message_id::position, message_id::login,
-                                message_id::request, message_id::heartbeat};
+  constexpr message_id ids[] = {message_id::talk,    message_id::position,  message_id::login,
+                                message_id::request, message_id::heartbeat, message_id::walk};
   static_assert(std::size(ids) == std::variant_size_v<client_message>);
   return ids[m.index()];
 }
@@ -107,6 +107,10 @@ result<client_message, wire_errc> decode_client(std::uint32_t id, std::string_vi
     case message_id::heartbeat:
       return as.operator()<scenert::wire::Heartbeat>([](const scenert::wire::Heartbeat& m) {
         return heartbeat{m.client_ns(), m.server_ns()};
+      });
+    case message_id::walk:
+      return as.operator()<scenert::wire::Walk>([](const scenert::wire::Walk& m) {
+        return walk{{m.x(), m.y(), m.z(), m.v(), 0}, m.view()};
       });
     default:
       return fail(wire_errc::unknown_id, "frame id " + std::to_string(id) + " is not a client message");
@@ -206,6 +210,14 @@ void append_frame(std::string& out, const client_message& msg) {
           h.set_client_ns(m.client_ns);
           h.set_server_ns(m.server_ns);
           put(out, message_id::heartbeat, h);
+        } else if constexpr (std::is_same_v<M, walk>) {
+          auto& w = made<scenert::wire::Walk>();
+          w.set_x(m.to.x);
+          w.set_y(m.to.y);
+          w.set_z(m.to.z);
+          w.set_v(m.to.v);
+          w.set_view(m.view);
+          put(out, message_id::walk, w);
         } else {
           static_assert(always_false<M>, "append_frame: a client message without an encoder");
         }

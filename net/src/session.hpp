@@ -77,6 +77,7 @@ struct session : std::enable_shared_from_this<session> {
   bool writing = false, closing = false, dirty = false;
   bool placed = false;          // the world placed the player (its line's events concern it)
   bool speaks_scenert = false;  // sent an id of scenert's own: it gets scenert's frames too
+  std::uint32_t views = 0;      // 202s sent on this connection: a walk (1011) names the one it was made on
   placement place;              // where the world put it last
   std::uint32_t bad = 0;
   clock::time_point last_rx = clock::now();  // the last bytes read

@@ -102,8 +102,7 @@ void scene::on_inactive() {
   if (reports_) {  // whoever still stands here is gone for the viewers too
     for (const auto& [player, entity] : players_) events_.push_back({line_event::kind::left, player, {}});
     for (grid::entity_id m : monsters_) events_.push_back({line_event::kind::left, m, {}, true});
-    if (!events_.empty()) host_->line_events(line_, 0, events_);
-    events_.clear();
+    publish_events();
   }
   players_.clear();
   monsters_.clear();
@@ -136,10 +135,16 @@ void scene::on_tick(const tick_context& ctx) {
   apply_roster();
   run_ai(static_cast<std::uint32_t>(ctx.index % grid::grid::ai_batch_count));
   for (auto& m : modules_) m->on_tick(*this, ctx);
-  if (!events_.empty()) {
-    host_->line_events(line_, 0, events_);
-    events_.clear();
-  }
+  if (reports_) publish_events();
+}
+
+// Listeners hear each player's events in the order it went: before a player goes elsewhere (another
+// line, a phase), what this line has to say up to its `left` is reported, so that no event of its
+// new place (reported by another thread, maybe first) can overtake it.
+void scene::publish_events() {
+  if (events_.empty()) return;
+  host_->line_events(line_, 0, events_);
+  events_.clear();
 }
 
 // ---- roster ----------------------------------------------------------------------------
@@ -188,7 +193,10 @@ void scene::answer_phase(const roster_change& c) {
 
 void scene::place_player(player_id player, std::optional<grid::cell_point> at) { add_player(player, at); }
 
-void scene::take_player(player_id player) { remove_player(player, false); }
+void scene::take_player(player_id player) {
+  remove_player(player, false);
+  if (reports_) publish_events();
+}
 
 // Straight onto its cell (one entered event there: its viewers and its own client see it where it
 // stands), or the entry point when none is given or the cell is not walkable.
@@ -224,7 +232,10 @@ void scene::remove_player(player_id player, bool ack) {
     else
       players_.erase(it);
   }
-  if (ack && host_) host_->player_left(line_, player);
+  if (ack && host_) {
+    if (reports_) publish_events();  // the world places it elsewhere once told
+    host_->player_left(line_, player);
+  }
   emptied_ = emptied_ || players_.empty();
 }
 

@@ -120,7 +120,7 @@ result<phase_id, world_errc> space_module::leave_phase(scene& town, player_id pl
   std::optional<grid::cell_point> at = v.entered_at;
   if (scene* p = phase(v.phase)) {
     if (auto e = p->entity_of(player)) at = p->grid().position_of(*e);
-    p->post_leave(player, true);
+    take_from(*p, v.phase, player);
   }
   town.place_player(player, at);
   return v.phase;
@@ -129,8 +129,17 @@ result<phase_id, world_errc> space_module::leave_phase(scene& town, player_id pl
 void space_module::drop_from_phase(player_id player) {
   auto it = visits_.find(player);
   if (it == visits_.end()) return;
-  if (scene* p = phase(it->second.phase)) p->post_leave(player, true);
+  if (scene* p = phase(it->second.phase)) take_from(*p, it->second.phase, player);
   visits_.erase(it);
+}
+
+// A player leaves its phase now, on the town's thread, so the phase reports its `left` before the
+// player's next place reports anything. One whose entry the phase has not applied yet (it entered
+// and left within one town tick) leaves through the phase's roster, after its entry.
+void space_module::take_from(scene& p, phase_id id, player_id player) {
+  if (!p.has_player(player)) return p.post_leave(player, true);
+  p.take_player(player);
+  close_if_empty(id);
 }
 
 void space_module::move_in_phase(player_id player, grid::cell_point to) {
@@ -170,8 +179,10 @@ std::size_t space_module::parked(scene_id space) const {
 }
 
 // A phase's last player left: flagged now, closed on the town's next tick.
-void space_module::player_left(line_handle line, player_id) {
-  running_phase* r = find_running(line.line);
+void space_module::player_left(line_handle line, player_id) { close_if_empty(line.line); }
+
+void space_module::close_if_empty(phase_id id) {
+  running_phase* r = find_running(id);
   if (r != nullptr && r->obj->player_count() == 0) r->closing = true;
 }
 

@@ -141,6 +141,54 @@ TEST(Front, MovesAreInWorldUnitsAndNoFasterThanTheScenesMaxSpeed) {
   EXPECT_EQ(wait_for<move_refused>(*c).reason, "off the map");
 }
 
+// A move the client sent for its old line but that reached the server after the client's new line
+// (here: sent after the new view, as a client that had not read it yet would) is not carried onto
+// the new line from the old ground: speed counts from where the new line put the player.
+TEST(Front, AMoveSentForTheOldLineIsRefusedOnTheNewOne) {
+  server s({}, [](scene_table& t) {
+    t.maps.push_back(map_def{2, "wide", 64, 64, 8, 8, 1, 1, {}});
+    for (auto& d : t.scenes) {
+      if (d.id == test::field_id) d.map = 2;  // its entry, the map's centre, is far from the town's
+      if (d.id == test::town_id || d.id == test::field_id) d.max_speed = 4;
+    }
+  });
+  auto c = s.connect();
+  const auto me = land(*c);  // on the town's entry cell (16,16)
+  ASSERT_TRUE(c->send(move_to{{17.2F, 0, 16.5F, 0, 0}}));
+  ASSERT_TRUE(c->send(request{1, request_kind::transfer, test::field_id, 0, 0, 0}));
+  const auto landed =
+      wait_for<broadcast>(*c, [&](const broadcast& b) { return is(b, me, broadcast_type::appeared); });
+  EXPECT_EQ(landed.p.x, 32.5F);  // the field's entry cell (32,32)
+  (void)wait_for<players_in_view>(*c);
+  ASSERT_TRUE(c->send(move_to{{17.6F, 0, 16.5F, 0, 0}}));  // a step on the town's ground
+  EXPECT_EQ(wait_for<move_refused>(*c).reason, "too fast");
+  auto back = wait_for<broadcast>(*c, [&](const broadcast& b) { return is(b, me, broadcast_type::moved); });
+  EXPECT_EQ(back.p.x, 32.5F);
+  EXPECT_EQ(back.p.z, 32.5F);
+}
+
+// A walk (1011) names the view it was made on: one made on the town after the server sent the field's
+// view is dropped and counted, whatever its distance; one on the field's view is a move.
+TEST(Front, AWalkOnAViewTheServerReplacedIsDropped) {
+  server s({}, [](scene_table& t) {
+    t.maps.push_back(map_def{2, "wide", 64, 64, 8, 8, 1, 1, {}});
+    for (auto& d : t.scenes)
+      if (d.id == test::field_id) d.map = 2;
+  });
+  auto c = s.connect();
+  const auto me = land(*c);  // view 1: the town
+  ASSERT_TRUE(c->send(request{1, request_kind::transfer, test::field_id, 0, 0, 0}));
+  (void)wait_for<players_in_view>(*c);                     // view 2: the field, entry (32,32)
+  ASSERT_TRUE(c->send(walk{{32.5F, 0, 33.5F, 0, 0}, 1}));  // made on the town: dropped
+  ASSERT_TRUE(c->send(walk{{33.5F, 0, 32.5F, 0, 0}, 2}));  // made on the field: taken
+  ASSERT_TRUE(c->send(move_to{{1e9F, 0, 0, 0, 0}}));       // refused: its position comes back
+  auto back = wait_for<broadcast>(*c, [&](const broadcast& b) { return is(b, me, broadcast_type::moved); });
+  EXPECT_EQ(back.p.x, 33.5F);
+  EXPECT_EQ(back.p.z, 32.5F);
+  EXPECT_EQ(s.door->stats().moves_stale, 1U);
+  EXPECT_EQ(s.door->stats().moves_refused, 1U);
+}
+
 TEST(Front, RequestsAreAnsweredByCodeName) {
   server s;
   auto c = s.connect();

@@ -53,8 +53,9 @@ TEST(Messages, EveryClientMessageRoundTrips) {
       request{42, request_kind::enter_instance, 3002, 0, 77, 0},
       request{43, request_kind::join_team, 0, 0, 0, 12},
       heartbeat{123456789, 0},
+      walk{{1.5F, 0, -3.25F, 90, 0}, 3},
   };
-  static_assert(std::variant_size_v<client_message> == 5, "a new client message: add it here");
+  static_assert(std::variant_size_v<client_message> == 6, "a new client message: add it here");
   for (const auto& m : all) {
     std::string bytes;
     append_frame(bytes, m);

@@ -164,7 +164,7 @@ TEST_F(SpaceModuleTest, LeavingReturnsThePlayerWhereItStoodInThePhase) {
   EXPECT_EQ(town_->grid().position_of(*town_->entity_of(1)), (grid::cell_point{40, 41}));
 }
 
-TEST_F(SpaceModuleTest, AnEmptyPhaseIsParkedOnTheNextTickAndReusedAsNew) {
+TEST_F(SpaceModuleTest, AnEmptiedPhaseIsParkedOnTheNextTickAndReusedAsNew) {
   arrive(1);
   auto first = spaces_->enter_phase(*town_, 1, quest_id);
   ASSERT_TRUE(first);
@@ -172,8 +172,8 @@ TEST_F(SpaceModuleTest, AnEmptyPhaseIsParkedOnTheNextTickAndReusedAsNew) {
   scene* phase = spaces_->phase(*first);
   ASSERT_TRUE(phase->open_chest());
   const auto monsters = phase->monsters().size();
-  ASSERT_TRUE(spaces_->leave_phase(*town_, 1));
-  tick();  // the phase applies the leave and is flagged
+  ASSERT_TRUE(spaces_->leave_phase(*town_, 1));  // the player leaves at once; the phase is flagged
+  EXPECT_EQ(phase->player_count(), 0u);
   EXPECT_EQ(spaces_->running_phases(quest_id), 1u);
   tick();  // the town closes it
   EXPECT_EQ(spaces_->running_phases(quest_id), 0u);

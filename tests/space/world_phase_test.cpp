@@ -5,9 +5,18 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <atomic>
+#include <map>
 #include <memory>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <set>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "../scene/fixture.hpp"
 
@@ -211,6 +220,84 @@ TEST(WorldPhases, AMoveMeantForTheTownDoesNotWalkThePlayerInItsPhase) {
   ASSERT_TRUE(mw.ask(R::move_on(1, town.line, in->phase, {12, 13})));
   mw.step();
   EXPECT_EQ(phase->grid().position_of(*phase->entity_of(1)), (grid::cell_point{12, 13}));
+}
+
+// Listeners (the network front) hear each player's events in the order it went: `entered` a view,
+// then `left` it, then `entered` the next, whichever lines and phases report them and in whatever
+// order their threads run. Requests come back to back, as clients send them: a town entry and a
+// phase entry in one town tick, a transfer right after landing, a phase left for a dungeon.
+TEST(WorldPhases, EachPlayersEventsArriveInTheOrderItWent) {
+  struct heard {
+    std::mutex m;
+    std::map<player_id, std::optional<std::pair<line_handle, phase_id>>> open;  // the view it stands in
+    std::vector<std::string> wrong;
+    std::size_t events = 0;
+    std::set<player_id> gone;  // left the world
+  };
+  auto log = std::make_shared<heard>();
+  world_options o = with_phases();
+  o.on_line_events = [log](line_handle line, phase_id phase, std::span<const line_event> events) {
+    std::lock_guard lock(log->m);
+    for (const auto& e : events) {
+      if (e.monster || e.what == line_event::kind::moved) continue;
+      ++log->events;
+      auto& open = log->open[e.player];
+      const std::pair view{line, phase};
+      if (e.what == line_event::kind::entered) {
+        if (open)
+          log->wrong.push_back(fmt::format("player {} entered {}.{} phase {} still in {}.{} phase {}",
+                                           e.player, line.scene, line.line, phase, open->first.scene,
+                                           open->first.line, open->second));
+        open = view;
+      } else {
+        if (open != view)
+          log->wrong.push_back(fmt::format("player {} left {}.{} phase {} without standing there", e.player,
+                                           line.scene, line.line, phase));
+        open.reset();
+      }
+    }
+  };
+  test::manual_world mw(table(), std::move(o));
+  std::mt19937 rng(5);
+  auto rnd = [&](std::uint32_t n) { return static_cast<std::uint32_t>(rng() % n); };
+  std::vector<player_id> online;
+  player_id next = 1;
+  for (int round = 0; round < 300; ++round) {
+    for (int k = 0; k < 6; ++k) {
+      const std::uint32_t dice = rnd(12);
+      if (online.size() < 6 ||
+          (dice == 0 && online.size() < 16)) {  // a newcomer, straight into a phase now and then
+        const player_id p = next++;
+        mw.w->submit(R::enter(p, rnd(2) == 0 ? town_id : field_id), {});
+        if (rnd(2) == 0) mw.w->submit(R::enter_phase(p, space_id), {});
+        online.push_back(p);
+        continue;
+      }
+      const player_id p = online[rnd(static_cast<std::uint32_t>(online.size()))];
+      if (dice < 3) {
+        mw.w->submit(R::leave(p), [log, p](const world_result& r) {
+          std::lock_guard lock(log->m);
+          if (r) log->gone.insert(p);
+        });
+      } else if (dice < 4) {
+        mw.w->submit(R::enter_phase(p, space_id), {});
+      } else if (dice < 6) {
+        mw.w->submit(R::leave_phase(p), {});
+      } else if (dice < 9) {
+        const scene_id to[] = {town_id, field_id, dungeon_id};
+        mw.w->submit(R::transfer(p, to[rnd(3)]), {});
+        if (rnd(2) == 0) mw.w->submit(R::enter_phase(p, space_id), {});
+      } else {
+        mw.w->submit(R::move(p, {rnd(32), rnd(32)}), {});
+      }
+    }
+    mw.step(rnd(2) == 0 ? 50ms : 250ms);
+    std::lock_guard lock(log->m);
+    std::erase_if(online, [&](player_id p) { return log->gone.count(p) != 0; });
+  }
+  std::lock_guard lock(log->m);
+  EXPECT_GT(log->events, 500u);
+  EXPECT_TRUE(log->wrong.empty()) << log->wrong.size() << " out of order, the first: " << log->wrong.front();
 }
 
 TEST(WorldPhases, ShutdownClosesEveryPhaseOnceItsTownCloses) {

@@ -93,6 +93,7 @@ struct front_stats {
   std::uint64_t accepted = 0, refused = 0, closed = 0, connections = 0;
   std::uint64_t frames_in = 0, frames_out = 0, bytes_in = 0, bytes_out = 0, writes = 0;
   std::uint64_t bad_frames = 0, oversize = 0, moves_refused = 0, rate_limited = 0;
+  std::uint64_t moves_stale = 0;  ///< walks (1011) made on a view the player had left: dropped
   std::uint64_t logins = 0, guests = 0, resumed = 0;
   std::uint64_t detached = 0;  ///< players of dropped connections waiting for their resume now
   std::array<std::uint64_t, static_cast<std::size_t>(close_reason::count_)> closed_by{};

@@ -24,15 +24,16 @@ enum class message_id : std::uint32_t {
   move_refused = 1008,    ///< server→client: a move was refused; the position follows as 200 Tp 4
   monsters_seen = 1009,   ///< server→client: monsters in your view, where they stand
   monsters_gone = 1010,   ///< server→client: monsters that left your view
+  walk = 1011,            ///< client→server: a move on the view the client knows (stale ones dropped)
 };
 
 /// Every id, in wire order, for counters and reports.
 inline constexpr message_id all_message_ids[] = {
-    message_id::sync_pid,     message_id::talk,         message_id::position,     message_id::broadcast,
-    message_id::left_view,    message_id::sync_players, message_id::login,        message_id::login_ok,
-    message_id::request,      message_id::answer,       message_id::heartbeat,    message_id::heartbeat_echo,
-    message_id::scene_info,   message_id::goodbye,      message_id::move_refused, message_id::monsters_seen,
-    message_id::monsters_gone};
+    message_id::sync_pid,      message_id::talk,         message_id::position,     message_id::broadcast,
+    message_id::left_view,     message_id::sync_players, message_id::login,        message_id::login_ok,
+    message_id::request,       message_id::answer,       message_id::heartbeat,    message_id::heartbeat_echo,
+    message_id::scene_info,    message_id::goodbye,      message_id::move_refused, message_id::monsters_seen,
+    message_id::monsters_gone, message_id::walk};
 
 /// The name of an id ("broadcast"), or empty for an id scenert does not know.
 [[nodiscard]] constexpr std::string_view name_of(message_id id) noexcept {
@@ -71,6 +72,8 @@ inline constexpr message_id all_message_ids[] = {
       return "monsters_seen";
     case message_id::monsters_gone:
       return "monsters_gone";
+    case message_id::walk:
+      return "walk";
   }
   return {};
 }

@@ -60,7 +60,13 @@ struct heartbeat {  ///< 1004 from the client; 1005 echoed with server_ns
   std::uint64_t client_ns = 0;
   std::uint64_t server_ns = 0;
 };
-using client_message = std::variant<talk, move_to, login, request, heartbeat>;
+/// 1011: a move made on the client's `view`-th view of this connection (the count of 202s it read).
+/// The server drops one whose view it has replaced since: the move was meant for ground the player left.
+struct walk {
+  position to;
+  std::uint32_t view = 0;
+};
+using client_message = std::variant<talk, move_to, login, request, heartbeat, walk>;
 
 // ---- server → client ---------------------------------------------------------------------------
 struct you_are {  ///< 1

@@ -127,7 +127,8 @@ class scene : public service {
   // ---- on the scene's thread: its modules move players between the line and its phases ----
   /// Puts a player on the grid now, walked to `at` when given (the entry point otherwise).
   void place_player(player_id player, std::optional<grid::cell_point> at = std::nullopt);
-  /// Takes a player off the grid now; where it goes is the caller's business.
+  /// Takes a player off the grid now; where it goes is the caller's business. The line's events so
+  /// far are reported first, so its `left` comes before any event of where it goes.
   void take_player(player_id player);
 
   // ---- state, on the scene's thread ------------------------------------------------------
@@ -173,6 +174,7 @@ class scene : public service {
   void add_player(player_id player, std::optional<grid::cell_point> cell = std::nullopt);
   void remove_player(player_id player, bool ack);
   void move_player(player_id player, grid::cell_point to);
+  void publish_events();
   void run_ai(std::uint32_t batch);
   void step_npc(grid::entity_id npc);
   grid::entity_id new_entity();
@@ -184,7 +186,7 @@ class scene : public service {
   std::atomic<bool> roster_pending_{false};  // set after a post: a quiet tick reads no inbox
   bool broken_ = false;
   bool reports_ = false;            // the host hears line events
-  std::vector<line_event> events_;  // this tick's, reported at its end
+  std::vector<line_event> events_;  // this tick's, reported at its end (or when a player goes elsewhere)
   bool emptied_ = false;            // a player left during this roster batch: tell the host if none is left
   std::vector<std::unique_ptr<scene_module>> modules_;
   phase_host* phases_ = nullptr;

@@ -84,6 +84,8 @@ class space_module final : public scene_module, public phase_host, private scene
   void park(running_phase& r);
   void send_home(scene& town, running_phase& r);
   running_phase* find_running(phase_id id);
+  void take_from(scene& phase, phase_id id, player_id player);
+  void close_if_empty(phase_id id);
 
   void scene_empty(line_handle) override {}
   // A phase's events go to the town line's host as the town line's, with the phase's id.
