@@ -5,11 +5,12 @@ loopback, one run per (protocol, client count), and a table of what the server d
 For each run: moves per second the bots sent, frames and bytes per second the server delivered, the
 server's CPU (user + system, every thread) per delivered frame and its RSS growth per connection,
 move-to-viewer p50/p99/max, logins that timed out, and view mismatches (checked at the end). With
---idle, the bots log in and stay still (no moves, chats or requests): RSS per idle connection.
+--idle, the bots log in and stay still (no moves, chats or requests): RSS per idle connection. With
+--ws, the clients connect over WebSocket (`scenert run --ws`, `scenert bots --ws`) instead of TCP.
 Every run is bounded (--seconds, then SIGTERM); every process is stopped by its own id.
 
   scripts/bench_clients.py [--counts 1000,5000,10000] [--seconds 20] [--hz 10] [--io-threads 2]
-                           [--protocols scenert,seed002] [--idle] [--scenert PATH] [--json FILE]
+                           [--protocols scenert,seed002] [--idle] [--ws] [--scenert PATH] [--json FILE]
 """
 import argparse
 import json
@@ -49,8 +50,9 @@ def metrics(admin):
 
 
 def one_run(a, protocol, clients, idle):
+    transport = "ws" if a.ws else "tcp"
     server = subprocess.Popen(
-        [a.scenert, "run", f"{ROOT}/examples/mmo.json", "--tcp", "127.0.0.1:0", "--admin", "127.0.0.1:0",
+        [a.scenert, "run", f"{ROOT}/examples/mmo.json", f"--{transport}", "127.0.0.1:0", "--admin", "127.0.0.1:0",
          "--io-threads", str(a.io_threads), "--max-connections", str(clients + 100)],
         stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
     lines = []
@@ -60,7 +62,7 @@ def one_run(a, protocol, clients, idle):
         tcp = admin = None
         while time.time() < deadline and not (tcp and admin):
             text = "".join(lines)
-            tcp = re.search(r"clients on tcp://127\.0\.0\.1:(\d+)", text)
+            tcp = re.search(rf"clients on {transport}://127\.0\.0\.1:(\d+)", text)
             admin = re.search(r"admin endpoint http://127\.0\.0\.1:(\d+)", text)
             time.sleep(0.05)
         if not (tcp and admin):
@@ -73,6 +75,8 @@ def one_run(a, protocol, clients, idle):
                 "--verify-views", f"127.0.0.1:{admin}", "--protocol", protocol]
         if protocol == "seed002":
             bots += ["--box", SEED002_BOX]
+        if a.ws:
+            bots += ["--ws"]
         if idle:
             bots += ["--move-hz", "0.01", "--chat-every", "0", "--act-every", "0"]
         else:
@@ -109,7 +113,7 @@ def one_run(a, protocol, clients, idle):
     frames = m1["frames_out_total"] - m0["frames_out_total"]
     mv = r["move_to_viewer"]
     return {
-        "protocol": protocol, "clients": clients, "idle": idle, "io_threads": a.io_threads,
+        "protocol": protocol, "transport": transport, "clients": clients, "idle": idle, "io_threads": a.io_threads,
         "bots_exit": bot.returncode, "connected": r["connected"], "logged_in": r["logged_in"],
         "moves_per_s": round(r["moves_sent"] / a.seconds),
         "frames_per_s": round(frames / a.seconds),
@@ -131,6 +135,7 @@ def main():
     p.add_argument("--io-threads", type=int, default=2)
     p.add_argument("--protocols", default="scenert,seed002")
     p.add_argument("--idle", action="store_true")
+    p.add_argument("--ws", action="store_true", help="clients over WebSocket")
     p.add_argument("--scenert", default=f"{ROOT}/build/release/apps/scenert")
     p.add_argument("--json", help="write every run's figures to this file")
     a = p.parse_args()
@@ -142,7 +147,7 @@ def main():
             print(json.dumps({k: v for k, v in r.items() if k != "bots_stderr"}), flush=True)
     if a.json:
         json.dump(runs, open(a.json, "w"), indent=1)
-    cols = ("protocol", "clients", "logged_in", "login_p99_ms", "moves_per_s", "frames_per_s", "mb_per_s", "cpu_ns_per_frame",
+    cols = ("protocol", "transport", "clients", "logged_in", "login_p99_ms", "moves_per_s", "frames_per_s", "mb_per_s", "cpu_ns_per_frame",
             "rss_kib_per_connection", "move_p50_ms", "move_p99_ms", "move_max_ms", "view_mismatches")
     print(" ".join(f"{c:>14}" for c in cols))
     for r in runs:

@@ -1,6 +1,7 @@
 #include <scenert/scene/scene_group.hpp>
 
 #include <algorithm>
+#include <utility>
 
 #include <scenert/scene/scene.hpp>
 
@@ -54,7 +55,8 @@ void scene_group::apply_changes() {
 void scene_group::apply(member_change& c) {
   if (c.joins) {
     c.s->activate();
-    members_.push_back({std::move(c.s), 0});
+    const std::uint64_t failed = c.s->failures();
+    members_.push_back({std::move(c.s), 0, failed});
     return;
   }
   auto it = std::find_if(members_.begin(), members_.end(), [&](const member& m) { return m.s == c.s; });
@@ -78,9 +80,12 @@ void scene_group::on_tick(const tick_context& ctx) {
     // Members run one after another: each is told the group's interval plus the time the
     // members before it took in this tick (seed 004), so its own clock does not drift.
     tick_context member_ctx{ctx.interval + (began - start), began, m.ticks++};
-    const auto failed_before = m.s->failures();
-    if (m.s->tick(member_ctx, options_.quarantine_after, options_.mailbox_batch) != tick_outcome::ok)
-      failures_.fetch_add(m.s->failures() - failed_before, std::memory_order_relaxed);
+    // The failure count lives in the service's shared state, a cache line of its own: read only
+    // when a tick did not go well, not for every idle member.
+    if (m.s->tick(member_ctx, options_.quarantine_after, options_.mailbox_batch) != tick_outcome::ok) {
+      const std::uint64_t failed = m.s->failures();
+      failures_.fetch_add(failed - std::exchange(m.failures, failed), std::memory_order_relaxed);
+    }
     const time_point ended = now();
     if (ended - began > options_.member_budget) {
       overruns_.fetch_add(1, std::memory_order_relaxed);

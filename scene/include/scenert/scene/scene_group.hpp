@@ -75,6 +75,7 @@ class scene_group final : public service {
   struct member {
     std::shared_ptr<scene> s;
     std::uint64_t ticks = 0;
+    std::uint64_t failures = 0;  // its service's count when last read: only a failed tick reads it again
   };
 
   void apply_changes();
