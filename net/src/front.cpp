@@ -445,26 +445,39 @@ void front_shard::write(const std::shared_ptr<session>& s) {
   s->writing = true;
   s->sending.swap(s->out);
   add(n.bytes_out, s->sending.size());
-  if (s->websocket()) {
-    s->sent = 0;
-    return write_next_message(s);
-  }
   add(n.writes);
-  asio::async_write(std::get<tcp::socket>(s->link), asio::buffer(s->sending),
+  if (s->websocket()) frame_as_messages(s->sending);
+  asio::async_write(s->socket(), asio::buffer(s->sending),
                     [this, s](boost::system::error_code ec, std::size_t) { wrote(s, ec); });
 }
 
-// WebSocket: each frame goes as a binary message of its own, one after the other.
-void front_shard::write_next_message(const std::shared_ptr<session>& s) {
-  if (s->sent >= s->sending.size()) return wrote(s, {});
-  const std::size_t size = header_size + read_u32(s->sending.data() + s->sent);
-  add(n.writes);
-  std::get<ws_stream>(s->link).async_write(asio::buffer(s->sending.data() + s->sent, size),
-                                           [this, s, size](boost::system::error_code ec, std::size_t) {
-                                             if (ec) return wrote(s, ec);
-                                             s->sent += size;
-                                             write_next_message(s);
-                                           });
+// WebSocket: every frame goes as a binary message of its own (simple clients read one frame per
+// message), and all of a write's messages in one write to the socket. A message per Beast write cost
+// a syscall per frame (9 us of CPU per frame against 1.2 us on TCP); a server's messages are not
+// masked (RFC 6455 5.1), so their headers are written here. Beast still reads, answers the client's
+// pings and writes the closing handshake (after the last write: see wrote()).
+void front_shard::frame_as_messages(std::string& frames) {
+  ws_scratch.clear();
+  ws_scratch.reserve(frames.size() + frames.size() / 8 + 16);
+  for (std::size_t at = 0; at < frames.size();) {
+    const std::size_t size = header_size + read_u32(frames.data() + at);
+    char head[10] = {static_cast<char>(0x82)};  // FIN, binary
+    std::size_t head_size = 2;
+    if (size < 126) {
+      head[1] = static_cast<char>(size);
+    } else if (size <= 0xFFFF) {
+      head[1] = 126, head[2] = static_cast<char>(size >> 8), head[3] = static_cast<char>(size & 0xFF);
+      head_size = 4;
+    } else {
+      head[1] = 127;
+      for (int i = 0; i < 8; ++i)
+        head[2 + i] = static_cast<char>((std::uint64_t{size} >> (56 - 8 * i)) & 0xFF);
+      head_size = 10;
+    }
+    ws_scratch.append(head, head_size).append(frames, at, size);
+    at += size;
+  }
+  frames.swap(ws_scratch);  // the scratch keeps the frames' buffer for the next write
 }
 
 void front_shard::wrote(const std::shared_ptr<session>& s, boost::system::error_code ec) {

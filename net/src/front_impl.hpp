@@ -188,7 +188,8 @@ struct front_shard {
   void mark(session& s);
   void flush();
   void write(const std::shared_ptr<session>& s);
-  void write_next_message(const std::shared_ptr<session>& s);
+  void frame_as_messages(std::string& frames);
+  std::string ws_scratch;  // the frames of a WebSocket write before they became messages
   void wrote(const std::shared_ptr<session>& s, boost::system::error_code ec);
 
   // ---- front_login.cpp: logins, guests, resumes ----

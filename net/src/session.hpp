@@ -73,7 +73,6 @@ struct session : std::enable_shared_from_this<session> {
   std::string out, sending;  // frames waiting; frames on the wire
   /// What `sending` keeps of its capacity between writes: a burst (a 202, a map's 1006) is given back.
   static constexpr std::size_t kept_capacity = 8 * 1024;
-  std::size_t sent = 0;  // WebSocket: bytes of `sending` written, one message per frame
   bool writing = false, closing = false, dirty = false;
   bool placed = false;          // the world placed the player (its line's events concern it)
   bool speaks_scenert = false;  // sent an id of scenert's own: it gets scenert's frames too

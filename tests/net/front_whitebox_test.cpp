@@ -1,5 +1,6 @@
-// The front's coalescing of moves, read inside: in one drain of line batches, a player's moves
-// before its last one are marked superseded (not sent), whatever lines and batches they sit in.
+// The front read inside: in one drain of line batches, a player's moves before its last one are
+// marked superseded (not sent), whatever lines and batches they sit in; a WebSocket write frames each
+// of its frames as a message of its own.
 #include "../../net/src/front_impl.hpp"
 
 #include <gtest/gtest.h>
@@ -55,6 +56,48 @@ TEST(FrontWhitebox, SupersededMovesMatchTheRuleOnRandomDrains) {
       EXPECT_EQ(f.superseded[i], later) << "round " << round << ", move " << i;
     }
   }
+}
+
+// Each frame becomes one unmasked binary message whose length takes 7, 16 or 64 bits (RFC 6455 5.2),
+// read back here by the RFC's rules, at each length's edges.
+TEST(FrontWhitebox, AWebSocketWriteIsOneMessagePerFrame) {
+  const scene_table table = test::small_table();
+  front::impl hub(table, {});
+  front_shard& f = *hub.shards.front();
+  const std::size_t payloads[] = {0, 117, 118, 65527, 65528, 70000};  // frames of 8 + payload bytes
+  std::string frames;
+  std::vector<std::string> sent;
+  for (std::size_t i = 0; i < std::size(payloads); ++i) {
+    std::string one;
+    append_header(one, 200, static_cast<std::uint32_t>(payloads[i]));
+    one.append(payloads[i], static_cast<char>('a' + i));
+    frames += one;
+    sent.push_back(one);
+  }
+  f.frame_as_messages(frames);
+  std::size_t at = 0;
+  for (const auto& want : sent) {
+    ASSERT_LT(at + 2, frames.size());
+    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(frames[at + k]); };
+    EXPECT_EQ(byte(0), 0x82u) << "FIN and binary";
+    EXPECT_EQ(byte(1) & 0x80u, 0u) << "a server's messages are not masked";
+    std::uint64_t length = byte(1) & 0x7Fu;
+    std::size_t head = 2;
+    if (length == 126) {
+      length = std::uint64_t{byte(2)} << 8 | byte(3);
+      head = 4;
+      EXPECT_GE(length, 126u);
+    } else if (length == 127) {
+      length = 0;
+      for (std::size_t k = 0; k < 8; ++k) length = length << 8 | byte(2 + k);
+      head = 10;
+      EXPECT_GT(length, 0xFFFFu);
+    }
+    ASSERT_EQ(length, want.size());
+    EXPECT_EQ(frames.compare(at + head, want.size(), want), 0);
+    at += head + want.size();
+  }
+  EXPECT_EQ(at, frames.size());
 }
 
 }  // namespace
