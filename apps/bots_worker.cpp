@@ -159,14 +159,8 @@ void worker::tick() {
 void worker::connect(bot& b) {
   b.at = bot::stage::connecting;
   b.connect_started = clock::now();
-  tcp::socket* s = nullptr;
-  if (shared_.opt.ws) {
-    b.ws = std::make_unique<ws_stream>(io_);
-    s = &b.ws->next_layer();
-  } else {
-    s = &b.sock.emplace(io_);
-  }
-  s->async_connect(shared_.target, [this, &b](boost::system::error_code ec) {
+  b.ws = shared_.opt.ws;
+  b.sock.emplace(io_).async_connect(shared_.target, [this, &b](boost::system::error_code ec) {
     if (b.at != bot::stage::connecting) return;
     if (ec) {
       ++stats_.connect_failed;
@@ -175,52 +169,62 @@ void worker::connect(bot& b) {
       return close(b, "connect_failed");
     }
     boost::system::error_code ignored;
-    (b.ws ? b.ws->next_layer() : *b.sock).set_option(tcp::no_delay(true), ignored);
-    if (!b.ws) return connected(b);
-    namespace bws = boost::beast::websocket;
-    if (shared_.opt.protocol == bots_protocol::scenert)
-      b.ws->set_option(bws::stream_base::decorator(
-          [](bws::request_type& r) { r.set(boost::beast::http::field::sec_websocket_protocol, "scenert"); }));
-    b.ws->async_handshake(fmt::format("{}:{}", shared_.opt.target.host, shared_.opt.target.port), "/",
-                          [this, &b](boost::system::error_code e) {
-                            if (b.at != bot::stage::connecting) return;
-                            if (e) {
-                              ++stats_.connect_failed;
-                              error(b, fmt::format("bot {}: WebSocket handshake: {}", b.index, e.message()));
-                              return close(b, "connect_failed");
-                            }
-                            b.ws->binary(true);
-                            connected(b);
-                          });
+    b.sock->set_option(tcp::no_delay(true), ignored);
+    b.sock->non_blocking(true, ignored);
+    if (b.ws) return upgrade(b);
+    connected(b);
   });
+}
+
+// WebSocket: the upgrade request, then its answer (the bytes after it are the first messages).
+void worker::upgrade(bot& b) {
+  const auto key = ws_key(masks_(), masks_());
+  b.upgrade = ws_upgrade_request(fmt::format("{}:{}", shared_.opt.target.host, shared_.opt.target.port), "/",
+                                 shared_.opt.protocol == bots_protocol::scenert ? "scenert" : "", key);
+  asio::async_write(*b.sock, asio::buffer(b.upgrade), [this, &b](boost::system::error_code ec, std::size_t) {
+    if (b.at != bot::stage::connecting) return;
+    if (ec) return upgrade_failed(b, ec.message());
+    b.upgrade.clear();
+    read_upgrade(b);
+  });
+}
+
+void worker::read_upgrade(bot& b) {
+  b.sock->async_wait(tcp::socket::wait_read, [this, &b](boost::system::error_code ec) {
+    if (b.at != bot::stage::connecting) return;
+    if (ec) return upgrade_failed(b, ec.message());
+    boost::system::error_code e;
+    const std::size_t n = b.sock->read_some(asio::buffer(buffer_), e);
+    if (e && e != asio::error::would_block)
+      return upgrade_failed(b, e == asio::error::eof ? "the server closed the connection" : e.message());
+    b.upgrade.append(buffer_.data(), n);
+    auto answer = ws_upgrade_answer(b.upgrade);
+    if (!answer) return upgrade_failed(b, answer.error().message);
+    if (*answer == 0) return read_upgrade(b);
+    const std::string first = b.upgrade.substr(*answer);
+    std::string().swap(b.upgrade);
+    connected(b);
+    if (!first.empty() && b.at != bot::stage::done) take(b, first);
+  });
+}
+
+void worker::upgrade_failed(bot& b, const std::string& why) {
+  ++stats_.connect_failed;
+  error(b, fmt::format("bot {}: WebSocket upgrade: {}", b.index, why));
+  close(b, "connect_failed");
 }
 
 void worker::connected(bot& b) {
   stats_.connect.record(clock::now() - b.connect_started);
   ++stats_.connected;
   b.at = bot::stage::logging_in;
-  if (b.sock) {
-    boost::system::error_code ignored;
-    b.sock->non_blocking(true, ignored);
-  }
   if (shared_.opt.protocol == bots_protocol::scenert) send(b, net::login{fmt::format("bot-{}", b.index), {}});
   read(b);
   flush();
 }
 
+// Waits until readable, then drains through the thread's one buffer (no buffer per bot).
 void worker::read(bot& b) {
-  if (b.ws) {
-    b.ws->async_read(b.ws_in, [this, &b](boost::system::error_code ec, std::size_t) {
-      if (b.at == bot::stage::done) return;
-      if (ec) return lost(b, ec == boost::beast::websocket::error::closed ? "eof" : ec.message());
-      const auto data = b.ws_in.cdata();
-      take(b, {static_cast<const char*>(data.data()), data.size()});
-      b.ws_in.clear();
-      if (b.at != bot::stage::done) read(b);
-    });
-    return;
-  }
-  // TCP: wait until readable, then drain through the thread's one buffer (no buffer per bot).
   b.sock->async_wait(tcp::socket::wait_read, [this, &b](boost::system::error_code ec) {
     if (b.at == bot::stage::done) return;
     if (ec) return lost(b, ec.message());
@@ -238,6 +242,22 @@ void worker::read(bot& b) {
 }
 
 void worker::take(bot& b, std::string_view bytes) {
+  if (!b.ws) {
+    frames(b, bytes);
+  } else {
+    auto fed = b.unframer.feed(
+        bytes, [&](std::string_view data) { frames(b, data); },
+        [&](std::uint8_t opcode, std::string_view payload) { on_control(b, opcode, payload); });
+    if (!fed && b.at != bot::stage::done) {
+      error(b, fmt::format("bot {}: the server's WebSocket stream broke: {}", b.index, fed.error().message));
+      close(b, "bad_frame");
+    }
+  }
+  flush();
+}
+
+void worker::frames(bot& b, std::string_view bytes) {
+  if (b.at == bot::stage::done) return;
   auto fed = b.reader.feed(bytes, [&](std::uint32_t id, std::string_view payload) {
     if (b.at != bot::stage::done) on_frame(b, id, payload);
   });
@@ -245,7 +265,19 @@ void worker::take(bot& b, std::string_view bytes) {
     error(b, fmt::format("bot {}: the server's stream broke: {}", b.index, fed.error().message));
     close(b, "bad_frame");
   }
-  flush();
+}
+
+// A ping is answered with its payload; the server's close ends the connection (its goodbye, if it
+// sent one, came before).
+void worker::on_control(bot& b, std::uint8_t opcode, std::string_view payload) {
+  if (b.at == bot::stage::done) return;
+  if (opcode == ws_unframer::close) return lost(b, "eof");
+  if (opcode != ws_unframer::ping) return;
+  ws_append_masked(b.pongs, payload, static_cast<std::uint32_t>(masks_()), ws_unframer::pong);
+  if (!b.writing && !b.dirty) {
+    b.dirty = true;
+    dirty_.push_back(&b);
+  }
 }
 
 // The server closed (or the network failed): its goodbye, if it sent one, says why.
@@ -261,10 +293,9 @@ void worker::close(bot& b, const std::string& reason) {
   b.at = bot::stage::done;
   ++stats_.disconnects[reason];
   boost::system::error_code ignored;
-  tcp::socket* s = b.ws ? &b.ws->next_layer() : (b.sock ? &*b.sock : nullptr);
-  if (s != nullptr) {
-    s->shutdown(tcp::socket::shutdown_both, ignored);
-    s->close(ignored);
+  if (b.sock) {
+    b.sock->shutdown(tcp::socket::shutdown_both, ignored);
+    b.sock->close(ignored);
   }
   if (b.pid != 0) shared_.pid_of[b.index].store(0, std::memory_order_relaxed);
 }
@@ -407,25 +438,28 @@ void worker::send(bot& b, const net::client_message& m) {
 void worker::flush() {
   for (bot* b : dirty_) {
     b->dirty = false;
-    if (b->at != bot::stage::done && !b->writing && !b->out.empty()) write(*b);
+    if (b->at != bot::stage::done && !b->writing && (!b->out.empty() || !b->pongs.empty())) write(*b);
   }
   dirty_.clear();
 }
 
+// WebSocket: the frames go as one masked message (the server's reader takes frames across messages).
 void worker::write(bot& b) {
   b.writing = true;
   b.sending.clear();
-  std::swap(b.out, b.sending);
-  auto done = [this, &b](boost::system::error_code ec, std::size_t) {
+  if (b.ws) {
+    b.sending.swap(b.pongs);
+    if (!b.out.empty()) ws_append_masked(b.sending, b.out, static_cast<std::uint32_t>(masks_()));
+    b.out.clear();
+  } else {
+    std::swap(b.out, b.sending);
+  }
+  asio::async_write(*b.sock, asio::buffer(b.sending), [this, &b](boost::system::error_code ec, std::size_t) {
     b.writing = false;
     if (b.at == bot::stage::done) return;
     if (ec) return lost(b, ec.message());
-    if (!b.out.empty()) write(b);
-  };
-  if (b.ws)
-    b.ws->async_write(asio::buffer(b.sending), std::move(done));
-  else
-    asio::async_write(*b.sock, asio::buffer(b.sending), std::move(done));
+    if (!b.out.empty() || !b.pongs.empty()) write(b);
+  });
 }
 
 // A step along its heading, turning when the way is off its ground or blocked.

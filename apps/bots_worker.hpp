@@ -7,8 +7,6 @@
 
 #include <tbb/concurrent_unordered_map.h>
 #include <boost/asio.hpp>
-#include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/websocket.hpp>
 
 #include <array>
 #include <atomic>
@@ -26,12 +24,12 @@
 #include <scenert/net/messages.hpp>
 
 #include "bots_engine.hpp"
+#include "bots_websocket.hpp"
 
 namespace scenert::apps::bots {
 
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
-using ws_stream = boost::beast::websocket::stream<tcp::socket>;
 using clock = std::chrono::steady_clock;
 
 // A bot's recent moves (position bits -> when sent), written by its own thread and read by its
@@ -81,11 +79,13 @@ struct bot {
   const bot_plan* plan = nullptr;
   std::mt19937_64 rng;
   stage at = stage::waiting;
-  std::optional<tcp::socket> sock;  // TCP
-  std::unique_ptr<ws_stream> ws;    // WebSocket
-  boost::beast::flat_buffer ws_in;
+  std::optional<tcp::socket> sock;
+  bool ws = false;       // WebSocket: messages unframed on the way in, masked on the way out
+  std::string upgrade;   // the upgrade request, then the server's answer as far as read
+  ws_unframer unframer;  // WebSocket
+  std::string pongs;     // WebSocket: control frames to write before the next frames
   net::frame_reader reader{1u << 20};
-  std::string out, sending;  // frames to write, frames being written
+  std::string out, sending;  // frames to write, bytes being written
   bool writing = false, dirty = false;
 
   std::int32_t pid = 0;
@@ -141,10 +141,15 @@ class worker {
  private:
   void tick();
   void connect(bot& b);
+  void upgrade(bot& b);
+  void read_upgrade(bot& b);
+  void upgrade_failed(bot& b, const std::string& why);
   void connected(bot& b);
   void log_in(bot& b);
   void read(bot& b);
   void take(bot& b, std::string_view bytes);
+  void frames(bot& b, std::string_view bytes);
+  void on_control(bot& b, std::uint8_t opcode, std::string_view payload);
   void on_frame(bot& b, std::uint32_t id, std::string_view payload);
   void on(bot& b, const net::server_message& m, clock::time_point now);
   void on_broadcast(bot& b, const net::broadcast& m, clock::time_point now);
@@ -168,7 +173,8 @@ class worker {
   asio::steady_timer timer_{io_};
   std::vector<std::unique_ptr<bot>> bots_;  // after io_: their sockets close before it goes
   std::vector<bot*> dirty_;
-  std::array<char, 64 * 1024> buffer_{};  // every TCP bot of this thread reads through it
+  std::array<char, 64 * 1024> buffer_{};  // every bot of this thread reads through it
+  std::minstd_rand masks_;                // WebSocket mask keys
   bots_report stats_;
   bool stopping_ = false;
 };

@@ -6,11 +6,14 @@ For each run: moves per second the bots sent, frames and bytes per second the se
 server's CPU (user + system, every thread) per delivered frame and its RSS growth per connection,
 move-to-viewer p50/p99/max, logins that timed out, and view mismatches (checked at the end). With
 --idle, the bots log in and stay still (no moves, chats or requests): RSS per idle connection. With
---ws, the clients connect over WebSocket (`scenert run --ws`, `scenert bots --ws`) instead of TCP.
+--ws, the clients connect over WebSocket (`scenert run --ws`, `scenert bots --ws`) instead of TCP. With
+--frame-rate F, the server runs a copy of the table whose scenes all tick F times a second (a move
+waits for its line's next tick, so the table's 10 Hz alone puts move-to-viewer p50 near 50 ms).
 Every run is bounded (--seconds, then SIGTERM); every process is stopped by its own id.
 
   scripts/bench_clients.py [--counts 1000,5000,10000] [--seconds 20] [--hz 10] [--io-threads 2]
-                           [--protocols scenert,seed002] [--idle] [--ws] [--scenert PATH] [--json FILE]
+                           [--protocols scenert,seed002] [--idle] [--ws] [--frame-rate F]
+                           [--scenert PATH] [--json FILE]
 """
 import argparse
 import json
@@ -52,7 +55,7 @@ def metrics(admin):
 def one_run(a, protocol, clients, idle):
     transport = "ws" if a.ws else "tcp"
     server = subprocess.Popen(
-        [a.scenert, "run", f"{ROOT}/examples/mmo.json", f"--{transport}", "127.0.0.1:0", "--admin", "127.0.0.1:0",
+        [a.scenert, "run", a.table, f"--{transport}", "127.0.0.1:0", "--admin", "127.0.0.1:0",
          "--io-threads", str(a.io_threads), "--max-connections", str(clients + 100)],
         stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
     lines = []
@@ -137,14 +140,24 @@ def main():
     p.add_argument("--idle", action="store_true")
     p.add_argument("--ws", action="store_true", help="clients over WebSocket")
     p.add_argument("--scenert", default=f"{ROOT}/build/release/apps/scenert")
+    p.add_argument("--frame-rate", type=float, help="every scene of the table ticks this often")
     p.add_argument("--json", help="write every run's figures to this file")
     a = p.parse_args()
+    a.table = f"{ROOT}/examples/mmo.json"
+    if a.frame_rate:
+        table = json.load(open(a.table))
+        for scene in table["scenes"]:
+            scene["frame_rate"] = a.frame_rate
+        a.table = tempfile.mktemp(suffix=".json")
+        json.dump(table, open(a.table, "w"))
     runs = []
     for protocol in a.protocols.split(","):
         for n in (int(c) for c in a.counts.split(",")):
             r = one_run(a, protocol, n, a.idle)
             runs.append(r)
             print(json.dumps({k: v for k, v in r.items() if k != "bots_stderr"}), flush=True)
+    if a.frame_rate:
+        os.unlink(a.table)
     if a.json:
         json.dump(runs, open(a.json, "w"), indent=1)
     cols = ("protocol", "transport", "clients", "logged_in", "login_p99_ms", "moves_per_s", "frames_per_s", "mb_per_s", "cpu_ns_per_frame",
