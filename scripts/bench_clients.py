@@ -3,12 +3,13 @@
 loopback, one run per (protocol, client count), and a table of what the server did for them.
 
 For each run: moves per second the bots sent, frames and bytes per second the server delivered, the
-server's CPU (user + system, every thread) per delivered frame and its RSS growth per connection,
-move-to-viewer p50/p99/max, logins that timed out, and view mismatches (checked at the end). With
---idle, the bots log in and stay still (no moves, chats or requests): RSS per idle connection. With
---ws, the clients connect over WebSocket (`scenert run --ws`, `scenert bots --ws`) instead of TCP. With
---frame-rate F, the server runs a copy of the table whose scenes all tick F times a second (a move
-waits for its line's next tick, so the table's 10 Hz alone puts move-to-viewer p50 near 50 ms).
+CPU seconds (user + system, every thread) the server and the bots used, the server's CPU per delivered
+frame and its RSS growth per connection, move-to-viewer p50/p99/max, logins that timed out, and view
+mismatches (checked at the end). With --idle, the bots log in and stay still (no moves, chats or
+requests): RSS per idle connection. With --ws, the clients connect over WebSocket (`scenert run --ws`,
+`scenert bots --ws`) instead of TCP. With --frame-rate F, the server runs a copy of the table whose
+scenes all tick F times a second (a move waits for its line's next tick, so the table's 10 Hz alone
+puts move-to-viewer p50 near 50 ms).
 Every run is bounded (--seconds, then SIGTERM); every process is stopped by its own id.
 
   scripts/bench_clients.py [--counts 1000,5000,10000] [--seconds 20] [--hz 10] [--io-threads 2]
@@ -19,6 +20,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import signal
 import subprocess
 import sys
@@ -95,6 +97,7 @@ def one_run(a, protocol, clients, idle):
                     pass
                 time.sleep(0.5)
 
+        children0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         bot = subprocess.Popen(bots, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         sampler = threading.Thread(target=sample, daemon=True)
         sampler.start()
@@ -104,6 +107,8 @@ def one_run(a, protocol, clients, idle):
             bot.kill()
             sys.exit("bench_clients: scenert bots did not end in time")
         sampler.join()
+        children1 = resource.getrusage(resource.RUSAGE_CHILDREN)  # the bots (the server is not reaped yet)
+        bots_cpu = (children1.ru_utime + children1.ru_stime) - (children0.ru_utime + children0.ru_stime)
         cpu, m1 = cpu_seconds(server.pid) - cpu0, metrics(admin)
         r = json.load(open(report))
         os.unlink(report)
@@ -121,7 +126,7 @@ def one_run(a, protocol, clients, idle):
         "moves_per_s": round(r["moves_sent"] / a.seconds),
         "frames_per_s": round(frames / a.seconds),
         "mb_per_s": round((m1["bytes_out_total"] - m0["bytes_out_total"]) / a.seconds / 1e6, 1),
-        "server_cpu_s": round(cpu, 2), "cpu_ns_per_frame": round(cpu * 1e9 / frames) if frames else None,
+        "server_cpu_s": round(cpu, 2), "bots_cpu_s": round(bots_cpu, 2), "cpu_ns_per_frame": round(cpu * 1e9 / frames) if frames else None,
         "rss_kib_per_connection": round((peak["rss"] - rss0) / peak["connections"], 1) if peak["connections"] else None,
         "peak_connections": peak["connections"],
         "login_p99_ms": r["login"].get("p99_ms"), "move_p50_ms": mv.get("p50_ms"), "move_p99_ms": mv.get("p99_ms"), "move_max_ms": mv.get("max_ms"),
@@ -160,7 +165,8 @@ def main():
         os.unlink(a.table)
     if a.json:
         json.dump(runs, open(a.json, "w"), indent=1)
-    cols = ("protocol", "transport", "clients", "logged_in", "login_p99_ms", "moves_per_s", "frames_per_s", "mb_per_s", "cpu_ns_per_frame",
+    cols = ("protocol", "transport", "clients", "logged_in", "login_p99_ms", "moves_per_s", "frames_per_s", "mb_per_s",
+            "server_cpu_s", "bots_cpu_s", "cpu_ns_per_frame",
             "rss_kib_per_connection", "move_p50_ms", "move_p99_ms", "move_max_ms", "view_mismatches")
     print(" ".join(f"{c:>14}" for c in cols))
     for r in runs:
