@@ -95,8 +95,9 @@ struct cohort {
   std::uint32_t ticking = 0;                // members live and not parked: out from a worker, kept by sched
   std::uint32_t removals_waiting = 0;       // (sched) members to vacate once the run returns
   cohort_state state = cohort_state::idle;  // (sched)
-  bool open = false;                        // (sched) new members of its grid may join
-  std::unique_ptr<member[]> members;        // `capacity` records
+  std::int64_t last_run_ns = 0;       // how long its last run took (the worker's, read after the return)
+  bool open = false;                  // (sched) new members of its grid may join
+  std::unique_ptr<member[]> members;  // `capacity` records
   std::unique_ptr<member_link[]> links;
 
   void set_grid(double rate, std::int64_t base) noexcept {

@@ -196,6 +196,7 @@ struct processor_pool::impl {
   std::atomic<std::int64_t> start_ns{0}, last_progress_ns{0};
   std::vector<std::pair<detail::cohort*, std::uint32_t>> scratch;  // advance(): due members
   std::vector<detail::cohort*> due_cohorts;                        // the slot being dispatched or run inline
+  std::vector<detail::cohort*> slow;  // hand_out's cohorts whose last run took a slot or more
   std::vector<detail::cohort*> late;  // due in a slot already handed out: handed out on their own
 
   std::mutex stall_mu;

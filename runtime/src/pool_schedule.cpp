@@ -90,6 +90,7 @@ std::int64_t processor_pool::impl::run_cohort(detail::cohort& c, std::int64_t t,
   detail::member* ms = c.members.get();
   std::uint32_t n = c.size;
   std::int64_t min_k = detail::member::parked;
+  const std::int64_t began = t;
   for (std::uint32_t i = 0; i < n; ++i) {
     if (i + 12 < n) __builtin_prefetch(&ms[i + 12]);
     if (i + 6 < n && ms[i + 6].run != nullptr) detail::pool_access::prefetch_service(*ms[i + 6].run);
@@ -99,6 +100,7 @@ std::int64_t processor_pool::impl::run_cohort(detail::cohort& c, std::int64_t t,
     min_k = m.k < min_k ? m.k : min_k;  // a parked member's k is above every other
   }
   c.move_to(min_k);
+  c.last_run_ns = t - began;
   return t;
 }
 
@@ -194,9 +196,16 @@ void processor_pool::impl::hand_out(const std::vector<detail::cohort*>& cs) {
   std::size_t per = std::max<std::size_t>(64, (services + 2 * slots.size() - 1) / (2 * slots.size()));
   detail::batch* b = nullptr;
   std::size_t filled = 0;
+  slow.clear();
   for (detail::cohort* c : cs) {
     close(c);
     c->state = detail::cohort_state::running;
+    // A cohort that took a slot or more last time would hold up the cohorts after it in its batch:
+    // it goes in a batch of its own, after the others.
+    if (c->last_run_ns >= detail::slot_ns) {
+      slow.push_back(c);
+      continue;
+    }
     if (b == nullptr) b = get_batch();
     b->cohorts.push_back(c);
     b->not_before = std::max(b->not_before, detail::timing_wheel::ceil_slot(c->due_ns) * detail::slot_ns);
@@ -208,6 +217,12 @@ void processor_pool::impl::hand_out(const std::vector<detail::cohort*>& cs) {
     }
   }
   if (b != nullptr) submit(b);
+  for (detail::cohort* c : slow) {
+    b = get_batch();
+    b->cohorts.push_back(c);
+    b->not_before = detail::timing_wheel::ceil_slot(c->due_ns) * detail::slot_ns;
+    submit(b);
+  }
 }
 
 void processor_pool::impl::reap_returns() {

@@ -33,8 +33,17 @@ scene& world::impl::object(line_handle line) {
   return *obj;
 }
 
+// A player who enters and leaves a line within one tick never stands on it: the leave takes the
+// enter's place, so the line neither puts it on its grid nor reports it, and still hears the leave
+// (it tells the world when the batch leaves it empty).
 void world::impl::send(line_handle line, const roster_change& change) {
-  staged_to.push_back(&object(line));
+  scene* to = &object(line);
+  if (change.what == roster_change::kind::leave && !staged.empty() && staged_to.back() == to &&
+      staged.back().what == roster_change::kind::enter && staged.back().player == change.player) {
+    staged.back() = change;
+    return;
+  }
+  staged_to.push_back(to);
   staged.push_back(change);
 }
 

@@ -2,6 +2,7 @@
 
 #include <scenert/scene/world.hpp>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <map>
@@ -73,6 +74,42 @@ TEST(WorldLines, ComingAndGoingWithinTheGraceNeverThrashes) {
   auto s = mw.snap();
   EXPECT_EQ(mw.scene_of(*s, town_id).lines_opened, 2u);
   EXPECT_EQ(mw.scene_of(*s, town_id).lines_closed, 0u);
+}
+
+// Enter and leave within one world tick: the line never puts the player on its grid, so viewers hear
+// nothing and modules see no visit; it still hears the leave, finds itself empty and closes after its
+// grace. The same two requests a tick apart are heard in full (the check can fail).
+TEST(WorldLines, APlayerWhoEntersAndLeavesWithinOneTickNeverStandsOnTheLine) {
+  probes pr;
+  auto o = pr.options();
+  auto heard = std::make_shared<std::vector<std::string>>();
+  o.on_line_events = [heard](line_handle l, phase_id, std::span<const line_event> events) {
+    for (const auto& e : events)
+      if (!e.monster)
+        heard->push_back(
+            fmt::format("{}:{} {}", l.line, e.what == line_event::kind::left ? "left" : "entered", e.player));
+  };
+  test::manual_world mw(test::small_table(), std::move(o));
+  for (player_id p = 1; p <= 3; ++p) ASSERT_TRUE(mw.ask(R::enter(p, town_id)));  // line 1 is full
+  heard->clear();
+  auto entered = mw.w->submit(R::enter(4, town_id));  // opens line 2 ...
+  auto left = mw.w->submit(R::leave(4));              // ... and leaves it, in the same tick
+  mw.step();
+  ASSERT_TRUE(entered.get());
+  ASSERT_TRUE(left.get());
+  EXPECT_TRUE(heard->empty()) << heard->front();
+  EXPECT_EQ(std::count(pr.log.lines.begin(), pr.log.lines.end(), "2:enter 4"), 0);
+  EXPECT_EQ(std::count(pr.log.lines.begin(), pr.log.lines.end(), "2:leave 4"), 0);
+  EXPECT_EQ(mw.scene_of(*mw.snap(), town_id).open_lines, 2u);
+  mw.step(1200ms);  // past the idle grace: the leave told line 2 it is empty
+  auto s = mw.snap();
+  EXPECT_EQ(mw.scene_of(*s, town_id).open_lines, 1u);
+  EXPECT_EQ(mw.scene_of(*s, town_id).lines_closed, 1u);
+
+  ASSERT_TRUE(mw.ask(R::enter(5, town_id)));
+  ASSERT_TRUE(mw.ask(R::leave(5)));
+  EXPECT_EQ(*heard, (std::vector<std::string>{"2:entered 5", "2:left 5"}));
+  EXPECT_EQ(std::count(pr.log.lines.begin(), pr.log.lines.end(), "2:enter 5"), 1);
 }
 
 TEST(WorldLines, LinesAreCreatedLazilyAndTheirObjectsReusedFromABoundedPool) {
