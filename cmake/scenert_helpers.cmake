@@ -70,5 +70,5 @@ function(scenert_install_package)
   write_basic_package_version_file(${PROJECT_BINARY_DIR}/scenertConfigVersion.cmake
     COMPATIBILITY SameMinorVersion)
   install(FILES ${PROJECT_BINARY_DIR}/scenertConfig.cmake ${PROJECT_BINARY_DIR}/scenertConfigVersion.cmake
-    DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/scenert)
+    ${PROJECT_SOURCE_DIR}/cmake/Findcnats.cmake DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/scenert)
 endfunction()

@@ -8,6 +8,7 @@ packages=(
   libtbb-dev libfmt-dev nlohmann-json3-dev        # libraries
   libcli11-dev libspdlog-dev
   libboost-dev libprotobuf-dev protobuf-compiler  # the network front: Asio + Beast, protobuf
+  nats-server libnats-dev                         # the cluster: NATS with JetStream, nats.c
   libgtest-dev libgmock-dev libbenchmark-dev      # tests and benches
   python3 python3-jsonschema prometheus           # schema check, promtool
   chromium chromium-driver python3-selenium       # the web pages' tests in a real browser

@@ -1,4 +1,5 @@
 // Links against the installed package and uses its public API.
+#include <scenert/cluster/nats_link.hpp>
 #include <scenert/config/table_loader.hpp>
 #include <scenert/net/messages.hpp>
 #include <scenert/runtime/processor_pool.hpp>
@@ -44,8 +45,14 @@ int main() {
   std::string frame;
   scenert::net::append_frame(frame, scenert::net::client_message{scenert::net::talk{"hi"}});
   if (!scenert::net::decode_client(2, std::string_view(frame).substr(scenert::net::header_size))) return 1;
+  scenert::cluster::link_options nobody;
+  nobody.url = "nats://127.0.0.1:1";  // nothing listens on port 1: a clear error, not a crash
+  nobody.timeout = std::chrono::milliseconds(200);
+  auto link = scenert::cluster::nats_link::connect(nobody);
+  if (link || link.code() != scenert::cluster::cluster_errc::unavailable) return 1;
   std::puts(
       "consumer: scenert package found and linked; a pool ticked a service 10 times, a bad table was refused,"
-      " a map was built, the space hook was made, a frame went through the wire's codec");
+      " a map was built, the space hook was made, a frame went through the wire's codec, the cluster's link"
+      " refused an address where no server listens");
   return 0;
 }

@@ -1,0 +1,69 @@
+#include "records.hpp"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+namespace scenert::cluster::detail {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr std::string_view state_names[] = {"open", "closed", "tombstoned"};
+
+error<cluster_errc> bad(std::string_view key, std::string_view why) {
+  return fail(cluster_errc::bad_record, fmt::format("cluster: key '{}': {}", key, why));
+}
+
+}  // namespace
+
+std::string encode(const node_record& r) {
+  return json{{"name", r.name}, {"epoch", r.epoch}, {"load", r.load}, {"dead", r.dead}}.dump();
+}
+
+std::string encode(const line_record& r) {
+  return json{{"scene", r.scene},
+              {"line", r.line},
+              {"generation", r.generation},
+              {"node", r.node},
+              {"epoch", r.epoch},
+              {"players", r.players},
+              {"state", state_names[static_cast<std::size_t>(r.state)]}}
+      .dump();
+}
+
+cluster_result<node_record> decode_node(std::string_view key, std::string_view text) {
+  auto j = json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return bad(key, "not a JSON object");
+  try {
+    return node_record{j.at("name").get<std::string>(), j.at("epoch").get<std::uint64_t>(),
+                       j.at("load").get<std::uint32_t>(), j.at("dead").get<bool>()};
+  } catch (const json::exception& e) {
+    return bad(key, fmt::format("not a node record ({})", e.what()));
+  }
+}
+
+cluster_result<line_record> decode_line(std::string_view key, std::string_view text) {
+  auto j = json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return bad(key, "not a JSON object");
+  try {
+    line_record r;
+    r.scene = j.at("scene").get<scene_id>();
+    r.line = j.at("line").get<std::uint32_t>();
+    r.generation = j.at("generation").get<std::uint32_t>();
+    r.node = j.at("node").get<std::string>();
+    r.epoch = j.at("epoch").get<std::uint64_t>();
+    r.players = j.at("players").get<std::uint32_t>();
+    const auto state = j.at("state").get<std::string>();
+    std::size_t i = 0;
+    while (i < std::size(state_names) && state_names[i] != state) ++i;
+    if (i == std::size(state_names)) return bad(key, fmt::format("unknown line state '{}'", state));
+    r.state = static_cast<line_state_in_cluster>(i);
+    return r;
+  } catch (const json::exception& e) {
+    return bad(key, fmt::format("not a line record ({})", e.what()));
+  }
+}
+
+}  // namespace scenert::cluster::detail

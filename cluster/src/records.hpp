@@ -1,0 +1,18 @@
+#pragma once
+// The records' JSON in the buckets, read back with a clear error for anything else.
+
+#include <string>
+#include <string_view>
+
+#include <scenert/cluster/cluster_errc.hpp>
+#include <scenert/cluster/line_store.hpp>
+#include <scenert/cluster/node_lease.hpp>
+
+namespace scenert::cluster::detail {
+
+std::string encode(const node_record& r);
+std::string encode(const line_record& r);
+cluster_result<node_record> decode_node(std::string_view key, std::string_view json);
+cluster_result<line_record> decode_line(std::string_view key, std::string_view json);
+
+}  // namespace scenert::cluster::detail

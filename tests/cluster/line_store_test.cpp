@@ -1,0 +1,142 @@
+// The cluster's lines: max_lines across nodes racing, generations as fencing tokens, and a dead
+// node's lines taken from it.
+
+#include <scenert/cluster/line_store.hpp>
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "nats_server.hpp"
+
+namespace scenert::cluster {
+namespace {
+
+constexpr scene_id dungeon = 10;
+
+// Three nodes, each with its own connection, open lines of one scene as fast as they can: exactly
+// max_lines open cluster-wide, each id once, and every other attempt is `full`.
+TEST(LineStore, MaxLinesHoldsAcrossNodesRacing) {
+  test::nats_server server;
+  constexpr std::uint32_t max_lines = 5;
+  struct node {
+    std::unique_ptr<nats_link> link;
+    std::optional<node_lease> lease;
+    std::optional<line_store> store;
+    std::vector<held_line> held;
+    int full = 0;
+    std::string error;
+  };
+  std::vector<node> nodes(3);
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    auto [link, kv] = test::open_bucket(server, "lines", fmt::format("n{}", i));
+    auto nb = link->bucket("nodes");
+    ASSERT_TRUE(nb);
+    auto lease = node_lease::join(*nb, fmt::format("n{}", i), 0);
+    ASSERT_TRUE(lease);
+    nodes[i].link = std::move(link);
+    nodes[i].lease.emplace(std::move(lease).value());
+    nodes[i].store.emplace(std::move(kv));
+  }
+  std::vector<std::thread> threads;
+  for (auto& n : nodes)
+    threads.emplace_back([&n] {
+      for (int k = 0; k < 4; ++k) {
+        auto line = n.store->open(dungeon, max_lines, *n.lease);
+        if (line)
+          n.held.push_back(std::move(line).value());
+        else if (line.code() == cluster_errc::full)
+          ++n.full;
+        else
+          n.error = line.error().message;
+      }
+    });
+  for (auto& t : threads) t.join();
+  std::set<std::uint32_t> ids;
+  std::size_t opened = 0;
+  for (auto& n : nodes) {
+    EXPECT_EQ(n.error, "");
+    for (auto& h : n.held) {
+      ids.insert(h.record.line);
+      EXPECT_EQ(h.record.generation, 1u);
+      EXPECT_EQ(h.record.node, n.lease->record().name);
+    }
+    opened += n.held.size();
+  }
+  EXPECT_EQ(opened, max_lines);
+  EXPECT_EQ(ids.size(), max_lines);
+  EXPECT_EQ(nodes[0].full + nodes[1].full + nodes[2].full, 12 - static_cast<int>(max_lines));
+
+  // A closed line opens again for whoever asks, one generation on; its old holder is fenced.
+  node* owner = nullptr;
+  for (auto& n : nodes)
+    if (!n.held.empty()) owner = &n;
+  ASSERT_NE(owner, nullptr);
+  held_line old = owner->held.front();
+  ASSERT_TRUE(owner->store->close(owner->held.front()));
+  node& other = owner == &nodes[0] ? nodes[1] : nodes[0];
+  auto again = other.store->open(dungeon, max_lines, *other.lease);
+  ASSERT_TRUE(again) << again.error().message;
+  EXPECT_EQ(again->record.line, old.record.line);
+  EXPECT_EQ(again->record.generation, 2u);
+  auto stale = owner->store->set_players(old, 3);
+  ASSERT_FALSE(stale);
+  EXPECT_EQ(stale.code(), cluster_errc::fenced);
+  EXPECT_TRUE(other.store->set_players(*again, 3));
+  auto listed = other.store->lines(dungeon);
+  ASSERT_TRUE(listed);
+  EXPECT_EQ(listed->size(), max_lines);
+}
+
+// A node declared dead: its open lines are tombstoned (and only its own, of its epoch), it cannot
+// write them any more, and their ids open again elsewhere with the next generation.
+TEST(LineStore, ADeadNodesLinesAreTombstonedAndOpenAgainElsewhere) {
+  test::nats_server server;
+  auto [link, kv] = test::open_bucket(server, "lines");
+  auto nodes = link->bucket("nodes");
+  ASSERT_TRUE(nodes);
+  auto a = node_lease::join(*nodes, "a", 0);
+  auto b = node_lease::join(*nodes, "b", 0);
+  ASSERT_TRUE(a && b);
+  line_store store(kv);
+  auto b1 = store.open(dungeon, 4, *b);
+  auto a2 = store.open(dungeon, 4, *a);
+  auto b3 = store.open(dungeon, 4, *b);
+  auto b_town = store.open(1, 2, *b);
+  ASSERT_TRUE(b1 && a2 && b3 && b_town);
+  ASSERT_TRUE(store.close(*b3));  // closed by b before it died: not b's to lose
+
+  auto dead = declare_dead(*nodes, "b", b->revision());
+  ASSERT_TRUE(dead);
+  auto taken = store.tombstone("b", dead->record.epoch);
+  ASSERT_TRUE(taken) << taken.error().message;
+  ASSERT_EQ(taken->size(), 2u);
+  EXPECT_EQ((*taken)[0].handle(), (line_handle{1, 1, 1}));
+  EXPECT_EQ((*taken)[1].handle(), (line_handle{dungeon, 1, 1}));
+
+  EXPECT_EQ(store.set_players(*b1, 2).code(), cluster_errc::fenced);
+  EXPECT_TRUE(store.set_players(*a2, 2));
+  auto reopened = store.open(dungeon, 4, *a);
+  ASSERT_TRUE(reopened);
+  EXPECT_EQ(reopened->record.line, 1u);
+  EXPECT_EQ(reopened->record.generation, 2u);
+  EXPECT_EQ(reopened->record.node, "a");
+  auto second = store.tombstone("b", dead->record.epoch);  // nothing left to take
+  ASSERT_TRUE(second);
+  EXPECT_TRUE(second->empty());
+}
+
+// A value in the bucket that is not a line record: an error naming the key, never a crash.
+TEST(LineStore, ABadRecordIsAnErrorThatNamesItsKey) {
+  test::nats_server server;
+  auto [link, kv] = test::open_bucket(server, "lines");
+  ASSERT_TRUE(kv.create("line.10.1", "{\"scene\": 10}"));
+  line_store store(kv);
+  auto listed = store.lines(dungeon);
+  ASSERT_FALSE(listed);
+  EXPECT_EQ(listed.code(), cluster_errc::bad_record);
+  EXPECT_NE(listed.error().message.find("line.10.1"), std::string::npos) << listed.error().message;
+}
+
+}  // namespace
+}  // namespace scenert::cluster
