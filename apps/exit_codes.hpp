@@ -9,6 +9,7 @@ enum exit_code : int {
   exit_invalid_table = 1,     ///< the table has errors (each on stderr as FILE:/json/pointer: reason)
   exit_usage = 2,             ///< bad command line, or a file that cannot be read
   exit_invariant_broken = 3,  ///< a load-test invariant broke
+  exit_fenced = 4,  ///< a cluster node lost its lease (declared dead or replaced) and stopped serving
 };
 
 }  // namespace scenert::apps

@@ -6,6 +6,7 @@
 #include "history_ring.hpp"
 #include "prometheus_text.hpp"
 #include "run_admin.hpp"
+#include "run_cluster.hpp"
 #include "shutdown_signal.hpp"
 #include "web_files.hpp"
 
@@ -179,9 +180,20 @@ CLI::App* add_run_command(CLI::App& app, run_options& o) {
                   "Threads for the clients' sockets, apart from the pool's workers; connections are "
                   "dealt to them in turn and each fans the lines' events out to its own (default 1)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{64}));
+  auto* cluster = cmd->add_option("--cluster", o.cluster,
+                                  "Run as a scene node of the cluster whose NATS server (JetStream on) is at "
+                                  "nats://HOST:PORT: lines open through the cluster's directory");
+  auto* node =
+      cmd->add_option("--node", o.node, "This node's name in the cluster (letters, digits, '-', '_')");
+  cluster->needs(node);
+  node->needs(cluster);
+  cmd->add_option("--dead-after-ms", o.dead_after_ms,
+                  "Declare a cluster node dead once its heartbeat stood still this long (default 3000)")
+      ->check(CLI::Range(std::int64_t{500}, std::int64_t{600'000}));
   cmd->footer(
       "Exit status: 0 stopped cleanly; 1 invalid table; 2 usage error, unreadable file, admin or\n"
-      "client endpoint that cannot be bound, or a pool that cannot start (e.g. --realtime refused).");
+      "client endpoint that cannot be bound, a pool that cannot start (e.g. --realtime refused) or a\n"
+      "cluster that cannot be joined; 4 a cluster node fenced (declared dead or replaced).");
   return cmd;
 }
 
@@ -220,6 +232,18 @@ int run_host(const run_options& o) {
     }
     door = net::front::create(*table, std::move(*options));
     wo.on_line_events = door->on_line_events();
+  }
+  std::unique_ptr<cluster_node> node;
+  if (!o.cluster.empty()) {
+    auto joined = cluster_node::join(
+        *table, {o.cluster, o.node, std::chrono::seconds(1), milliseconds(o.dead_after_ms)});
+    if (!joined) {
+      spdlog::error("--cluster {} --node {}: {}", o.cluster, o.node, joined.error().message);
+      return exit_usage;
+    }
+    node = std::move(joined).value();
+    wo.directory = node->take_directory();
+    spdlog::info("node {} joined the cluster at {} with epoch {}", o.node, o.cluster, node->self().epoch);
   }
   auto w = world::create(*table, pool, std::move(wo));
   std::atomic<bool> stopping{false};
@@ -270,10 +294,16 @@ int run_host(const run_options& o) {
           : "",
       door ? fmt::format("; {} I/O thread{} for clients", o.io_threads, o.io_threads == 1 ? "" : "s") : "");
   auto sampled = std::chrono::steady_clock::now();
+  bool fenced = false;
   while (!wait_for_shutdown(milliseconds(250))) {
     const auto snapshot = w->snapshot();
     changes.update(*snapshot);
-    if (const auto now = std::chrono::steady_clock::now(); now - sampled >= std::chrono::seconds(1)) {
+    const auto now = std::chrono::steady_clock::now();
+    if (node && !node->poll(static_cast<std::uint32_t>(snapshot->players), now)) {
+      fenced = true;
+      break;
+    }
+    if (now - sampled >= std::chrono::seconds(1)) {
       sampled = now;
       history.record(
           std::chrono::duration_cast<milliseconds>(std::chrono::system_clock::now().time_since_epoch())
@@ -288,6 +318,8 @@ int run_host(const run_options& o) {
     door->stop();
   }
   stop_hosting(pool, *w, changes);
+  if (fenced) return exit_fenced;
+  if (node) node->leave();
   return exit_ok;
 }
 

@@ -28,8 +28,7 @@ std::string where(const line_record& r) {
 
 }  // namespace
 
-cluster_result<held_line> line_store::open(scene_id scene, std::uint32_t max_lines, const node_lease& lease) {
-  const node_record& node = lease.record();
+cluster_result<held_line> line_store::open(scene_id scene, std::uint32_t max_lines, const node_record& node) {
   for (std::uint32_t id = 1; id <= max_lines; ++id) {
     const std::string key = key_of(scene, id);
     for (int i = 0;; ++i) {

@@ -103,15 +103,19 @@ class local_line_directory final : public line_directory {
       index = static_cast<std::uint32_t>(s.lines.size());
       s.lines.emplace_back();
     }
-    auto& rec = s.lines[index];
-    SCENERT_ASSERT(rec.state == line_state::free && rec.players.empty(), "open_line: line not free");
-    ++rec.generation;
-    rec.state = line_state::open;
-    rec.owner = owner;
-    if (owner == 0) s.bucket_insert(index);
-    ++s.counts.live, ++s.counts.open, ++s.counts.opened;
-    if (owner != 0) ++s.counts.open_private, ++s.counts.opened_private;
-    return line_handle{scene, index + 1, rec.generation};
+    SCENERT_ASSERT(s.lines[index].state == line_state::free && s.lines[index].players.empty(),
+                   "open_line: line not free");
+    return open_free(s, index, s.lines[index].generation + 1, owner);
+  }
+
+  std::optional<line_handle> open_line_at(scene_id scene, std::uint32_t line, std::uint32_t generation,
+                                          party_id owner) override {
+    auto& s = get(scene);
+    if (line == 0 || line > s.def->max_lines || s.counts.live >= s.def->max_lines) return std::nullopt;
+    if (s.lines.size() < line) s.lines.resize(line);
+    const auto& rec = s.lines[line - 1];
+    if (rec.state != line_state::free || generation < rec.generation || generation == 0) return std::nullopt;
+    return open_free(s, line - 1, generation, owner);
   }
 
   void quarantine_line(line_handle line) override {
@@ -250,6 +254,17 @@ class local_line_directory final : public line_directory {
   std::size_t player_count() const override { return players_.size(); }
 
  private:
+  line_handle open_free(scene_lines& s, std::uint32_t index, std::uint32_t generation, party_id owner) {
+    auto& rec = s.lines[index];
+    rec.generation = generation;
+    rec.state = line_state::open;
+    rec.owner = owner;
+    if (owner == 0) s.bucket_insert(index);
+    ++s.counts.live, ++s.counts.open, ++s.counts.opened;
+    if (owner != 0) ++s.counts.open_private, ++s.counts.opened_private;
+    return line_handle{s.def->id, index + 1, rec.generation};
+  }
+
   // An open line stops being open (quarantined or closing): out of the buckets and the counts.
   static void leave_open(scene_lines& s, std::uint32_t index) {
     auto& rec = s.lines[index];

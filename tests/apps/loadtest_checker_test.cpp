@@ -39,6 +39,9 @@ class fake_directory final : public line_directory {
   }
 
   std::optional<line_handle> open_line(scene_id, party_id) override { return std::nullopt; }
+  std::optional<line_handle> open_line_at(scene_id, std::uint32_t, std::uint32_t, party_id) override {
+    return std::nullopt;
+  }
   void quarantine_line(line_handle) override {}
   void close_line(line_handle) override {}
   void free_line(scene_id, std::uint32_t) override {}

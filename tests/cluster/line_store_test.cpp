@@ -42,7 +42,7 @@ TEST(LineStore, MaxLinesHoldsAcrossNodesRacing) {
   for (auto& n : nodes)
     threads.emplace_back([&n] {
       for (int k = 0; k < 4; ++k) {
-        auto line = n.store->open(dungeon, max_lines, *n.lease);
+        auto line = n.store->open(dungeon, max_lines, n.lease->record());
         if (line)
           n.held.push_back(std::move(line).value());
         else if (line.code() == cluster_errc::full)
@@ -75,7 +75,7 @@ TEST(LineStore, MaxLinesHoldsAcrossNodesRacing) {
   held_line old = owner->held.front();
   ASSERT_TRUE(owner->store->close(owner->held.front()));
   node& other = owner == &nodes[0] ? nodes[1] : nodes[0];
-  auto again = other.store->open(dungeon, max_lines, *other.lease);
+  auto again = other.store->open(dungeon, max_lines, other.lease->record());
   ASSERT_TRUE(again) << again.error().message;
   EXPECT_EQ(again->record.line, old.record.line);
   EXPECT_EQ(again->record.generation, 2u);
@@ -99,10 +99,10 @@ TEST(LineStore, ADeadNodesLinesAreTombstonedAndOpenAgainElsewhere) {
   auto b = node_lease::join(*nodes, "b", 0);
   ASSERT_TRUE(a && b);
   line_store store(kv);
-  auto b1 = store.open(dungeon, 4, *b);
-  auto a2 = store.open(dungeon, 4, *a);
-  auto b3 = store.open(dungeon, 4, *b);
-  auto b_town = store.open(1, 2, *b);
+  auto b1 = store.open(dungeon, 4, b->record());
+  auto a2 = store.open(dungeon, 4, a->record());
+  auto b3 = store.open(dungeon, 4, b->record());
+  auto b_town = store.open(1, 2, b->record());
   ASSERT_TRUE(b1 && a2 && b3 && b_town);
   ASSERT_TRUE(store.close(*b3));  // closed by b before it died: not b's to lose
 
@@ -116,7 +116,7 @@ TEST(LineStore, ADeadNodesLinesAreTombstonedAndOpenAgainElsewhere) {
 
   EXPECT_EQ(store.set_players(*b1, 2).code(), cluster_errc::fenced);
   EXPECT_TRUE(store.set_players(*a2, 2));
-  auto reopened = store.open(dungeon, 4, *a);
+  auto reopened = store.open(dungeon, 4, a->record());
   ASSERT_TRUE(reopened);
   EXPECT_EQ(reopened->record.line, 1u);
   EXPECT_EQ(reopened->record.generation, 2u);

@@ -32,6 +32,32 @@ TEST(LineDirectory, OpensLowestFreeLineIdsUpToMaxLines) {
   EXPECT_EQ(counts.closed, 1u);
 }
 
+// A cluster's store names the id and generation: the directory opens exactly those, only on a free
+// line and never at a generation older than the line's last, and counts them as any line.
+TEST(LineDirectory, OpensTheLineAndGenerationAClusterChose) {
+  auto table = test::small_table();
+  auto dir = make_local_line_directory(table);
+  auto third = dir->open_line_at(town_id, 3, 5, 0);
+  ASSERT_TRUE(third);
+  EXPECT_EQ(*third, (line_handle{town_id, 3, 5}));
+  EXPECT_TRUE(dir->check(*third));
+  EXPECT_EQ(dir->check({town_id, 1, 1}).code(), world_errc::unknown_line);  // below it: never opened
+  EXPECT_FALSE(dir->open_line_at(town_id, 3, 6, 0));                        // not free
+  EXPECT_FALSE(dir->open_line_at(town_id, 4, 1, 0));                        // above max_lines
+  EXPECT_FALSE(dir->open_line_at(town_id, 1, 0, 0));                        // no generation 0
+  EXPECT_EQ(dir->pick(town_id, 3), *third);
+  dir->close_line(*third);
+  dir->free_line(town_id, 3);
+  EXPECT_FALSE(dir->open_line_at(town_id, 3, 5, 0));  // the closed opening's own generation: stale
+  auto again = dir->open_line_at(town_id, 3, 6, 0);
+  ASSERT_TRUE(again);
+  EXPECT_EQ(dir->check(*third).code(), world_errc::stale_line);
+  ASSERT_TRUE(dir->open_line_at(town_id, 1, 1, 0));
+  ASSERT_TRUE(dir->open_line_at(town_id, 2, 1, 0));
+  EXPECT_EQ(dir->counts(town_id).live, 3u);
+  EXPECT_EQ(dir->counts(town_id).opened, 4u);
+}
+
 TEST(LineDirectory, AHandleOfAClosedAndReusedLineIsStale) {
   auto table = test::small_table();
   auto dir = make_local_line_directory(table);

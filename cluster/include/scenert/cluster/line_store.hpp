@@ -45,9 +45,9 @@ class line_store {
   explicit line_store(kv_bucket lines) : lines_(std::move(lines)) {}
 
   /// Opens the lowest id of `scene` in 1..max_lines that no node serves (never opened, closed or
-  /// tombstoned), for the node holding `lease`; `full` when every id is served.
+  /// tombstoned), for `node` (its name and epoch); `full` when every id is served.
   [[nodiscard]] cluster_result<held_line> open(scene_id scene, std::uint32_t max_lines,
-                                               const node_lease& lease);
+                                               const node_record& node);
   /// Publishes the line's player count; `fenced` when the line is no longer this node's.
   [[nodiscard]] cluster_result<void> set_players(held_line& line, std::uint32_t players);
   /// The node closes its line; `fenced` when it was no longer the node's to close.

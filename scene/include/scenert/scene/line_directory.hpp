@@ -59,6 +59,11 @@ class line_directory {
   /// Opens the lowest free line id of a scene with a new generation; nullopt at max_lines. A line
   /// with an `owner` is that party's private instance: pick() never offers it.
   virtual std::optional<line_handle> open_line(scene_id scene, party_id owner) = 0;
+  /// Opens line `line` of a scene at `generation`, as a cluster's store decided them; nullopt when
+  /// that line is not free here or the generation is older than its last. A directory opens its
+  /// lines either all this way or all by open_line().
+  virtual std::optional<line_handle> open_line_at(scene_id scene, std::uint32_t line,
+                                                  std::uint32_t generation, party_id owner) = 0;
   /// An open line stops taking players (its scene failed); it still counts as live.
   virtual void quarantine_line(line_handle line) = 0;
   /// An empty line starts closing: its handle is stale from now on.

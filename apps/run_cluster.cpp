@@ -1,0 +1,80 @@
+#include "run_cluster.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <scenert/cluster/cluster_directory.hpp>
+#include <scenert/cluster/line_store.hpp>
+
+namespace scenert::apps {
+
+using namespace scenert::cluster;
+
+// The buckets every node and gateway of a cluster shares.
+constexpr const char* nodes_bucket = "scenert-nodes";
+constexpr const char* lines_bucket = "scenert-lines";
+
+cluster_result<std::unique_ptr<cluster_node>> cluster_node::join(const scene_table& table,
+                                                                 const node_options& o) {
+  link_options lo;
+  lo.url = o.url;
+  lo.name = o.name;
+  auto link = nats_link::connect(lo);
+  if (!link) return link.error();
+  auto nodes = (*link)->bucket(nodes_bucket);
+  if (!nodes) return nodes.error();
+  auto lines = (*link)->bucket(lines_bucket);
+  if (!lines) return lines.error();
+  auto lease = node_lease::join(*nodes, o.name, 0);
+  if (!lease) return lease.error();
+  auto node = std::unique_ptr<cluster_node>(
+      new cluster_node(o, std::move(link).value(), *nodes, *lines, std::move(lease).value()));
+  cluster_directory_options dopt;
+  dopt.warn = [](std::string_view what) { spdlog::warn("{}", what); };
+  node->directory_ =
+      make_cluster_directory(table, line_store(*lines), node->lease_.record(), std::move(dopt));
+  node->next_beat_ = std::chrono::steady_clock::now() + o.beat;
+  return node;
+}
+
+bool cluster_node::poll(std::uint32_t load, std::chrono::steady_clock::time_point now) {
+  if (now < next_beat_) return true;
+  next_beat_ = now + opt_.beat;
+  if (auto beat = lease_.beat(load); !beat) {
+    if (beat.code() == cluster_errc::fenced) {
+      spdlog::error("{}: this node stops serving", beat.error().message);
+      return false;
+    }
+    spdlog::warn("{}", beat.error().message);  // the server is away: nobody can declare us meanwhile
+    return true;
+  }
+  watch_others(now);
+  return true;
+}
+
+// A node whose record stood still for dead_after is declared dead (one watcher wins) and loses its
+// lines; its players are placed again by their gateways.
+void cluster_node::watch_others(std::chrono::steady_clock::time_point now) {
+  auto all = list_nodes(nodes_);
+  if (!all) return spdlog::warn("{}", all.error().message);
+  watch_.saw(*all, now);
+  for (const auto& silent : watch_.silent(now, opt_.dead_after)) {
+    if (silent.record.name == self().name) continue;
+    auto dead = declare_dead(nodes_, silent.record.name, silent.revision);
+    if (!dead) continue;  // it beat meanwhile, or another watcher was first
+    auto taken = line_store(lines_).tombstone(dead->record.name, dead->record.epoch);
+    if (!taken) {
+      spdlog::error("declared node {} (epoch {}) dead but could not take its lines: {}", dead->record.name,
+                    dead->record.epoch, taken.error().message);
+      continue;
+    }
+    spdlog::warn("node {} (epoch {}) silent for {} ms: declared dead, {} of its lines tombstoned",
+                 dead->record.name, dead->record.epoch, opt_.dead_after.count(), taken->size());
+  }
+}
+
+void cluster_node::leave() {
+  if (auto gone = declare_dead(nodes_, self().name, lease_.revision()); !gone)
+    spdlog::warn("leaving the cluster: {}", gone.error().message);
+}
+
+}  // namespace scenert::apps

@@ -1,0 +1,59 @@
+#pragma once
+// `scenert run --cluster URL --node NAME`: a scene node's part in the cluster, driven by run's loop.
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <scenert/cluster/cluster_errc.hpp>
+#include <scenert/cluster/kv_bucket.hpp>
+#include <scenert/cluster/nats_link.hpp>
+#include <scenert/cluster/node_lease.hpp>
+#include <scenert/config/scene_table.hpp>
+#include <scenert/scene/line_directory.hpp>
+
+namespace scenert::apps {
+
+struct node_options {
+  std::string url;   ///< the NATS server, nats://HOST:PORT
+  std::string name;  ///< this node's name in the cluster
+  std::chrono::milliseconds beat{1000};
+  std::chrono::milliseconds dead_after{3000};  ///< a node silent this long is declared dead
+};
+
+/// Joins the cluster (a lease with a new epoch), hands the world its line directory, beats, and
+/// watches the other nodes: one silent for `dead_after` is declared dead and its lines tombstoned.
+/// Thread-safety: poll() and leave() from one thread; the directory is the world's.
+class cluster_node {
+ public:
+  [[nodiscard]] static cluster::cluster_result<std::unique_ptr<cluster_node>> join(
+      const scene_table& table, const node_options& options);
+  /// The world's line directory (once).
+  [[nodiscard]] std::shared_ptr<line_directory> take_directory() { return std::move(directory_); }
+  /// Beats when due and looks at the others; false once this node is fenced: it must stop serving.
+  [[nodiscard]] bool poll(std::uint32_t load, std::chrono::steady_clock::time_point now);
+  /// A clean stop: the node says it is gone, so that nobody waits for its silence.
+  void leave();
+  [[nodiscard]] const cluster::node_record& self() const noexcept { return lease_.record(); }
+
+ private:
+  cluster_node(node_options o, std::unique_ptr<cluster::nats_link> link, cluster::kv_bucket nodes,
+               cluster::kv_bucket lines, cluster::node_lease lease)
+      : opt_(std::move(o)),
+        link_(std::move(link)),
+        nodes_(std::move(nodes)),
+        lines_(std::move(lines)),
+        lease_(std::move(lease)) {}
+  void watch_others(std::chrono::steady_clock::time_point now);
+
+  node_options opt_;
+  std::unique_ptr<cluster::nats_link> link_;
+  cluster::kv_bucket nodes_, lines_;
+  cluster::node_lease lease_;
+  cluster::heartbeat_watch watch_;
+  std::shared_ptr<line_directory> directory_;
+  std::chrono::steady_clock::time_point next_beat_{};
+};
+
+}  // namespace scenert::apps

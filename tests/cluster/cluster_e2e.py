@@ -1,0 +1,228 @@
+#!/usr/bin/env python3
+"""Scene nodes of a cluster, end to end: a real nats-server (JetStream, a temporary store, a free
+loopback port) and real `scenert run --cluster` processes, each stopped by its own process id.
+
+    cluster_e2e.py CASE SCENERT SOURCE_DIR WORK_DIR
+"""
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+
+TOWN = 1
+
+
+def fail(message):
+    print(f"FAIL: {message}", file=sys.stderr)
+    sys.exit(1)
+
+
+def check(cond, message):
+    if not cond:
+        fail(message)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_until(what, predicate, seconds):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.05)
+    fail(f"{what}: not within {seconds} s")
+
+
+class Server:
+    """nats-server -js on a free port; stopped by its pid."""
+
+    def __init__(self):
+        self.port = free_port()
+        self.url = f"nats://127.0.0.1:{self.port}"
+        store = os.path.join(WORK, "store")
+        shutil.rmtree(store, ignore_errors=True)  # a fresh cluster: no records of an earlier run
+        exe = "/usr/sbin/nats-server" if os.path.exists("/usr/sbin/nats-server") else "nats-server"
+        self.p = subprocess.Popen([exe, "-js", "-a", "127.0.0.1", "-p", str(self.port), "-sd", store,
+                                   "-l", os.path.join(WORK, "nats.log")])
+
+        def accepts():
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+                return True
+            except OSError:
+                return False
+        wait_until("nats-server accepting", accepts, 10)
+
+    def stop(self):
+        if self.p.poll() is None:
+            self.p.send_signal(signal.SIGTERM)
+            self.p.wait(timeout=10)
+
+
+class Node:
+    """`scenert run TABLE --cluster URL --node NAME --admin 127.0.0.1:0`, its stderr collected."""
+
+    def __init__(self, server, name, table, dead_after_ms=1500):
+        self.name = name
+        self.p = subprocess.Popen([SCENERT, "run", table, "--workers", "1", "--admin", "127.0.0.1:0",
+                                   "--cluster", server.url, "--node", name, "--dead-after-ms", str(dead_after_ms)],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        self.lines = []
+        self.reader = threading.Thread(target=lambda: self.lines.extend(iter(self.p.stderr.readline, "")),
+                                       daemon=True)
+        self.reader.start()
+        m = self.wait_for(r"admin endpoint http://127\.0\.0\.1:(\d+)")
+        self.admin = int(m.group(1))
+
+    def text(self):
+        return "".join(self.lines)
+
+    def wait_for(self, pattern, seconds=15):
+        def found():
+            for line in list(self.lines):
+                m = re.search(pattern, line)
+                if m:
+                    return m
+            return None
+        deadline = time.time() + seconds
+        while time.time() < deadline:
+            m = found()
+            if m:
+                return m
+            if self.p.poll() is not None:
+                self.reader.join(timeout=2)
+                m = found()
+                if m:
+                    return m
+                fail(f"node {self.name} exited {self.p.returncode} before {pattern!r}: {self.text()}")
+            time.sleep(0.05)
+        self.p.kill()
+        fail(f"node {self.name}: no {pattern!r} on stderr within {seconds} s: {self.text()}")
+
+    def town_lines(self):
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.admin}/scenes", timeout=5) as r:
+            scenes = {s["id"]: s for s in json.loads(r.read())["scenes"]}
+        return [l for l in scenes[TOWN]["lines"] if l["state"] == "open"]
+
+    def open_ids(self):
+        return sorted(l["line"] for l in self.town_lines())
+
+    def stop(self, want=0):
+        if self.p.poll() is None:
+            self.p.send_signal(signal.SIGTERM)
+        try:
+            code = self.p.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            fail(f"node {self.name} did not exit within 10 s of SIGTERM")
+        self.reader.join(timeout=2)
+        check(code == want, f"node {self.name} exited {code}, want {want}: {self.text()}")
+
+
+def table():
+    """The small example with a town of min_lines 3 and max_lines 4: two nodes want 6, the cluster has 4."""
+    with open(os.path.join(SRC, "examples", "small.json")) as f:
+        t = json.load(f)
+    t.pop("$schema", None)
+    for s in t["scenes"]:
+        if s["id"] == TOWN:
+            s["min_lines"], s["max_lines"] = 3, 4
+    path = os.path.join(WORK, "table.json")
+    with open(path, "w") as f:
+        json.dump(t, f)
+    return path
+
+
+def two_nodes(server, path):
+    a = Node(server, "a", path)
+    wait_until("node a opens its 3 town lines", lambda: a.open_ids() == [1, 2, 3], 10)
+    b = Node(server, "b", path)
+    wait_until("node b opens the 4th", lambda: b.open_ids() == [4], 10)
+    time.sleep(1.5)  # b keeps asking for its min_lines: the cluster still says full
+    check(a.open_ids() == [1, 2, 3] and b.open_ids() == [4], f"max_lines 4 across nodes: {a.open_ids()} {b.open_ids()}")
+    return a, b
+
+
+def case_nodes():
+    """max_lines across nodes; a SIGKILLed node's lines taken over; a restarted name gets a new epoch."""
+    path = table()
+    code = subprocess.run([SCENERT, "run", path, "--cluster", f"nats://127.0.0.1:{free_port()}", "--node", "x"],
+                          capture_output=True, text=True, timeout=30)
+    check(code.returncode == 2 and "nats://127.0.0.1" in code.stderr, f"no server: {code.returncode} {code.stderr}")
+    code = subprocess.run([SCENERT, "run", path, "--cluster", "nats://127.0.0.1:1"], capture_output=True, text=True,
+                          timeout=30)
+    check(code.returncode == 2 and "--node" in code.stderr, f"--cluster without --node: {code.stderr}")
+    server = Server()
+    nodes = []
+    try:
+        a, b = two_nodes(server, path)
+        nodes += [a, b]
+        killed = time.time()
+        a.p.kill()  # SIGKILL, by its pid
+        a.p.wait(timeout=10)
+        b.wait_for(r"node a \(epoch 1\) silent for \d+ ms: declared dead, 3 of its lines tombstoned")
+        ids = wait_until("node b opens the dead node's lines", lambda: b.open_ids() == [1, 2, 4] and b.town_lines(), 10)
+        recovered = time.time() - killed
+        gens = {l["line"]: l["generation"] for l in ids}
+        check(gens[1] == 2 and gens[2] == 2 and gens[4] == 1, f"generations after the takeover: {gens}")
+        again = Node(server, "a", path)
+        nodes.append(again)
+        again.wait_for(r"node a joined the cluster at .* with epoch 2")
+        wait_until("the restarted node gets the last free line", lambda: again.open_ids() == [3], 10)
+        b.stop()
+        again.stop()
+        print(f"cluster: max_lines 4 held across two nodes; node a killed, its lines back on node b "
+              f"{recovered:.2f} s later (dead after 1.5 s); a restarted with epoch 2")
+    finally:
+        for n in nodes:
+            if n.p.poll() is None:
+                n.p.kill()
+        server.stop()
+
+
+def case_fencing():
+    """A node paused past its heartbeats and resumed serves nothing: it finds itself fenced and exits 4."""
+    path = table()
+    server = Server()
+    nodes = []
+    try:
+        a, b = two_nodes(server, path)
+        nodes += [a, b]
+        a.p.send_signal(signal.SIGSTOP)
+        b.wait_for(r"node a \(epoch 1\) silent for \d+ ms: declared dead, 3 of its lines tombstoned")
+        wait_until("node b serves the paused node's lines", lambda: b.open_ids() == [1, 2, 4], 10)
+        a.p.send_signal(signal.SIGCONT)
+        a.wait_for(r"node 'a' epoch 1 is fenced: declared dead at epoch 1: this node stops serving")
+        try:
+            code = a.p.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            fail(f"the fenced node did not stop within 10 s: {a.text()}")
+        a.reader.join(timeout=2)
+        check(code == 4, f"the fenced node exited {code}, want 4: {a.text()}")
+        check(b.open_ids() == [1, 2, 4], f"node b's lines after a's exit: {b.open_ids()}")
+        b.stop()
+        print("cluster: a node paused past its heartbeats was declared dead, fenced on waking, exit 4")
+    finally:
+        for n in nodes:
+            if n.p.poll() is None:
+                n.p.send_signal(signal.SIGCONT)
+                n.p.kill()
+        server.stop()
+
+
+if __name__ == "__main__":
+    CASE, SCENERT, SRC, WORK = sys.argv[1:5]
+    os.makedirs(WORK, exist_ok=True)
+    globals()[f"case_{CASE}"]()
