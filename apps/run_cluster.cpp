@@ -1,5 +1,7 @@
 #include "run_cluster.hpp"
 
+#include "prometheus_text.hpp"
+
 #include <spdlog/spdlog.h>
 
 #include <scenert/cluster/cluster_directory.hpp>
@@ -40,6 +42,7 @@ bool cluster_node::poll(std::uint32_t load, std::chrono::steady_clock::time_poin
   if (now < next_beat_) return true;
   next_beat_ = now + opt_.beat;
   if (auto beat = lease_.beat(load); !beat) {
+    beat_failures_.fetch_add(1, std::memory_order_relaxed);
     if (beat.code() == cluster_errc::fenced) {
       spdlog::error("{}: this node stops serving", beat.error().message);
       return false;
@@ -47,6 +50,7 @@ bool cluster_node::poll(std::uint32_t load, std::chrono::steady_clock::time_poin
     spdlog::warn("{}", beat.error().message);  // the server is away: nobody can declare us meanwhile
     return true;
   }
+  beats_.fetch_add(1, std::memory_order_relaxed);
   watch_others(now);
   return true;
 }
@@ -67,9 +71,30 @@ void cluster_node::watch_others(std::chrono::steady_clock::time_point now) {
                     dead->record.epoch, taken.error().message);
       continue;
     }
+    declared_dead_.fetch_add(1, std::memory_order_relaxed);
+    tombstoned_.fetch_add(taken->size(), std::memory_order_relaxed);
     spdlog::warn("node {} (epoch {}) silent for {} ms: declared dead, {} of its lines tombstoned",
                  dead->record.name, dead->record.epoch, opt_.dead_after.count(), taken->size());
   }
+}
+
+void cluster_node::render_metrics(prometheus_text& out) const {
+  auto load = [](const std::atomic<std::uint64_t>& n) {
+    return static_cast<double>(n.load(std::memory_order_relaxed));
+  };
+  out.gauge("scenert_cluster_epoch", "This node's epoch (one more at each join of its name).",
+            static_cast<double>(self().epoch));
+  out.gauge("scenert_cluster_connected", "1 while the link to the NATS server is up.",
+            link_->connected() ? 1 : 0);
+  out.counter("scenert_cluster_link_reconnects_total", "Times the link to the NATS server came back.",
+              static_cast<double>(link_->reconnects()));
+  out.counter("scenert_cluster_beats_total", "Heartbeats written.", load(beats_));
+  out.counter("scenert_cluster_beat_failures_total",
+              "Heartbeats refused or unanswered (the server away, or fenced).", load(beat_failures_));
+  out.counter("scenert_cluster_nodes_declared_dead_total", "Silent nodes this node declared dead.",
+              load(declared_dead_));
+  out.counter("scenert_cluster_lines_tombstoned_total", "Lines this node took from nodes it declared dead.",
+              load(tombstoned_));
 }
 
 void cluster_node::leave() {

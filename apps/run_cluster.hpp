@@ -1,6 +1,7 @@
 #pragma once
 // `scenert run --cluster URL --node NAME`: a scene node's part in the cluster, driven by run's loop.
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -14,6 +15,8 @@
 #include <scenert/scene/line_directory.hpp>
 
 namespace scenert::apps {
+
+class prometheus_text;
 
 struct node_options {
   std::string url;   ///< the NATS server, nats://HOST:PORT
@@ -36,6 +39,8 @@ class cluster_node {
   /// A clean stop: the node says it is gone, so that nobody waits for its silence.
   void leave();
   [[nodiscard]] const cluster::node_record& self() const noexcept { return lease_.record(); }
+  /// The node's scenert_cluster_* families for /metrics (any thread).
+  void render_metrics(prometheus_text& out) const;
 
  private:
   cluster_node(node_options o, std::unique_ptr<cluster::nats_link> link, cluster::kv_bucket nodes,
@@ -54,6 +59,8 @@ class cluster_node {
   cluster::heartbeat_watch watch_;
   std::shared_ptr<line_directory> directory_;
   std::chrono::steady_clock::time_point next_beat_{};
+  // Counted by poll()'s thread, read by the admin endpoint's.
+  std::atomic<std::uint64_t> beats_{0}, beat_failures_{0}, declared_dead_{0}, tombstoned_{0};
 };
 
 }  // namespace scenert::apps

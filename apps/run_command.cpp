@@ -250,6 +250,15 @@ int run_host(const run_options& o) {
   history_ring history;
   auto serve = [&](const std::string& flag, const std::string& text, bool with_pages) {
     auto h = world_admin_handlers(*table, pool, *w, stopping, door.get());
+    if (node) {
+      h.metrics = [world_metrics = std::move(h.metrics), &node] {
+        auto r = world_metrics();
+        prometheus_text out;
+        node->render_metrics(out);
+        r.body += out.text();
+        return r;
+      };
+    }
     h.history = [&history] { return admin_response{200, "application/json", history.json()}; };
     if (with_pages) {
       h.page = [&pages](std::string_view path) { return pages->find(path); };

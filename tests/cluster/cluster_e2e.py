@@ -164,6 +164,15 @@ def case_nodes():
         recovered = time.time() - killed
         gens = {l["line"]: l["generation"] for l in ids}
         check(gens[1] == 2 and gens[2] == 2 and gens[4] == 1, f"generations after the takeover: {gens}")
+        with urllib.request.urlopen(f"http://127.0.0.1:{b.admin}/metrics", timeout=5) as r:
+            metrics = r.read().decode()
+        for line in ("scenert_cluster_epoch 1", "scenert_cluster_connected 1",
+                     "scenert_cluster_nodes_declared_dead_total 1", "scenert_cluster_lines_tombstoned_total 3",
+                     'scenert_scene_open_lines{scene="1",kind="town"} 3'):
+            check(line in metrics, f"node b's /metrics lacks {line!r}")
+        check(re.search(r"^scenert_cluster_beats_total [1-9]", metrics, re.M), "node b's /metrics: no beats")
+        promtool = subprocess.run(["promtool", "check", "metrics"], input=metrics, capture_output=True, text=True)
+        check(promtool.returncode == 0, f"promtool rejects /metrics: {promtool.stdout}{promtool.stderr}")
         again = Node(server, "a", path)
         nodes.append(again)
         again.wait_for(r"node a joined the cluster at .* with epoch 2")
