@@ -252,13 +252,19 @@ result<std::vector<scene_entry>, std::string> read_scenes(const endpoint& admin,
   return scenes;
 }
 
-result<std::vector<true_view>, std::string> read_truth(const endpoint& admin,
+result<std::vector<true_view>, std::string> read_truth(std::span<const endpoint> admins,
                                                        std::chrono::milliseconds timeout) {
-  auto scenes = read_scenes(admin, timeout);
-  if (!scenes) return scenes.error();
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> lines;
-  for (const auto& s : *scenes)
-    for (const std::uint32_t line : s.lines) lines.emplace_back(s.id, line);
+  struct line_at {
+    const endpoint* admin;
+    std::uint32_t scene, line;
+  };
+  std::vector<line_at> lines;
+  for (const auto& admin : admins) {
+    auto scenes = read_scenes(admin, timeout);
+    if (!scenes) return scenes.error();
+    for (const auto& s : *scenes)
+      for (const std::uint32_t line : s.lines) lines.push_back({&admin, s.id, line});
+  }
   // Each line answers from its own next tick: read many at once, or a world of a hundred lines
   // takes a hundred ticks to read.
   constexpr std::size_t at_once = 16;
@@ -266,8 +272,8 @@ result<std::vector<true_view>, std::string> read_truth(const endpoint& admin,
   for (std::size_t first = 0; first < lines.size(); first += at_once) {
     std::vector<std::future<result<std::vector<true_view>, std::string>>> reads;
     for (std::size_t i = first; i < std::min(lines.size(), first + at_once); ++i)
-      reads.push_back(std::async(std::launch::async, [&admin, timeout, l = lines[i]] {
-        return read_line(admin, l.first, l.second, timeout);
+      reads.push_back(std::async(std::launch::async, [timeout, l = lines[i]] {
+        return read_line(*l.admin, l.scene, l.line, timeout);
       }));
     for (auto& r : reads) {
       auto views = r.get();

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,8 +36,9 @@ struct scene_entry {
 [[nodiscard]] result<std::vector<scene_entry>, std::string> read_scenes(const endpoint& admin,
                                                                         std::chrono::milliseconds timeout);
 
-/// Every open line's views (reads /scenes, then /lines/SCENE/LINE for each open line).
-[[nodiscard]] result<std::vector<true_view>, std::string> read_truth(const endpoint& admin,
+/// Every open line's views (reads /scenes, then /lines/SCENE/LINE for each open line), of every
+/// admin endpoint given (a cluster's nodes, each hosting its own lines).
+[[nodiscard]] result<std::vector<true_view>, std::string> read_truth(std::span<const endpoint> admins,
                                                                      std::chrono::milliseconds timeout);
 
 }  // namespace scenert::apps

@@ -30,6 +30,20 @@ result<endpoint, std::string> address(const std::string& flag, const std::string
   return *e;
 }
 
+// HOST:PORT[,HOST:PORT...], each checked.
+result<std::vector<endpoint>, std::string> addresses(const std::string& flag, const std::string& text) {
+  std::vector<endpoint> all;
+  std::string_view rest = text;
+  for (;;) {
+    const auto comma = rest.find(',');
+    auto one = address(flag, std::string(rest.substr(0, comma)));
+    if (!one) return one.error();
+    all.push_back(*one);
+    if (comma == std::string_view::npos) return all;
+    rest.remove_prefix(comma + 1);
+  }
+}
+
 result<walk_box, std::string> parse_box(const std::string& text) {
   float v[4];
   const char* p = text.data();
@@ -76,9 +90,9 @@ result<std::array<double, bot_action_count>, std::string> parse_mix(const std::s
 // The options of the run, checked; a usage error names the flag.
 result<bots_options, std::string> options_of(const bots_command_options& c) {
   bots_options o;
-  auto target = address("target", c.target);
-  if (!target) return fail(std::string{}, target.error().message);
-  o.target = *target;
+  auto targets = addresses("target", c.target);
+  if (!targets) return fail(std::string{}, targets.error().message);
+  o.targets = std::move(*targets);
   o.ws = c.ws;
   o.protocol = c.protocol == "seed002" ? bots_protocol::seed002 : bots_protocol::scenert;
   if (!c.box.empty()) {
@@ -97,14 +111,14 @@ result<bots_options, std::string> options_of(const bots_command_options& c) {
   o.progress = !c.quiet;
   const std::string& admin = c.verify_views.empty() ? c.admin : c.verify_views;
   if (!admin.empty()) {
-    auto a = address(c.verify_views.empty() ? "--admin" : "--verify-views", admin);
+    auto a = addresses(c.verify_views.empty() ? "--admin" : "--verify-views", admin);
     if (!a) return fail(std::string{}, a.error().message);
-    auto scenes = read_scenes(*a, std::chrono::seconds(10));
+    auto scenes = read_scenes(a->front(), std::chrono::seconds(10));
     if (!scenes) return fail(std::string{}, scenes.error().message);
     o.scenes = std::move(*scenes);
-    if (!c.verify_views.empty()) o.admin = *a;
+    if (!c.verify_views.empty()) o.admins = std::move(*a);
   }
-  if (c.checkpoints > 0 && !o.admin) return fail(std::string{}, "--checkpoints needs --verify-views");
+  if (c.checkpoints > 0 && o.admins.empty()) return fail(std::string{}, "--checkpoints needs --verify-views");
   return o;
 }
 
@@ -119,7 +133,9 @@ bool write_report(const std::string& path, const bots_report& r) {
 CLI::App* add_bots_command(CLI::App& app, bots_command_options& o) {
   CLI::App* cmd =
       app.add_subcommand("bots", "Load-test a running server with real clients over real sockets");
-  cmd->add_option("target", o.target, "HOST:PORT of the server's TCP listener (WebSocket with --ws)")
+  cmd->add_option("target", o.target,
+                  "HOST:PORT of the server's TCP listener (WebSocket with --ws); a cluster's gateways as "
+                  "HOST:PORT,HOST:PORT,... (bots dealt to them in turn)")
       ->required();
   cmd->add_option("--clients", o.clients, "Bots")->capture_default_str()->check(CLI::Range(1u, 1'000'000u));
   cmd->add_option("--seconds", o.seconds, "Length of the run")
@@ -159,7 +175,8 @@ CLI::App* add_bots_command(CLI::App& app, bots_command_options& o) {
   cmd->add_option("--admin", o.admin, "ADMIN_HOST:PORT whose /scenes says where bots can travel");
   cmd->add_option(
       "--verify-views", o.verify_views,
-      "ADMIN_HOST:PORT: at the end, compare every bot's view with the server's lines (exit 3 on a mismatch)");
+      "ADMIN_HOST:PORT: at the end, compare every bot's view with the server's lines (exit 3 on a mismatch); "
+      "a cluster's nodes as HOST:PORT,HOST:PORT,...");
   cmd->add_option("--checkpoints", o.checkpoints,
                   "View checks during the run, movement paused (with --verify-views)")
       ->check(CLI::Range(0u, 100u));

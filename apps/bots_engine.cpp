@@ -47,7 +47,7 @@ class bots_run {
       }
     }
     shared_.paused = true;  // the end: nobody moves any more
-    if (o_.admin)
+    if (!o_.admins.empty())
       if (auto c = check_views()) {
         report_.views = std::move(*c);
         report_.views_verified = true;
@@ -62,7 +62,7 @@ class bots_run {
   // Seeded from the plan, inside the run's middle, so arrivals have settled and bots still play.
   std::vector<clock::time_point> checkpoint_times() const {
     std::vector<clock::time_point> at;
-    if (!o_.admin || o_.checkpoints == 0) return at;
+    if (o_.admins.empty() || o_.checkpoints == 0) return at;
     std::mt19937_64 rng(plan_.digest);
     std::uniform_real_distribution<double> when(0.3, 0.9);
     for (std::uint32_t i = 0; i < o_.checkpoints; ++i)
@@ -75,7 +75,7 @@ class bots_run {
   std::optional<view_check> check_views() {
     shared_.paused = true;
     wait_until_quiet();
-    auto truth = read_truth(*o_.admin, std::chrono::seconds(10));
+    auto truth = read_truth(o_.admins, std::chrono::seconds(10));
     if (!truth) {
       ++report_.errors;
       report_.error_examples.push_back("views not checked: " + truth.error().message);

@@ -23,7 +23,7 @@ struct walk_box {
 };
 
 struct bots_options {
-  endpoint target;
+  std::vector<endpoint> targets;  ///< bot i connects to targets[i % size] (a cluster's gateways)
   bool ws = false;
   bots_protocol protocol = bots_protocol::scenert;
   std::optional<walk_box> box;  ///< seed002: required; scenert: the map's own bounds otherwise
@@ -31,7 +31,7 @@ struct bots_options {
   unsigned threads = 1;
   double move_hz = 10;
   double heartbeat_every = 1;             ///< seconds (scenert)
-  std::optional<endpoint> admin;          ///< where the truth is read (--verify-views)
+  std::vector<endpoint> admins;           ///< where the truth is read (--verify-views; a cluster's nodes)
   std::vector<scene_entry> scenes;        ///< the scenes bots travel to (from the admin's /scenes)
   std::uint32_t checkpoints = 0;          ///< views checked during the run, movement paused
   std::chrono::milliseconds settle{500};  ///< no view-changing frame for this long before reading the truth

@@ -48,11 +48,9 @@ std::optional<std::int64_t> move_ring::find(std::uint64_t key) const noexcept {
 }
 
 shared_state::shared_state(const bots_options& o, const bots_plan& p)
-    : opt(o),
-      plan(p),
-      target(asio::ip::make_address(o.target.host), o.target.port),
-      pid_of(p.bots.size()),
-      rings(std::make_unique<move_ring[]>(p.bots.size())) {}
+    : opt(o), plan(p), pid_of(p.bots.size()), rings(std::make_unique<move_ring[]>(p.bots.size())) {
+  for (const auto& t : o.targets) targets.emplace_back(asio::ip::make_address(t.host), t.port);
+}
 
 worker::worker(shared_state& s, unsigned index) : shared_(s), index_(index) {}
 
@@ -160,26 +158,29 @@ void worker::connect(bot& b) {
   b.at = bot::stage::connecting;
   b.connect_started = clock::now();
   b.ws = shared_.opt.ws;
-  b.sock.emplace(io_).async_connect(shared_.target, [this, &b](boost::system::error_code ec) {
-    if (b.at != bot::stage::connecting) return;
-    if (ec) {
-      ++stats_.connect_failed;
-      error(b, fmt::format("bot {}: connect to {}:{}: {}", b.index, shared_.opt.target.host,
-                           shared_.opt.target.port, ec.message()));
-      return close(b, "connect_failed");
-    }
-    boost::system::error_code ignored;
-    b.sock->set_option(tcp::no_delay(true), ignored);
-    b.sock->non_blocking(true, ignored);
-    if (b.ws) return upgrade(b);
-    connected(b);
-  });
+  const auto& target = shared_.opt.targets[b.index % shared_.opt.targets.size()];
+  b.sock.emplace(io_).async_connect(
+      shared_.targets[b.index % shared_.targets.size()], [this, &b, &target](boost::system::error_code ec) {
+        if (b.at != bot::stage::connecting) return;
+        if (ec) {
+          ++stats_.connect_failed;
+          error(b,
+                fmt::format("bot {}: connect to {}:{}: {}", b.index, target.host, target.port, ec.message()));
+          return close(b, "connect_failed");
+        }
+        boost::system::error_code ignored;
+        b.sock->set_option(tcp::no_delay(true), ignored);
+        b.sock->non_blocking(true, ignored);
+        if (b.ws) return upgrade(b);
+        connected(b);
+      });
 }
 
 // WebSocket: the upgrade request, then its answer (the bytes after it are the first messages).
 void worker::upgrade(bot& b) {
   const auto key = ws_key(masks_(), masks_());
-  b.upgrade = ws_upgrade_request(fmt::format("{}:{}", shared_.opt.target.host, shared_.opt.target.port), "/",
+  const auto& target = shared_.opt.targets[b.index % shared_.opt.targets.size()];
+  b.upgrade = ws_upgrade_request(fmt::format("{}:{}", target.host, target.port), "/",
                                  shared_.opt.protocol == bots_protocol::scenert ? "scenert" : "", key);
   asio::async_write(*b.sock, asio::buffer(b.upgrade), [this, &b](boost::system::error_code ec, std::size_t) {
     if (b.at != bot::stage::connecting) return;

@@ -52,7 +52,7 @@ struct shared_state {
   shared_state(const bots_options& o, const bots_plan& p);
   const bots_options& opt;
   const bots_plan& plan;
-  tcp::endpoint target;
+  std::vector<tcp::endpoint> targets;  // bot i: targets[i % size]
   clock::time_point start;
   std::atomic<bool> paused{false};
   std::vector<std::atomic<std::int32_t>> pid_of;                      // bot index -> pid (0: none yet)

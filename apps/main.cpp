@@ -3,6 +3,7 @@
 #include "bots_command.hpp"
 #include "check_command.hpp"
 #include "exit_codes.hpp"
+#include "gateway_command.hpp"
 #include "loadtest_command.hpp"
 #include "run_command.hpp"
 
@@ -25,6 +26,8 @@ int main(int argc, char** argv) {
   CLI::App* loadtest_cmd = add_loadtest_command(app, loadtest);
   bots_command_options bots;
   CLI::App* bots_cmd = add_bots_command(app, bots);
+  gateway_options gateway;
+  CLI::App* gateway_cmd = add_gateway_command(app, gateway);
 
   try {
     app.parse(argc, argv);
@@ -36,5 +39,6 @@ int main(int argc, char** argv) {
   if (run_cmd->parsed()) return run_host(run);
   if (loadtest_cmd->parsed()) return run_loadtest(loadtest);
   if (bots_cmd->parsed()) return run_bots_command(bots);
+  if (gateway_cmd->parsed()) return run_gateway(gateway);
   return exit_usage;
 }

@@ -39,6 +39,8 @@ class cluster_node {
   /// A clean stop: the node says it is gone, so that nobody waits for its silence.
   void leave();
   [[nodiscard]] const cluster::node_record& self() const noexcept { return lease_.record(); }
+  /// The node's link, for its endpoint toward the gateways.
+  [[nodiscard]] cluster::nats_link& link() noexcept { return *link_; }
   /// The node's scenert_cluster_* families for /metrics (any thread).
   void render_metrics(prometheus_text& out) const;
 

@@ -10,6 +10,7 @@
 #include "shutdown_signal.hpp"
 #include "web_files.hpp"
 
+#include <scenert/cluster/node_endpoint.hpp>
 #include <scenert/net/front.hpp>
 #include <scenert/runtime/processor_pool.hpp>
 #include <scenert/scene/world.hpp>
@@ -81,12 +82,6 @@ class change_log {
   std::map<scene_id, std::set<line_key>> open_, quarantined_;
 };
 
-void set_up_logging() {
-  auto logger = spdlog::stderr_color_mt("scenert");
-  logger->set_pattern("%Y-%m-%d %H:%M:%S.%e %^%l%$ %v");
-  spdlog::set_default_logger(logger);
-}
-
 pool_options pool_options_for(const scene_table& t, const run_options& o) {
   pool_options p;
   p.workers = o.workers ? o.workers : t.runtime.workers;
@@ -121,6 +116,14 @@ void stop_hosting(processor_pool& pool, world& w, change_log& changes) {
                opened, closed);
 }
 
+}  // namespace
+
+void set_up_logging() {
+  auto logger = spdlog::stderr_color_mt("scenert");
+  logger->set_pattern("%Y-%m-%d %H:%M:%S.%e %^%l%$ %v");
+  spdlog::set_default_logger(logger);
+}
+
 // The front's options from the flags: endpoints checked, the table's network settings unless given.
 result<net::front_options, admin_errc> front_options_for(const run_options& o) {
   net::front_options f;
@@ -139,8 +142,6 @@ result<net::front_options, admin_errc> front_options_for(const run_options& o) {
   f.io_threads = o.io_threads;
   return f;
 }
-
-}  // namespace
 
 CLI::App* add_run_command(CLI::App& app, run_options& o) {
   CLI::App* cmd = app.add_subcommand("run", "Host the world of a scene table until SIGINT or SIGTERM");
@@ -234,6 +235,7 @@ int run_host(const run_options& o) {
     wo.on_line_events = door->on_line_events();
   }
   std::unique_ptr<cluster_node> node;
+  std::unique_ptr<cluster::node_endpoint> gateways;
   if (!o.cluster.empty()) {
     auto joined = cluster_node::join(
         *table, {o.cluster, o.node, std::chrono::seconds(1), milliseconds(o.dead_after_ms)});
@@ -243,6 +245,13 @@ int run_host(const run_options& o) {
     }
     node = std::move(joined).value();
     wo.directory = node->take_directory();
+    gateways = std::make_unique<cluster::node_endpoint>(node->link(), o.node, node->self().epoch);
+    // The lines' events go to the gateways, and to this process's own front when it has one.
+    wo.on_line_events = [to_gateways = gateways->on_line_events(), to_front = std::move(wo.on_line_events)](
+                            line_handle l, phase_id p, std::span<const line_event> events) {
+      to_gateways(l, p, events);
+      if (to_front) to_front(l, p, events);
+    };
     spdlog::info("node {} joined the cluster at {} with epoch {}", o.node, o.cluster, node->self().epoch);
   }
   auto w = world::create(*table, pool, std::move(wo));
@@ -281,6 +290,13 @@ int run_host(const run_options& o) {
   }
   w->start();
   change_log changes;
+  if (gateways) {
+    if (auto started = gateways->start(*w); !started) {
+      spdlog::error("--cluster {} --node {}: {}", o.cluster, o.node, started.error().message);
+      stop_hosting(pool, *w, changes);
+      return exit_usage;
+    }
+  }
   if (door) {
     if (auto started = door->start(*w); !started) {
       spdlog::error("{}", started.error().message);
@@ -326,6 +342,7 @@ int run_host(const run_options& o) {
     spdlog::info("saying goodbye to {} clients ({} accepted over the run)", s.connections, s.accepted);
     door->stop();
   }
+  if (gateways) gateways->stop();
   stop_hosting(pool, *w, changes);
   if (fenced) return exit_fenced;
   if (node) node->leave();

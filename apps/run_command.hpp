@@ -4,6 +4,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include "admin_server.hpp"
+
+#include <scenert/net/front.hpp>
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -28,6 +32,12 @@ struct run_options {
   std::string node;                   ///< this node's name in the cluster
   std::int64_t dead_after_ms = 3000;  ///< a cluster node silent this long is declared dead
 };
+
+/// The log's format, on stderr; once per process.
+void set_up_logging();
+
+/// The front's options from the flags: endpoints checked, the table's network settings unless given.
+[[nodiscard]] result<net::front_options, admin_errc> front_options_for(const run_options& o);
 
 /// Adds the `run` subcommand to `app`; `options` is filled in when it is parsed.
 CLI::App* add_run_command(CLI::App& app, run_options& options);

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -18,6 +19,7 @@ struct connection_handles {
   jsCtx* js = nullptr;
   std::int64_t timeout_ms = 2000;
   std::atomic<std::uint64_t> disconnects{0}, reconnects{0};
+  std::function<void()> on_reconnected;  // set before it can be called
   connection_handles() = default;
   connection_handles(const connection_handles&) = delete;
   connection_handles& operator=(const connection_handles&) = delete;

@@ -1,4 +1,5 @@
 #include <scenert/cluster/node_lease.hpp>
+#include "subjects.hpp"
 
 #include <fmt/format.h>
 
@@ -13,12 +14,6 @@ namespace {
 constexpr int cas_tries = 8;  // lost races in a row before a call gives up (each is a fresh read)
 
 std::string key_of(const std::string& name) { return "node." + name; }
-
-bool valid_name(const std::string& name) {
-  return !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
-  });
-}
 
 cluster_result<node_entry> read(const kv_bucket& nodes, const std::string& key) {
   auto got = nodes.get(key);

@@ -108,6 +108,7 @@ front::impl::impl(const scene_table& t, front_options o)
       opt(std::move(o)),
       resume_for(opt.resume.value_or(t.network.resume_ms)),
       shards(shards_of(*this, opt.io_threads)),
+      next_pid(opt.first_player_id),
       tcp_acceptor(*shards.front()->io),
       ws_acceptor(*shards.front()->io) {
   if (opt.max_payload == 0) opt.max_payload = t.network.max_frame_bytes;
@@ -513,7 +514,7 @@ std::function<void(line_handle, phase_id, std::span<const line_event>)> front::o
   };
 }
 
-result<void, front_errc> front::start(world& w) {
+result<void, front_errc> front::start(world_port& w) {
   impl& f = *impl_;
   f.w = &w;
   f.landing = landing_scene(f.table);

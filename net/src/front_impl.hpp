@@ -79,13 +79,13 @@ struct front::impl {
   const scene_table& table;
   front_options opt;
   std::chrono::milliseconds resume_for;
-  world* w = nullptr;
+  world_port* w = nullptr;
   const scene_def* landing = nullptr;
   std::uint16_t tcp_port = 0, ws_port = 0;
   std::vector<std::unique_ptr<front_shard>> shards;
   std::vector<std::thread> threads;
   std::atomic<std::size_t> next_shard{0};
-  std::atomic<std::int32_t> next_pid{1};
+  std::atomic<std::int64_t> next_pid{1};
   player_book book;
 
   // Who is logged in on which shard, who waits for its resume, and the resume tokens: touched on
@@ -127,7 +127,7 @@ struct front_shard {
   const std::size_t number;  // in hub.shards
   const scene_table& table;
   const front_options& opt;
-  world* const& w;
+  world_port* const& w;
   front::impl::counters& n;
   std::shared_ptr<asio::io_context> io;
   std::shared_ptr<line_feed> feed;
@@ -175,6 +175,8 @@ struct front_shard {
   void read(const std::shared_ptr<session>& s);
   void on_read(const std::shared_ptr<session>& s, boost::system::error_code ec, std::string_view bytes);
   void close(const std::shared_ptr<session>& s, close_reason why, const std::string& text = {});
+  /// The next player id of the front's range; none once the range is spent.
+  [[nodiscard]] std::optional<player_id> take_pid();
   void close_socket(session& s);
   void stop_when_quiet();
   void sweep();

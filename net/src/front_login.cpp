@@ -42,9 +42,17 @@ void front_shard::greet(const std::shared_ptr<session>& s) {
   });
 }
 
+std::optional<player_id> front_shard::take_pid() {
+  const std::int64_t id = hub.next_pid.fetch_add(1, std::memory_order_relaxed);
+  if (id > opt.last_player_id) return std::nullopt;
+  return static_cast<player_id>(id);
+}
+
 void front_shard::log_in_guest(const std::shared_ptr<session>& s) {
+  const auto taken = take_pid();
+  if (!taken) return close(s, close_reason::server_full, "server full: no player id left");
   add(n.guests);
-  const auto pid = static_cast<player_id>(hub.next_pid.fetch_add(1, std::memory_order_relaxed));
+  const player_id pid = *taken;
   admit(s, pid, "guest-" + std::to_string(pid));
   send(*s, server_message{you_are{static_cast<std::int32_t>(pid), s->name}});
   enter_world(s, world_request::enter(pid, landing().id), 0);
@@ -74,8 +82,10 @@ void front_shard::log_in(const std::shared_ptr<session>& s, const login& l) {
   }
   if (auto problem = name_problem(l.name); !problem.empty())
     return close(s, close_reason::bad_login, problem);
+  const auto taken = take_pid();
+  if (!taken) return close(s, close_reason::server_full, "server full: no player id left");
   add(n.logins);
-  const auto pid = static_cast<player_id>(hub.next_pid.fetch_add(1, std::memory_order_relaxed));
+  const player_id pid = *taken;
   s->token = new_token();
   admit(s, pid, l.name.empty() ? "player-" + std::to_string(pid) : l.name);
   s->speaks_scenert = true;

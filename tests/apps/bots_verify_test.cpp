@@ -467,7 +467,8 @@ TEST(BotsAdmin, ReadsTheOpenLinesOfEachScene) {
 TEST(BotsAdmin, ReadsTheTruthAndSkipsALineThatClosed) {
   auto server = admin_stub(200);
   ASSERT_NE(server, nullptr);
-  auto truth = read_truth({"127.0.0.1", server->port()}, timeout);
+  const endpoint at{"127.0.0.1", server->port()};
+  auto truth = read_truth({&at, 1}, timeout);
   ASSERT_TRUE(truth) << truth.error().message;
   ASSERT_EQ(truth->size(), 3u);  // town line 1 and its phase, the field's line; town line 2 is gone
   EXPECT_EQ((*truth)[0].players.size(), 2u);
@@ -476,11 +477,23 @@ TEST(BotsAdmin, ReadsTheTruthAndSkipsALineThatClosed) {
   EXPECT_EQ((*truth)[2].players[0].pid, 50);
 }
 
+TEST(BotsAdmin, ReadsTheTruthOfEveryNodeOfACluster) {
+  auto first = admin_stub(200), second = admin_stub(200);
+  ASSERT_NE(first, nullptr);
+  ASSERT_NE(second, nullptr);
+  const std::vector<endpoint> nodes{{"127.0.0.1", first->port()}, {"127.0.0.1", second->port()}};
+  auto truth = read_truth(nodes, timeout);
+  ASSERT_TRUE(truth) << truth.error().message;
+  ASSERT_EQ(truth->size(), 6u);  // each node's three views
+  EXPECT_EQ((*truth)[2].scene, 5u);
+  EXPECT_EQ((*truth)[5].scene, 5u);
+}
+
 TEST(BotsAdmin, FailsOnAnErrorOtherThanNotFound) {
   auto server = admin_stub(500);
   ASSERT_NE(server, nullptr);
   const endpoint at{"127.0.0.1", server->port()};
-  auto truth = read_truth(at, timeout);
+  auto truth = read_truth({&at, 1}, timeout);
   ASSERT_FALSE(truth);
   EXPECT_EQ(truth.code(), "500");
   EXPECT_EQ(truth.error().message,

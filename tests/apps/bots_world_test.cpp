@@ -58,8 +58,8 @@ struct hosted {
 
   bots_report play(std::uint32_t clients) {
     bots_options o;
-    o.target = {"127.0.0.1", door->tcp_port()};
-    o.admin = endpoint{"127.0.0.1", admin->port()};
+    o.targets = {{"127.0.0.1", door->tcp_port()}};
+    o.admins = {endpoint{"127.0.0.1", admin->port()}};
     o.settle = std::chrono::milliseconds(300);
     o.progress = false;
     bots_plan_options po;

@@ -81,6 +81,10 @@ struct front_options {
   /// player id, so a check of clients' views against the scenes' truth has a fault to find. Its
   /// appearing and leaving (200 Tp 2, 201) still go out. 0: off.
   std::int32_t fault_hide_moves_of = 0;
+  /// The player ids this front gives out, in order (a cluster's gateways each take their own block);
+  /// once they are spent a login is refused (server_full).
+  std::int32_t first_player_id = 1;
+  std::int32_t last_player_id = INT32_MAX;
 };
 
 /// Frames and bytes of one message id.
@@ -120,7 +124,7 @@ class front {
   /// What the world calls with each line's events of a tick (from the lines' threads).
   [[nodiscard]] std::function<void(line_handle, phase_id, std::span<const line_event>)> on_line_events();
   /// Binds the listeners and starts the I/O threads; `w` must outlive the front's stop().
-  result<void, front_errc> start(world& w);
+  result<void, front_errc> start(world_port& w);
   /// Says goodbye to every client, closes their connections and joins the I/O threads.
   void stop();
   /// Takes over a connection that asked another server (the web pages' HTTP port) to become a

@@ -51,6 +51,7 @@ enum class world_errc : std::uint8_t {
   not_in_space,        ///< phase: leave for a player that is in no phase
   instance_private,    ///< the line is the private instance of another party
   not_in_instance,     ///< leave-party: the player is on no private instance of its party
+  node_unavailable,    ///< cluster: no live node took the request, or the player's node did not answer
   count_               ///< not a code: how many there are
 };
 
@@ -77,7 +78,8 @@ inline constexpr std::array<const char*, world_errc_count> world_errc_names = {"
                                                                                "unknown_space",
                                                                                "not_in_space",
                                                                                "instance_private",
-                                                                               "not_in_instance"};
+                                                                               "not_in_instance",
+                                                                               "node_unavailable"};
 static_assert(std::ranges::none_of(world_errc_names, [](const char* n) { return n == nullptr; }),
               "world_errc_names: name every code");
 

@@ -22,6 +22,7 @@
 #include <scenert/scene/grid/types.hpp>
 #include <scenert/scene/line_directory.hpp>
 #include <scenert/scene/line_event.hpp>
+#include <scenert/scene/world_port.hpp>
 
 namespace scenert {
 
@@ -34,8 +35,6 @@ struct placement {
 
 /// The answer to a request: Ok{line} or an error with a message naming the player and the line.
 using world_result = result<placement, world_errc>;
-/// Called once with the answer, on the world's thread: keep it short, post elsewhere for work.
-using world_reply = unique_function<void(world_result)>;
 
 /// One request to the world. Build it with the named constructors.
 struct world_request {
@@ -162,7 +161,7 @@ struct world_options {
 
 /// Thread-safety: submit, the request helpers, shutdown, snapshot and query from any thread.
 /// Lifetime: keep the world alive until its pool stopped (scenes and callbacks point back to it).
-class world final : public service {
+class world final : public service, public world_port {
  public:
   /// A world over `table` (which must outlive it) hosting its lines on `pool`.
   static std::shared_ptr<world> create(const scene_table& table, processor_pool& pool,
@@ -172,8 +171,8 @@ class world final : public service {
   /// Adds the world to its pool; min_lines of every scene open on its first activation.
   void start();
 
-  /// Queues a request; `reply` (may be empty) is called once with the answer.
-  void submit(const world_request& request, world_reply reply);
+  /// Queues a request; `reply` (may be empty) is called once with the answer, on the world's thread.
+  void submit(const world_request& request, world_reply reply) override;
   /// Queues a request; the future gets the answer.
   [[nodiscard]] std::future<world_result> submit(const world_request& request);
 

@@ -1,0 +1,198 @@
+#include "gateway_command.hpp"
+
+#include "admin_server.hpp"
+#include "check_command.hpp"
+#include "exit_codes.hpp"
+#include "prometheus_text.hpp"
+#include "run_admin.hpp"
+#include "shutdown_signal.hpp"
+
+#include <unistd.h>
+
+#include <scenert/cluster/nats_link.hpp>
+#include <scenert/cluster/player_ids.hpp>
+#include <scenert/cluster/remote_world.hpp>
+#include <scenert/net/front.hpp>
+
+#include <spdlog/spdlog.h>
+
+#include <atomic>
+
+namespace scenert::apps {
+namespace {
+
+using std::chrono::milliseconds;
+
+constexpr const char* nodes_bucket = "scenert-nodes";
+constexpr std::int32_t player_id_block = 1'000'000;  // logins per gateway run: 2,147 runs in a cluster's life
+
+void render_gateway_metrics(prometheus_text& out, const cluster::remote_world_stats& s,
+                            const cluster::nats_link& link) {
+  auto c = [](std::uint64_t n) { return static_cast<double>(n); };
+  out.gauge("scenert_gateway_connected", "1 while the link to the NATS server is up.",
+            link.connected() ? 1 : 0);
+  out.counter("scenert_gateway_link_reconnects_total", "Times the link to the NATS server came back.",
+              c(link.reconnects()));
+  out.gauge("scenert_gateway_live_nodes", "Scene nodes alive at the last read of the nodes' bucket.",
+            s.live_nodes);
+  out.gauge("scenert_gateway_players", "Players whose requests go to a known node.", s.players);
+  out.counter("scenert_gateway_request_batches_total", "Batches of requests sent to nodes.",
+              c(s.request_batches));
+  out.counter("scenert_gateway_requests_total", "Requests sent to nodes.", c(s.requests));
+  out.counter("scenert_gateway_answers_total", "Answers heard from nodes.", c(s.answers));
+  out.counter("scenert_gateway_answer_timeouts_total",
+              "Requests answered node_unavailable after the timeout.", c(s.timeouts));
+  out.counter("scenert_gateway_no_node_total", "Requests refused because no scene node was alive.",
+              c(s.no_node));
+  out.counter("scenert_gateway_event_batches_total", "Line event batches heard.", c(s.event_batches));
+  out.counter("scenert_gateway_event_gaps_total", "Lines whose batches skipped (events lost).", c(s.gaps));
+  out.counter("scenert_gateway_views_asked_total", "Nodes asked for their lines as they stand.",
+              c(s.views_asked));
+  out.counter("scenert_gateway_views_applied_total", "Nodes' lines as they stand, applied.",
+              c(s.views_applied));
+  out.counter("scenert_gateway_event_batches_dropped_total",
+              "Line event batches the NATS client dropped because the gateway fell behind.", c(s.dropped));
+  out.counter("scenert_gateway_bad_messages_total", "Messages from nodes that did not decode.",
+              c(s.bad_messages));
+}
+
+}  // namespace
+
+CLI::App* add_gateway_command(CLI::App& app, gateway_options& o) {
+  CLI::App* cmd = app.add_subcommand(
+      "gateway",
+      "Hold the game clients of a cluster: their connections here, their lines on the scene nodes");
+  cmd->add_option("table", o.front.table, "Scene table (JSON), the same the nodes host")->required();
+  cmd->add_option("--cluster", o.front.cluster, "The cluster's NATS server (JetStream on), nats://HOST:PORT")
+      ->required();
+  cmd->add_option("--name", o.name,
+                  "This gateway's name in the cluster (letters, digits, '-', '_'; default gateway-PID)");
+  cmd->add_option("--tcp", o.front.tcp, "Let game clients connect on HOST:PORT (port 0 = any)");
+  cmd->add_option("--ws", o.front.ws, "Let WebSocket clients connect on HOST:PORT");
+  cmd->add_option("--admin", o.front.admin, "Serve /livez /readyz /metrics on HOST:PORT");
+  cmd->add_option("--max-frame", o.front.max_frame,
+                  "Largest frame payload in bytes (default: the table's network.max_frame_bytes)")
+      ->check(CLI::Range(16u, 16u * 1024 * 1024));
+  cmd->add_option("--resume-ms", o.front.resume_ms,
+                  "How long a dropped player keeps its place for its resume token (default: the table's)")
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{3'600'000}));
+  cmd->add_option("--max-connections", o.front.max_connections, "Client connections at once")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1'000'000}));
+  cmd->add_option("--io-threads", o.front.io_threads, "Threads for the clients' sockets (default 1)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{64}));
+  cmd->add_option("--answer-timeout-ms", o.answer_timeout_ms,
+                  "A request its node has not answered this soon is answered node_unavailable (default 5000)")
+      ->check(CLI::Range(std::int64_t{100}, std::int64_t{600'000}));
+  cmd->footer(
+      "Exit status: 0 stopped cleanly; 1 invalid table; 2 usage error, unreadable file, an endpoint that\n"
+      "cannot be bound or a cluster that cannot be reached.");
+  return cmd;
+}
+
+int run_gateway(const gateway_options& o) {
+  block_shutdown_signals();  // before any thread starts: every thread inherits the mask
+  set_up_logging();
+  int code = exit_ok;
+  auto table = load_table_or_report(o.front.table, code);
+  if (!table) return code;
+  if (o.front.tcp.empty() && o.front.ws.empty()) {
+    spdlog::error("gateway: give --tcp or --ws (or both): a gateway without listeners serves nobody");
+    return exit_usage;
+  }
+  const std::string name = o.name.empty() ? fmt::format("gateway-{}", ::getpid()) : o.name;
+  auto options = front_options_for(o.front);
+  if (!options) {
+    spdlog::error("{}", options.error().message);
+    return exit_usage;
+  }
+
+  std::atomic<bool> relinked{false};
+  cluster::link_options lo;
+  lo.url = o.front.cluster;
+  lo.name = name;
+  lo.on_reconnected = [&relinked] { relinked.store(true); };
+  auto link = cluster::nats_link::connect(lo);
+  if (!link) {
+    spdlog::error("--cluster {}: {}", o.front.cluster, link.error().message);
+    return exit_usage;
+  }
+  auto nodes = (*link)->bucket(nodes_bucket);
+  if (!nodes) {
+    spdlog::error("--cluster {}: {}", o.front.cluster, nodes.error().message);
+    return exit_usage;
+  }
+  // Player ids are the cluster's: this gateway gives out a block no other gateway has.
+  auto ids = cluster::take_player_ids(*nodes, player_id_block);
+  if (!ids) {
+    spdlog::error("--cluster {}: {}", o.front.cluster, ids.error().message);
+    return exit_usage;
+  }
+  options->first_player_id = ids->first;
+  options->last_player_id = ids->last;
+  auto door = net::front::create(*table, std::move(*options));
+  cluster::remote_world_options ro;
+  ro.gateway = name;
+  ro.answer_timeout = milliseconds(o.answer_timeout_ms);
+  ro.on_line_events = door->on_line_events();
+  ro.warn = [](std::string_view what) { spdlog::warn("{}", what); };
+  auto remote = cluster::remote_world::start(**link, *nodes, std::move(ro));
+  if (!remote) {
+    spdlog::error("--cluster {} --name {}: {}", o.front.cluster, name, remote.error().message);
+    return exit_usage;
+  }
+
+  std::atomic<bool> stopping{false};
+  std::unique_ptr<admin_server> admin;
+  if (!o.front.admin.empty()) {
+    admin_handlers h;
+    h.livez = [] { return admin_response{200, "text/plain; charset=utf-8", "ok\n"}; };
+    h.readyz = [&stopping] {
+      return stopping.load() ? admin_response{503, "text/plain; charset=utf-8", "shutting down\n"}
+                             : admin_response{200, "text/plain; charset=utf-8", "ready\n"};
+    };
+    h.metrics = [&door, &remote, &link] {
+      prometheus_text out;
+      render_front_metrics(out, door->stats());
+      render_gateway_metrics(out, (*remote)->stats(), **link);
+      return admin_response{200, "text/plain; version=0.0.4; charset=utf-8", out.text()};
+    };
+    auto at = parse_endpoint(o.front.admin);
+    auto started = at ? admin_server::start(*at, std::move(h), "admin")
+                      : result<std::unique_ptr<admin_server>, admin_errc>(at.error());
+    if (!started) {
+      spdlog::error("--admin {}: {}", o.front.admin, started.error().message);
+      return exit_usage;
+    }
+    admin = std::move(started).value();
+  }
+  if (auto started = door->start(**remote); !started) {
+    spdlog::error("{}", started.error().message);
+    return exit_usage;
+  }
+  spdlog::info(
+      "gateway {} on the cluster at {} ({} live scene nodes; player ids {}-{}){}{}{}", name, o.front.cluster,
+      (*remote)->stats().live_nodes, ids->first, ids->last,
+      o.front.tcp.empty()
+          ? ""
+          : fmt::format("; clients on tcp://{}:{}", parse_endpoint(o.front.tcp)->host, door->tcp_port()),
+      o.front.ws.empty() ? ""
+                         : fmt::format("; WebSocket clients on ws://{}:{}", parse_endpoint(o.front.ws)->host,
+                                       door->ws_port()),
+      admin ? fmt::format("; admin endpoint http://{}:{}", parse_endpoint(o.front.admin)->host, admin->port())
+            : "");
+  while (!wait_for_shutdown(milliseconds(250))) {
+    if (relinked.exchange(false)) {
+      spdlog::warn("gateway {}: the link to {} came back; asking every node for its lines", name,
+                   o.front.cluster);
+      (*remote)->resync_all();
+    }
+    (*remote)->poll(std::chrono::steady_clock::now());
+  }
+  stopping.store(true);
+  const auto s = door->stats();
+  spdlog::info("saying goodbye to {} clients ({} accepted over the run)", s.connections, s.accepted);
+  door->stop();
+  return exit_ok;
+}
+
+}  // namespace scenert::apps

@@ -1,0 +1,68 @@
+#pragma once
+/// remote_world: the world as a gateway's front sees it, the scene nodes behind NATS. A request goes
+/// to the node that hosts its player (a player nowhere yet: the least-loaded live node), in one batch
+/// per node; the answers come back in one batch per node. Every line's events reach the front in
+/// order; a gateway that missed some (a lost link, the slow-consumer cut-off) asks the line's node
+/// for its lines as they stand and hands the front the difference.
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include <scenert/cluster/cluster_errc.hpp>
+#include <scenert/cluster/kv_bucket.hpp>
+#include <scenert/cluster/nats_link.hpp>
+#include <scenert/scene/line_event.hpp>
+#include <scenert/scene/world.hpp>
+
+namespace scenert::cluster {
+
+struct remote_world_options {
+  std::string gateway;  ///< this gateway's name: its answers' subject
+  /// A request its node has not answered this soon is answered node_unavailable.
+  std::chrono::milliseconds answer_timeout{5000};
+  /// The front's: every line's events, in order per line and phase.
+  std::function<void(line_handle, phase_id, std::span<const line_event>)> on_line_events;
+  std::function<void(std::string_view)> warn;  ///< what went wrong, for the log
+};
+
+struct remote_world_stats {
+  std::uint64_t request_batches = 0, requests = 0, answers = 0, timeouts = 0, no_node = 0;
+  std::uint64_t event_batches = 0, gaps = 0, views_asked = 0, views_applied = 0, bad_messages = 0;
+  std::uint64_t dropped = 0;  ///< event batches the library dropped for the gateway (slow consumer)
+  std::uint32_t live_nodes = 0, players = 0;
+};
+
+/// Thread-safety: submit() and resync_all() from any thread; poll() from one.
+class remote_world final : public world_port {
+ public:
+  /// Subscribes to the answers and to every line's events, reads the nodes, and asks every live
+  /// node for its lines.
+  [[nodiscard]] static cluster_result<std::unique_ptr<remote_world>> start(nats_link& link, kv_bucket nodes,
+                                                                           remote_world_options options);
+  ~remote_world() override;
+  remote_world(const remote_world&) = delete;
+  remote_world& operator=(const remote_world&) = delete;
+
+  void submit(const world_request& request, world_reply reply) override;
+  /// Answers the requests that timed out, rereads the nodes (their load, who died) every second and
+  /// asks again for lines still waiting for their views. Every quarter second or so.
+  void poll(std::chrono::steady_clock::time_point now);
+  /// Asks every live node for its lines (after the link came back: events may have been lost).
+  void resync_all();
+
+  [[nodiscard]] remote_world_stats stats() const;
+
+  struct impl;
+
+ private:
+  explicit remote_world(std::shared_ptr<impl> i);
+  std::shared_ptr<impl> impl_;
+};
+
+}  // namespace scenert::cluster

@@ -1,0 +1,75 @@
+#pragma once
+/// The messages between gateways and scene nodes, as bytes on NATS subjects. Little-endian,
+/// fixed-width fields, one leading byte naming the message kind and one its version; a message
+/// that does not decode is `bad_record`, naming what was read and where it ended.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <scenert/cluster/cluster_errc.hpp>
+#include <scenert/scene/line_event.hpp>
+#include <scenert/scene/world.hpp>
+
+namespace scenert::cluster::wire {
+
+/// One request of a gateway's client, with the gateway's ticket for its answer.
+struct request_entry {
+  std::uint64_t ticket = 0;
+  world_request request;
+};
+
+/// A gateway's requests to one node since its last batch (subject scenert.node.NODE.requests).
+struct request_batch {
+  std::string gateway;  ///< where the answers go: scenert.gateway.GATEWAY.answers
+  std::vector<request_entry> requests;
+};
+
+/// The node's answer to one ticket.
+struct answer_entry {
+  std::uint64_t ticket = 0;
+  world_result result = placement{};
+};
+
+/// A node's answers to one gateway since its last batch.
+struct answer_batch {
+  std::string node;
+  std::uint64_t epoch = 0;  ///< the node's epoch when it answered
+  std::vector<answer_entry> answers;
+};
+
+/// One line's (or phase's) events of one tick (subject scenert.line.SCENE.LINE). `seq` counts the
+/// batches of that (line generation, phase) from 1, so a gateway that misses one knows it.
+struct event_batch {
+  line_handle line;
+  phase_id phase = 0;
+  std::uint64_t seq = 0;
+  std::vector<line_event> events;
+};
+
+/// Who stands on one line (or phase) after its batch `seq`: every player and monster as `entered`.
+struct view_state {
+  line_handle line;
+  phase_id phase = 0;
+  std::uint64_t seq = 0;
+  std::vector<line_event> standing;
+};
+
+/// A node's lines as they stand (the answer to scenert.node.NODE.views).
+struct views {
+  std::string node;
+  std::vector<view_state> lines;
+};
+
+[[nodiscard]] std::string encode(const request_batch& b);
+[[nodiscard]] std::string encode(const answer_batch& b);
+[[nodiscard]] std::string encode(const event_batch& b);
+[[nodiscard]] std::string encode(const views& v);
+
+[[nodiscard]] cluster_result<request_batch> decode_request_batch(std::string_view bytes);
+[[nodiscard]] cluster_result<answer_batch> decode_answer_batch(std::string_view bytes);
+[[nodiscard]] cluster_result<event_batch> decode_event_batch(std::string_view bytes);
+[[nodiscard]] cluster_result<views> decode_views(std::string_view bytes);
+
+}  // namespace scenert::cluster::wire

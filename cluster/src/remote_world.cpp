@@ -1,0 +1,441 @@
+#include <scenert/cluster/node_lease.hpp>
+#include <scenert/cluster/remote_world.hpp>
+#include <scenert/cluster/wire.hpp>
+#include "subjects.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+namespace scenert::cluster {
+
+namespace {
+
+using clock = std::chrono::steady_clock;
+
+// Requests wait this long for the rest of their burst, so a node gets one batch.
+constexpr auto request_linger = std::chrono::microseconds(200);
+constexpr auto nodes_period = std::chrono::seconds(1);
+// A node asked for its views and silent this long is asked again.
+constexpr auto views_retry = std::chrono::milliseconds(1000);
+// Batches held for a line waiting for its views; past this the wait starts over with a new ask.
+constexpr std::size_t max_held = 4096;
+
+struct view_key {
+  scene_id scene;
+  std::uint32_t line;
+  phase_id phase;
+  friend auto operator<=>(const view_key&, const view_key&) = default;
+};
+
+std::uint64_t entity_of(const line_event& e) { return e.player ^ (e.monster ? (std::uint64_t{1} << 63) : 0); }
+
+// One line (or phase) as this gateway last heard it: who stands where, after which batch.
+struct line_view {
+  std::string node;
+  line_handle line;
+  std::uint64_t seq = 0;
+  std::unordered_map<std::uint64_t, line_event> standing;
+  bool waiting = false;                 // a batch was missed: the node's views are asked for
+  std::vector<wire::event_batch> held;  // batches heard while waiting
+};
+
+struct pending_request {
+  world_reply reply;
+  player_id player = 0;
+  world_request::kind what{};
+  std::string node;
+  clock::time_point deadline;
+};
+
+struct known_node {
+  node_record record;
+  std::uint32_t sent = 0;  // players sent to it since its load was read
+};
+
+}  // namespace
+
+struct remote_world::impl : std::enable_shared_from_this<impl> {
+  nats_link& link;
+  kv_bucket nodes_bucket;
+  remote_world_options opt;
+
+  mutable std::mutex m;
+  std::condition_variable cv;
+  std::unordered_map<player_id, std::string> node_of;  // where each player's requests go
+  std::unordered_map<std::uint64_t, pending_request> pending;
+  std::uint64_t next_ticket = 1;
+  std::map<std::string, std::vector<wire::request_entry>> outbox;  // by node
+  std::map<std::string, known_node> nodes;                         // live ones
+  std::map<std::string, clock::time_point> views_asked_at;
+  clock::time_point nodes_read{};
+  bool stopping = false;
+  std::thread flusher;
+
+  std::mutex lines_m;
+  std::map<view_key, line_view> lines;
+
+  std::unique_ptr<subscription> answers_sub, events_sub, views_sub;
+
+  std::atomic<std::uint64_t> request_batches{0}, requests{0}, answers{0}, timeouts{0}, no_node{0},
+      event_batches{0}, gaps{0}, views_asked{0}, views_applied{0}, bad_messages{0};
+
+  impl(nats_link& l, kv_bucket b, remote_world_options o)
+      : link(l), nodes_bucket(std::move(b)), opt(std::move(o)) {}
+
+  void warn(std::string_view what) const {
+    if (opt.warn) opt.warn(what);
+  }
+
+  // --- requests and answers ---
+
+  // The node a player's request goes to (m held): its own, its mate's, or the least loaded.
+  std::string route(const world_request& q) {
+    if (auto at = node_of.find(q.player); at != node_of.end()) return at->second;
+    if (q.what == world_request::kind::join_team)
+      if (auto at = node_of.find(q.mate); at != node_of.end()) return at->second;
+    known_node* best = nullptr;
+    for (auto& [name, n] : nodes)
+      if (best == nullptr || n.record.load + n.sent < best->record.load + best->sent) best = &n;
+    if (best == nullptr) return {};
+    ++best->sent;
+    return best->record.name;
+  }
+
+  void submit(const world_request& q, world_reply reply) {
+    std::unique_lock lock(m);
+    std::string node = route(q);
+    if (node.empty()) {
+      lock.unlock();
+      no_node.fetch_add(1, std::memory_order_relaxed);
+      if (reply)
+        reply(fail(world_errc::node_unavailable,
+                   fmt::format("player {}: no live scene node in the cluster", q.player)));
+      return;
+    }
+    const std::uint64_t ticket = next_ticket++;
+    pending.emplace(
+        ticket, pending_request{std::move(reply), q.player, q.what, node, clock::now() + opt.answer_timeout});
+    auto& out = outbox[node];
+    out.push_back({ticket, q});
+    if (out.size() == 1) cv.notify_one();
+  }
+
+  void flush_requests() {
+    std::unique_lock lock(m);
+    for (;;) {
+      cv.wait(lock, [this] { return stopping || !outbox.empty(); });
+      if (outbox.empty()) return;
+      lock.unlock();
+      std::this_thread::sleep_for(request_linger);
+      lock.lock();
+      auto batch = std::exchange(outbox, {});
+      lock.unlock();
+      for (auto& [node, entries] : batch) {
+        request_batches.fetch_add(1, std::memory_order_relaxed);
+        requests.fetch_add(entries.size(), std::memory_order_relaxed);
+        // A failed publish is answered by the timeout: the node may have heard it after all.
+        (void)link.publish(subjects::requests(node),
+                           wire::encode(wire::request_batch{opt.gateway, std::move(entries)}));
+      }
+      lock.lock();
+    }
+  }
+
+  void on_answers(std::string_view data) {
+    auto batch = wire::decode_answer_batch(data);
+    if (!batch) {
+      bad_messages.fetch_add(1, std::memory_order_relaxed);
+      return warn(fmt::format("gateway {}: {}", opt.gateway, batch.error().message));
+    }
+    std::vector<std::pair<world_reply, world_result>> ready;
+    {
+      std::lock_guard lock(m);
+      for (auto& a : batch->answers) {
+        auto p = pending.find(a.ticket);
+        if (p == pending.end()) continue;  // timed out already
+        const bool placed = a.result.has_value() && p->second.what != world_request::kind::leave;
+        if (placed)
+          node_of[p->second.player] = batch->node;
+        else if (p->second.what == world_request::kind::leave || a.result.code() == world_errc::not_in_scene)
+          node_of.erase(p->second.player);
+        ready.emplace_back(std::move(p->second.reply), std::move(a.result));
+        pending.erase(p);
+      }
+    }
+    answers.fetch_add(ready.size(), std::memory_order_relaxed);
+    for (auto& [reply, result] : ready)
+      if (reply) reply(std::move(result));
+  }
+
+  void time_out(clock::time_point now) {
+    std::vector<std::pair<world_reply, world_result>> ready;
+    {
+      std::lock_guard lock(m);
+      for (auto p = pending.begin(); p != pending.end();) {
+        if (p->second.deadline > now) {
+          ++p;
+          continue;
+        }
+        ready.emplace_back(std::move(p->second.reply),
+                           fail(world_errc::node_unavailable,
+                                fmt::format("player {}: node {} did not answer within {} ms",
+                                            p->second.player, p->second.node, opt.answer_timeout.count())));
+        p = pending.erase(p);
+      }
+    }
+    timeouts.fetch_add(ready.size(), std::memory_order_relaxed);
+    for (auto& [reply, result] : ready)
+      if (reply) reply(std::move(result));
+  }
+
+  void read_nodes(clock::time_point now) {
+    auto all = list_nodes(nodes_bucket);
+    if (!all) return warn(fmt::format("gateway {}: {}", opt.gateway, all.error().message));
+    std::lock_guard lock(m);
+    nodes_read = now;
+    std::map<std::string, known_node> live;
+    for (auto& e : *all) {
+      if (e.record.dead) continue;
+      std::string name = e.record.name;
+      live.emplace(std::move(name), known_node{std::move(e.record), 0});
+    }
+    nodes = std::move(live);
+  }
+
+  // --- line events and views ---
+
+  void ask_views(const std::string& node) {
+    {
+      std::lock_guard lock(m);
+      auto& at = views_asked_at[node];
+      const auto now = clock::now();
+      if (now - at < views_retry) return;
+      at = now;
+    }
+    views_asked.fetch_add(1, std::memory_order_relaxed);
+    (void)link.publish(subjects::views(node), {}, subjects::views_inbox(opt.gateway));
+  }
+
+  // Applies a batch that follows the view's last one (lines_m held).
+  void apply(line_view& v, const wire::event_batch& b) {
+    for (const auto& e : b.events) {
+      if (e.what == line_event::kind::left)
+        v.standing.erase(entity_of(e));
+      else
+        v.standing[entity_of(e)] = line_event{line_event::kind::entered, e.player, e.at, e.monster};
+    }
+    v.seq = b.seq;
+    if (opt.on_line_events) opt.on_line_events(b.line, b.phase, b.events);
+  }
+
+  // Hands the front what changed between the view as heard and the view as it stands (lines_m held).
+  void replace(line_view& v, const wire::view_state& state) {
+    std::unordered_map<std::uint64_t, line_event> now;
+    for (const auto& e : state.standing) now.emplace(entity_of(e), e);
+    std::vector<line_event> diff;
+    for (const auto& [id, e] : v.standing)
+      if (!now.contains(id)) diff.push_back({line_event::kind::left, e.player, e.at, e.monster});
+    for (const auto& [id, e] : now) {
+      auto was = v.standing.find(id);
+      if (was == v.standing.end())
+        diff.push_back({line_event::kind::entered, e.player, e.at, e.monster});
+      else if (was->second.at != e.at)
+        diff.push_back({line_event::kind::moved, e.player, e.at, e.monster});
+    }
+    v.standing = std::move(now);
+    v.seq = state.seq;
+    if (!diff.empty() && opt.on_line_events) opt.on_line_events(v.line, state.phase, diff);
+  }
+
+  void on_events(std::string_view subject, std::string_view data) {
+    auto b = wire::decode_event_batch(data);
+    const auto node = subjects::node_of_line(subject);
+    if (!b || node.empty()) {
+      bad_messages.fetch_add(1, std::memory_order_relaxed);
+      return;
+    }
+    event_batches.fetch_add(1, std::memory_order_relaxed);
+    bool ask = false;
+    {
+      std::lock_guard lock(lines_m);
+      auto& v = lines[view_key{b->line.scene, b->line.line, b->phase}];
+      if (v.line != b->line || v.node != node) {
+        // A new generation (or a line never heard): it starts at batch 1, else we came in late.
+        v = line_view{std::string(node), b->line, 0, {}, false, {}};
+        if (b->seq != 1) {
+          v.waiting = true;
+          ask = true;
+        }
+      }
+      if (v.waiting) {
+        if (v.held.size() >= max_held) v.held.clear();
+        v.held.push_back(std::move(*b));
+      } else if (b->seq == v.seq + 1) {
+        apply(v, *b);
+      } else if (b->seq > v.seq + 1) {
+        gaps.fetch_add(1, std::memory_order_relaxed);
+        v.waiting = true;
+        v.held.push_back(std::move(*b));
+        ask = true;
+      }  // older than the last applied: heard already
+    }
+    if (ask) ask_views(std::string(node));
+  }
+
+  void on_views(std::string_view data) {
+    auto got = wire::decode_views(data);
+    if (!got) {
+      bad_messages.fetch_add(1, std::memory_order_relaxed);
+      return warn(fmt::format("gateway {}: {}", opt.gateway, got.error().message));
+    }
+    views_applied.fetch_add(1, std::memory_order_relaxed);
+    {
+      std::lock_guard lock(m);
+      views_asked_at.erase(got->node);
+    }
+    bool ask = false;
+    std::lock_guard lock(lines_m);
+    std::map<view_key, const wire::view_state*> given;
+    for (const auto& s : got->lines) given.emplace(view_key{s.line.scene, s.line.line, s.phase}, &s);
+    for (auto& [k, v] : lines) {
+      if (v.node != got->node) continue;
+      auto s = given.find(k);
+      if (s == given.end()) {  // closed since: nobody stands there
+        replace(v, wire::view_state{v.line, k.phase, v.seq, {}});
+        v.waiting = false;
+        v.held.clear();
+        continue;
+      }
+      const auto& state = *s->second;
+      if (state.line != v.line) continue;  // another generation: its own batches will tell
+      if (v.waiting || state.seq > v.seq) replace(v, state);
+      v.waiting = false;
+      auto held = std::exchange(v.held, {});
+      std::sort(held.begin(), held.end(), [](const auto& a, const auto& b) { return a.seq < b.seq; });
+      for (auto& b : held) {
+        if (b.seq <= v.seq) continue;
+        if (b.seq != v.seq + 1) {
+          v.waiting = true;
+          ask = true;
+          break;
+        }
+        apply(v, b);
+      }
+      given.erase(s);
+    }
+    for (const auto& [k, s] : given) {  // lines this gateway had not heard of
+      auto& v = lines[k];
+      v = line_view{got->node, s->line, 0, {}, false, {}};
+      replace(v, *s);
+    }
+    if (ask) ask_views(got->node);
+  }
+
+  void retry_waiting() {
+    std::vector<std::string> again;
+    {
+      std::lock_guard lock(lines_m);
+      for (const auto& [k, v] : lines)
+        if (v.waiting && std::find(again.begin(), again.end(), v.node) == again.end())
+          again.push_back(v.node);
+    }
+    for (const auto& n : again) ask_views(n);
+  }
+
+  void resync_all() {
+    std::vector<std::string> names;
+    {
+      std::lock_guard lock(m);
+      for (const auto& [name, n] : nodes) names.push_back(name);
+      views_asked_at.clear();
+    }
+    for (const auto& n : names) ask_views(n);
+  }
+};
+
+remote_world::remote_world(std::shared_ptr<impl> i) : impl_(std::move(i)) {}
+
+remote_world::~remote_world() {
+  impl_->answers_sub.reset();
+  impl_->events_sub.reset();
+  impl_->views_sub.reset();
+  {
+    std::lock_guard lock(impl_->m);
+    impl_->stopping = true;
+  }
+  impl_->cv.notify_one();
+  if (impl_->flusher.joinable()) impl_->flusher.join();
+}
+
+cluster_result<std::unique_ptr<remote_world>> remote_world::start(nats_link& link, kv_bucket nodes,
+                                                                  remote_world_options options) {
+  if (!valid_name(options.gateway))
+    return fail(
+        cluster_errc::bad_name,
+        fmt::format("cluster: gateway name '{}' is not 1-64 letters, digits, '-' or '_'", options.gateway));
+  auto i = std::make_shared<impl>(link, std::move(nodes), std::move(options));
+  std::unique_ptr<remote_world> w(new remote_world(i));
+  auto* raw = i.get();
+  auto answers = link.subscribe(
+      subjects::answers(raw->opt.gateway),
+      [raw](std::string_view, std::string_view data, std::string_view) { raw->on_answers(data); });
+  if (!answers) return answers.error();
+  i->answers_sub = std::move(answers).value();
+  auto events =
+      link.subscribe(subjects::all_lines, [raw](std::string_view subject, std::string_view data,
+                                                std::string_view) { raw->on_events(subject, data); });
+  if (!events) return events.error();
+  i->events_sub = std::move(events).value();
+  auto views = link.subscribe(
+      subjects::views_inbox(raw->opt.gateway),
+      [raw](std::string_view, std::string_view data, std::string_view) { raw->on_views(data); });
+  if (!views) return views.error();
+  i->views_sub = std::move(views).value();
+  i->flusher = std::thread([raw] { raw->flush_requests(); });
+  raw->read_nodes(clock::now());
+  raw->resync_all();
+  return w;
+}
+
+void remote_world::submit(const world_request& request, world_reply reply) {
+  impl_->submit(request, std::move(reply));
+}
+
+void remote_world::poll(std::chrono::steady_clock::time_point now) {
+  impl_->time_out(now);
+  if (now - impl_->nodes_read >= nodes_period) impl_->read_nodes(now);
+  impl_->retry_waiting();
+}
+
+void remote_world::resync_all() { impl_->resync_all(); }
+
+remote_world_stats remote_world::stats() const {
+  auto n = [](const std::atomic<std::uint64_t>& a) { return a.load(std::memory_order_relaxed); };
+  const auto& i = *impl_;
+  remote_world_stats s{n(i.request_batches),
+                       n(i.requests),
+                       n(i.answers),
+                       n(i.timeouts),
+                       n(i.no_node),
+                       n(i.event_batches),
+                       n(i.gaps),
+                       n(i.views_asked),
+                       n(i.views_applied),
+                       n(i.bad_messages),
+                       i.events_sub ? i.events_sub->dropped() : 0,
+                       0,
+                       0};
+  std::lock_guard lock(i.m);
+  s.live_nodes = static_cast<std::uint32_t>(i.nodes.size());
+  s.players = static_cast<std::uint32_t>(i.node_of.size());
+  return s;
+}
+
+}  // namespace scenert::cluster

@@ -1,0 +1,55 @@
+#pragma once
+/// The NATS subjects of a cluster. Names of nodes and gateways are single subject tokens (letters,
+/// digits, '-' and '_'), so a name never reaches into another's subjects.
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include <scenert/scene/fwd.hpp>
+
+namespace scenert::cluster {
+
+/// 1-64 letters, digits, '-' or '_'.
+[[nodiscard]] inline bool valid_name(std::string_view name) {
+  return !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
+  });
+}
+
+namespace subjects {
+
+/// A gateway's batch of requests for a node's world.
+[[nodiscard]] inline std::string requests(std::string_view node) {
+  return fmt::format("scenert.node.{}.requests", node);
+}
+/// A node's lines as they stand, asked by a gateway that missed events.
+[[nodiscard]] inline std::string views(std::string_view node) {
+  return fmt::format("scenert.node.{}.views", node);
+}
+/// A node's batch of answers for a gateway.
+[[nodiscard]] inline std::string answers(std::string_view gateway) {
+  return fmt::format("scenert.gateway.{}.answers", gateway);
+}
+/// Where a gateway hears the views it asked for.
+[[nodiscard]] inline std::string views_inbox(std::string_view gateway) {
+  return fmt::format("scenert.gateway.{}.views", gateway);
+}
+/// One line's events of a tick, from the node that hosts it.
+[[nodiscard]] inline std::string line(std::string_view node, line_handle l) {
+  return fmt::format("scenert.line.{}.{}.{}", node, l.scene, l.line);
+}
+/// Every line of every node.
+inline constexpr const char* all_lines = "scenert.line.>";
+/// The node named in a line subject (empty if `subject` is not one).
+[[nodiscard]] inline std::string_view node_of_line(std::string_view subject) {
+  constexpr std::string_view prefix = "scenert.line.";
+  if (subject.substr(0, prefix.size()) != prefix) return {};
+  subject.remove_prefix(prefix.size());
+  return subject.substr(0, subject.find('.'));
+}
+
+}  // namespace subjects
+}  // namespace scenert::cluster
