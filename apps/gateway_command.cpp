@@ -17,6 +17,7 @@
 #include <spdlog/spdlog.h>
 
 #include <atomic>
+#include <optional>
 
 namespace scenert::apps {
 namespace {
@@ -180,13 +181,28 @@ int run_gateway(const gateway_options& o) {
                                        door->ws_port()),
       admin ? fmt::format("; admin endpoint http://{}:{}", parse_endpoint(o.front.admin)->host, admin->port())
             : "");
+  // After the link came back: the clients' views are sent again once every node answered with its
+  // lines (or after two seconds), so what was lost meanwhile is made good with a fresh 202.
+  std::optional<std::chrono::steady_clock::time_point> resync_clients_by;
+  std::uint64_t views_before = 0;
   while (!wait_for_shutdown(milliseconds(250))) {
+    const auto now = std::chrono::steady_clock::now();
     if (relinked.exchange(false)) {
       spdlog::warn("gateway {}: the link to {} came back; asking every node for its lines", name,
                    o.front.cluster);
+      views_before = (*remote)->stats().views_applied;
       (*remote)->resync_all();
+      resync_clients_by = now + std::chrono::seconds(2);
     }
-    (*remote)->poll(std::chrono::steady_clock::now());
+    (*remote)->poll(now);
+    if (resync_clients_by) {
+      const auto s = (*remote)->stats();
+      if (s.views_applied >= views_before + s.live_nodes || now >= *resync_clients_by) {
+        door->resync_views();
+        resync_clients_by.reset();
+        spdlog::info("gateway {}: every client's view sent again", name);
+      }
+    }
   }
   stopping.store(true);
   const auto s = door->stats();

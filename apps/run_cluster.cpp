@@ -48,6 +48,9 @@ bool cluster_node::poll(std::uint32_t load, std::chrono::steady_clock::time_poin
       return false;
     }
     spdlog::warn("{}", beat.error().message);  // the server is away: nobody can declare us meanwhile
+    // Nobody else could beat either: silence heard across the outage says nothing, so the watch
+    // starts its clocks again once the server is back.
+    watch_ = cluster::heartbeat_watch{};
     return true;
   }
   beats_.fetch_add(1, std::memory_order_relaxed);
@@ -59,7 +62,10 @@ bool cluster_node::poll(std::uint32_t load, std::chrono::steady_clock::time_poin
 // lines; its players are placed again by their gateways.
 void cluster_node::watch_others(std::chrono::steady_clock::time_point now) {
   auto all = list_nodes(nodes_);
-  if (!all) return spdlog::warn("{}", all.error().message);
+  if (!all) {
+    watch_ = cluster::heartbeat_watch{};
+    return spdlog::warn("{}", all.error().message);
+  }
   watch_.saw(*all, now);
   for (const auto& silent : watch_.silent(now, opt_.dead_after)) {
     if (silent.record.name == self().name) continue;

@@ -22,8 +22,9 @@ using clock = std::chrono::steady_clock;
 // Requests wait this long for the rest of their burst, so a node gets one batch.
 constexpr auto request_linger = std::chrono::microseconds(200);
 constexpr auto nodes_period = std::chrono::seconds(1);
-// A node asked for its views and silent this long is asked again.
-constexpr auto views_retry = std::chrono::milliseconds(1000);
+// A node is asked for its views at most this often; a line still waiting after an answer (the node
+// looked before the gap) is asked for again by the next poll after that.
+constexpr auto views_retry = std::chrono::milliseconds(250);
 // Batches held for a line waiting for its views; past this the wait starts over with a new ask.
 constexpr std::size_t max_held = 4096;
 
@@ -296,10 +297,6 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
       return warn(fmt::format("gateway {}: {}", opt.gateway, got.error().message));
     }
     views_applied.fetch_add(1, std::memory_order_relaxed);
-    {
-      std::lock_guard lock(m);
-      views_asked_at.erase(got->node);
-    }
     bool ask = false;
     std::lock_guard lock(lines_m);
     std::map<view_key, const wire::view_state*> given;
@@ -307,15 +304,13 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
     for (auto& [k, v] : lines) {
       if (v.node != got->node) continue;
       auto s = given.find(k);
-      if (s == given.end()) {  // closed since: nobody stands there
-        replace(v, wire::view_state{v.line, k.phase, v.seq, {}});
-        v.waiting = false;
-        v.held.clear();
-        continue;
-      }
+      // Not there, another generation, or older than what was applied: the node looked before this
+      // gateway heard the line's latest, so the answer says nothing new (a waiting line asks again).
+      if (s == given.end()) continue;
       const auto& state = *s->second;
-      if (state.line != v.line) continue;  // another generation: its own batches will tell
-      if (v.waiting || state.seq > v.seq) replace(v, state);
+      given.erase(s);
+      if (state.line != v.line || state.seq < v.seq) continue;
+      if (state.seq > v.seq) replace(v, state);
       v.waiting = false;
       auto held = std::exchange(v.held, {});
       std::sort(held.begin(), held.end(), [](const auto& a, const auto& b) { return a.seq < b.seq; });
@@ -328,7 +323,6 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
         }
         apply(v, b);
       }
-      given.erase(s);
     }
     for (const auto& [k, s] : given) {  // lines this gateway had not heard of
       auto& v = lines[k];

@@ -569,6 +569,15 @@ void front::stop() {
   for (auto& sh : f.shards) sh->feed->batches.close();
 }
 
+void front::resync_views() {
+  for (auto& sh : impl_->shards)
+    asio::post(*sh->io, [&s = *sh] {
+      s.drain_lines();
+      for (auto& [pid, session] : s.sessions) s.send_view(*session, true);
+      s.flush();
+    });
+}
+
 void front::adopt_websocket(int socket, std::string bytes) {
   impl& f = *impl_;
   owned_fd fd(socket);

@@ -38,10 +38,14 @@ class Server:
     def __init__(self):
         self.port = free_port()
         self.url = f"nats://127.0.0.1:{self.port}"
-        store = os.path.join(WORK, "store")
-        shutil.rmtree(store, ignore_errors=True)  # a fresh cluster: no records of an earlier run
+        self.store = os.path.join(WORK, "store")
+        shutil.rmtree(self.store, ignore_errors=True)  # a fresh cluster: no records of an earlier run
+        self.start()
+
+    def start(self):
+        """Starts it (again: same port, same store) and waits until it accepts."""
         exe = "/usr/sbin/nats-server" if os.path.exists("/usr/sbin/nats-server") else "nats-server"
-        self.p = subprocess.Popen([exe, "-js", "-a", "127.0.0.1", "-p", str(self.port), "-sd", store,
+        self.p = subprocess.Popen([exe, "-js", "-a", "127.0.0.1", "-p", str(self.port), "-sd", self.store,
                                    "-l", os.path.join(WORK, "nats.log")])
 
         def accepts():
@@ -58,20 +62,16 @@ class Server:
             self.p.wait(timeout=10)
 
 
-class Node:
-    """`scenert run TABLE --cluster URL --node NAME --admin 127.0.0.1:0`, its stderr collected."""
+class Process:
+    """A scenert process, its stderr collected; stopped by its pid."""
 
-    def __init__(self, server, name, table, dead_after_ms=1500):
+    def __init__(self, name, argv):
         self.name = name
-        self.p = subprocess.Popen([SCENERT, "run", table, "--workers", "1", "--admin", "127.0.0.1:0",
-                                   "--cluster", server.url, "--node", name, "--dead-after-ms", str(dead_after_ms)],
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        self.p = subprocess.Popen([SCENERT, *argv], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         self.lines = []
         self.reader = threading.Thread(target=lambda: self.lines.extend(iter(self.p.stderr.readline, "")),
                                        daemon=True)
         self.reader.start()
-        m = self.wait_for(r"admin endpoint http://127\.0\.0\.1:(\d+)")
-        self.admin = int(m.group(1))
 
     def text(self):
         return "".join(self.lines)
@@ -93,10 +93,38 @@ class Node:
                 m = found()
                 if m:
                     return m
-                fail(f"node {self.name} exited {self.p.returncode} before {pattern!r}: {self.text()}")
+                fail(f"{self.name} exited {self.p.returncode} before {pattern!r}: {self.text()}")
             time.sleep(0.05)
         self.p.kill()
-        fail(f"node {self.name}: no {pattern!r} on stderr within {seconds} s: {self.text()}")
+        fail(f"{self.name}: no {pattern!r} on stderr within {seconds} s: {self.text()}")
+
+    def metrics(self):
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.admin}/metrics", timeout=5) as r:
+            text = r.read().decode()
+        promtool = subprocess.run(["promtool", "check", "metrics"], input=text, capture_output=True, text=True)
+        check(promtool.returncode == 0, f"promtool rejects {self.name}'s /metrics: {promtool.stdout}{promtool.stderr}")
+        return text
+
+    def stop(self, want=0):
+        if self.p.poll() is None:
+            self.p.send_signal(signal.SIGTERM)
+        try:
+            code = self.p.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            fail(f"{self.name} did not exit within 10 s of SIGTERM")
+        self.reader.join(timeout=2)
+        check(code == want, f"{self.name} exited {code}, want {want}: {self.text()}")
+
+
+class Node(Process):
+    """`scenert run TABLE --cluster URL --node NAME --admin 127.0.0.1:0`."""
+
+    def __init__(self, server, name, table, dead_after_ms=1500):
+        super().__init__(f"node {name}", ["run", table, "--workers", "1", "--admin", "127.0.0.1:0",
+                                          "--cluster", server.url, "--node", name, "--dead-after-ms", str(dead_after_ms)])
+        m = self.wait_for(r"admin endpoint http://127\.0\.0\.1:(\d+)")
+        self.admin = int(m.group(1))
 
     def town_lines(self):
         with urllib.request.urlopen(f"http://127.0.0.1:{self.admin}/scenes", timeout=5) as r:
@@ -106,16 +134,32 @@ class Node:
     def open_ids(self):
         return sorted(l["line"] for l in self.town_lines())
 
-    def stop(self, want=0):
-        if self.p.poll() is None:
-            self.p.send_signal(signal.SIGTERM)
-        try:
-            code = self.p.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.p.kill()
-            fail(f"node {self.name} did not exit within 10 s of SIGTERM")
-        self.reader.join(timeout=2)
-        check(code == want, f"node {self.name} exited {code}, want {want}: {self.text()}")
+
+class Gateway(Process):
+    """`scenert gateway TABLE --cluster URL --name NAME --tcp 127.0.0.1:0 --admin 127.0.0.1:0`."""
+
+    def __init__(self, server, name, table):
+        super().__init__(f"gateway {name}", ["gateway", table, "--cluster", server.url, "--name", name,
+                                             "--tcp", "127.0.0.1:0", "--admin", "127.0.0.1:0"])
+        m = self.wait_for(r"clients on tcp://127\.0\.0\.1:(\d+); admin endpoint http://127\.0\.0\.1:(\d+)")
+        self.tcp, self.admin = int(m.group(1)), int(m.group(2))
+
+
+def metric(text, name):
+    m = re.search(rf"^{re.escape(name)} (\S+)$", text, re.M)
+    check(m, f"/metrics lacks {name}")
+    return float(m.group(1))
+
+
+def bots(gateways, nodes, clients, seconds, *extra):
+    """`scenert bots` through every gateway, their views checked against every node's lines; its report."""
+    report = os.path.join(WORK, "bots.json")
+    p = subprocess.run([SCENERT, "bots", ",".join(f"127.0.0.1:{g.tcp}" for g in gateways), "--clients", str(clients),
+                        "--seconds", str(seconds), "--verify-views", ",".join(f"127.0.0.1:{n.admin}" for n in nodes),
+                        "--report", report, "--quiet", *extra], capture_output=True, text=True, timeout=seconds + 60)
+    check(p.returncode == 0, f"bots exited {p.returncode}: {p.stdout[-3000:]}{p.stderr[-2000:]}")
+    with open(report) as f:
+        return json.load(f)
 
 
 def table():
@@ -164,15 +208,12 @@ def case_nodes():
         recovered = time.time() - killed
         gens = {l["line"]: l["generation"] for l in ids}
         check(gens[1] == 2 and gens[2] == 2 and gens[4] == 1, f"generations after the takeover: {gens}")
-        with urllib.request.urlopen(f"http://127.0.0.1:{b.admin}/metrics", timeout=5) as r:
-            metrics = r.read().decode()
+        metrics = b.metrics()
         for line in ("scenert_cluster_epoch 1", "scenert_cluster_connected 1",
                      "scenert_cluster_nodes_declared_dead_total 1", "scenert_cluster_lines_tombstoned_total 3",
                      'scenert_scene_open_lines{scene="1",kind="town"} 3'):
             check(line in metrics, f"node b's /metrics lacks {line!r}")
         check(re.search(r"^scenert_cluster_beats_total [1-9]", metrics, re.M), "node b's /metrics: no beats")
-        promtool = subprocess.run(["promtool", "check", "metrics"], input=metrics, capture_output=True, text=True)
-        check(promtool.returncode == 0, f"promtool rejects /metrics: {promtool.stdout}{promtool.stderr}")
         again = Node(server, "a", path)
         nodes.append(again)
         again.wait_for(r"node a joined the cluster at .* with epoch 2")
@@ -215,6 +256,66 @@ def case_fencing():
             if n.p.poll() is None:
                 n.p.send_signal(signal.SIGCONT)
                 n.p.kill()
+        server.stop()
+
+
+def case_gateways():
+    """Bots through two gateways onto two nodes, views checked; then nats-server restarted under them."""
+    mmo = os.path.join(SRC, "examples", "mmo.json")
+    code = subprocess.run([SCENERT, "gateway", mmo, "--cluster", f"nats://127.0.0.1:{free_port()}", "--tcp",
+                           "127.0.0.1:0"], capture_output=True, text=True, timeout=30)
+    check(code.returncode == 2 and "nats://127.0.0.1" in code.stderr, f"gateway, no server: {code.stderr}")
+    code = subprocess.run([SCENERT, "gateway", mmo, "--cluster", "nats://127.0.0.1:1"], capture_output=True,
+                          text=True, timeout=30)
+    check(code.returncode == 2 and "--tcp or --ws" in code.stderr, f"gateway without listeners: {code.stderr}")
+    server = Server()
+    procs = []
+    try:
+        a, b = Node(server, "a", mmo), Node(server, "b", mmo)
+        procs += [a, b]
+        g1, g2 = Gateway(server, "g1", mmo), Gateway(server, "g2", mmo)
+        procs += [g1, g2]
+        check(g1.wait_for(r"player ids (\d+)-").group(1) != g2.wait_for(r"player ids (\d+)-").group(1),
+              "both gateways took the same player ids")
+        r = bots([g1, g2], [a, b], 120, 8, "--checkpoints", "2")
+        views = r["views"]
+        check(views["verified"] and views["mismatches"] == 0 and views["final"]["bots"] >= 100,
+              f"steady run's views: {views}")
+        check(len(views["checkpoints"]) == 2, f"checkpoints: {views['checkpoints']}")
+        check(r["errors"]["count"] == 0, f"steady run's errors: {r['errors']}")
+        for g in (g1, g2):
+            m = g.metrics()
+            check(metric(m, "scenert_gateway_live_nodes") == 2, f"{g.name} sees {metric(m, 'scenert_gateway_live_nodes')} nodes")
+            check(metric(m, "scenert_gateway_answers_total") > 0 and metric(m, "scenert_gateway_event_batches_total") > 0,
+                  f"{g.name}: no answers or events")
+            check(metric(m, "scenert_gateway_bad_messages_total") == 0, f"{g.name}: bad messages")
+        on = [metric(n.metrics(), "scenert_world_players") for n in (a, b)]
+        print(f"cluster: {views['final']['bots']} bots through 2 gateways on 2 nodes ({on[0]:.0f} + {on[1]:.0f} players "
+              f"placed at the end), 0 view mismatches at 2 checkpoints and the end")
+
+        # nats-server restarted mid-run: nobody exits, the views are right again at the end.
+        result = {}
+        t = threading.Thread(target=lambda: result.update(bots([g1, g2], [a, b], 60, 8)))
+        t.start()
+        time.sleep(3)
+        server.stop()
+        time.sleep(1)
+        server.start()
+        t.join(timeout=80)
+        views = result["views"]
+        check(views["verified"] and views["mismatches"] == 0, f"views after the restart: {views}")
+        for g in (g1, g2):
+            g.wait_for(r"came back; asking every node for its lines")
+        for p in procs:
+            check(p.p.poll() is None, f"{p.name} exited across the restart: {p.text()}")
+        print(f"cluster: nats-server restarted under {views['final']['bots']} bots: every process stayed, "
+              f"0 view mismatches at the end ({result['errors']['count']} errors during the outage)")
+        for p in (g1, g2, a, b):
+            p.stop()
+    finally:
+        for p in procs:
+            if p.p.poll() is None:
+                p.p.kill()
         server.stop()
 
 

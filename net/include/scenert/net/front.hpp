@@ -133,6 +133,11 @@ class front {
   /// Thread-safety: from any thread; one that comes after stop() is closed.
   void adopt_websocket(int socket, std::string bytes);
 
+  /// Sends every logged-in client its view again (200 Tp 2 for itself, 202, the monsters it sees),
+  /// from the mirrors once the lines' batches heard so far are applied: after events may have been
+  /// lost (a gateway whose link to the cluster came back). Any thread.
+  void resync_views();
+
   [[nodiscard]] std::uint16_t tcp_port() const noexcept;
   [[nodiscard]] std::uint16_t ws_port() const noexcept;
   [[nodiscard]] front_stats stats() const noexcept;

@@ -1,0 +1,297 @@
+// Gateways and nodes over a real nats-server: requests reach the player's node and come back in
+// batches, a node that does not answer is node_unavailable, a line's events arrive in order, and a
+// gateway that missed a batch (or came late) is given the difference from the node's views.
+
+#include <scenert/cluster/node_endpoint.hpp>
+#include <scenert/cluster/node_lease.hpp>
+#include <scenert/cluster/player_ids.hpp>
+#include <scenert/cluster/remote_world.hpp>
+#include <scenert/cluster/wire.hpp>
+
+#include <gtest/gtest.h>
+
+#include <condition_variable>
+#include <future>
+#include <mutex>
+#include <thread>
+
+#include "nats_server.hpp"
+
+namespace scenert::cluster {
+namespace {
+
+using namespace std::chrono_literals;
+using kind = line_event::kind;
+
+constexpr const char* nodes_bucket = "scenert-nodes";
+
+// A node's world that places everyone on scene 1 line 1 and remembers what it was asked.
+struct echo_world final : world_port {
+  std::mutex m;
+  std::vector<world_request> heard;
+  void submit(const world_request& q, world_reply reply) override {
+    {
+      std::lock_guard lock(m);
+      heard.push_back(q);
+    }
+    if (reply) reply(placement{line_handle{1, 1, 1}, 0, 0});
+  }
+  std::size_t count() {
+    std::lock_guard lock(m);
+    return heard.size();
+  }
+};
+
+// What a gateway handed its front, batch by batch.
+struct recorder {
+  struct batch {
+    line_handle line;
+    phase_id phase;
+    std::vector<line_event> events;
+  };
+  std::mutex m;
+  std::condition_variable cv;
+  std::vector<batch> got;
+  std::function<void(line_handle, phase_id, std::span<const line_event>)> sink() {
+    return [this](line_handle l, phase_id p, std::span<const line_event> e) {
+      std::lock_guard lock(m);
+      got.push_back({l, p, {e.begin(), e.end()}});
+      cv.notify_all();
+    };
+  }
+  // The batches once there are `n` (at most 5 s).
+  std::vector<batch> wait_for(std::size_t n) {
+    std::unique_lock lock(m);
+    cv.wait_for(lock, 5s, [&] { return got.size() >= n; });
+    return got;
+  }
+};
+
+world_result ask(world_port& w, const world_request& q) {
+  auto answer = std::make_shared<std::promise<world_result>>();
+  auto f = answer->get_future();
+  w.submit(q, [answer](world_result r) { answer->set_value(std::move(r)); });
+  if (f.wait_for(5s) != std::future_status::ready) return fail(world_errc::shutting_down, "no answer in 5 s");
+  return f.get();
+}
+
+struct Gateways : ::testing::Test {
+  test::nats_server server;
+  std::unique_ptr<nats_link> link;
+  kv_bucket nodes = [this] {
+    auto [l, b] = test::open_bucket(server, nodes_bucket);
+    link = std::move(l);
+    return b;
+  }();
+  recorder front;
+
+  std::unique_ptr<remote_world> gateway(std::chrono::milliseconds timeout = 5s) {
+    remote_world_options o;
+    o.gateway = "g";
+    o.answer_timeout = timeout;
+    o.on_line_events = front.sink();
+    auto w = remote_world::start(*link, nodes, std::move(o));
+    EXPECT_TRUE(w) << w.error().message;
+    return w ? std::move(w).value() : nullptr;
+  }
+};
+
+TEST_F(Gateways, EachPlayersRequestsGoToTheNodeThatPlacedIt) {
+  echo_world world_a, world_b;
+  auto lease_a = node_lease::join(nodes, "a", 0), lease_b = node_lease::join(nodes, "b", 0);
+  ASSERT_TRUE(lease_a && lease_b);
+  node_endpoint a(*link, "a", 1), b(*link, "b", 1);
+  ASSERT_TRUE(a.start(world_a));
+  ASSERT_TRUE(b.start(world_b));
+  auto g = gateway();
+  ASSERT_NE(g, nullptr);
+  for (player_id p = 1; p <= 10; ++p) ASSERT_TRUE(ask(*g, world_request::enter(p, 1))) << p;
+  // Equal loads: the players are dealt to both nodes.
+  EXPECT_EQ(world_a.count(), 5u);
+  EXPECT_EQ(world_b.count(), 5u);
+  for (player_id p = 1; p <= 10; ++p) ASSERT_TRUE(ask(*g, world_request::move(p, {3, 4})));
+  auto players_of = [](echo_world& w) {
+    std::lock_guard lock(w.m);
+    std::set<player_id> entered, moved;
+    for (const auto& q : w.heard) (q.what == world_request::kind::enter ? entered : moved).insert(q.player);
+    return std::pair{entered, moved};
+  };
+  for (auto* w : {&world_a, &world_b}) {
+    auto [entered, moved] = players_of(*w);
+    EXPECT_EQ(entered, moved);  // every move went where its player was placed
+  }
+  const auto s = g->stats();
+  EXPECT_EQ(s.answers, 20u);
+  EXPECT_EQ(s.players, 10u);
+  EXPECT_LT(s.request_batches, s.requests + 1);
+}
+
+TEST_F(Gateways, NoLiveNodeOrASilentNodeIsNodeUnavailable) {
+  auto g = gateway(300ms);
+  ASSERT_NE(g, nullptr);
+  auto none = ask(*g, world_request::enter(1, 1));
+  ASSERT_FALSE(none);
+  EXPECT_EQ(none.code(), world_errc::node_unavailable);
+  EXPECT_NE(none.error().message.find("no live scene node"), std::string::npos) << none.error().message;
+
+  auto ghost = node_lease::join(nodes, "ghost", 0);  // a record, nobody serving it
+  ASSERT_TRUE(ghost);
+  g->poll(std::chrono::steady_clock::now() + 2s);  // rereads the nodes
+  auto answer = std::make_shared<std::promise<world_result>>();
+  auto f = answer->get_future();
+  g->submit(world_request::enter(2, 1), [answer](world_result r) { answer->set_value(std::move(r)); });
+  std::this_thread::sleep_for(400ms);
+  g->poll(std::chrono::steady_clock::now());
+  ASSERT_EQ(f.wait_for(1s), std::future_status::ready);
+  auto silent = f.get();
+  ASSERT_FALSE(silent);
+  EXPECT_EQ(silent.code(), world_errc::node_unavailable);
+  EXPECT_NE(silent.error().message.find("node ghost did not answer within 300 ms"), std::string::npos)
+      << silent.error().message;
+  EXPECT_EQ(g->stats().timeouts, 1u);
+}
+
+// The test plays node "a" itself: it publishes batches on the line's subject and answers the views.
+TEST_F(Gateways, AMissedBatchIsMadeGoodFromTheNodesViewsAndOrderHolds) {
+  ASSERT_TRUE(node_lease::join(nodes, "a", 0));
+  const line_handle line{1, 1, 1};
+  const std::string subject = "scenert.line.a.1.1";
+  std::mutex m;
+  wire::views truth{"a", {}};
+  auto views = link->subscribe("scenert.node.a.views",
+                               [&](std::string_view, std::string_view, std::string_view reply) {
+                                 std::lock_guard lock(m);
+                                 (void)link->publish(std::string(reply), wire::encode(truth));
+                               });
+  ASSERT_TRUE(views);
+  auto g = gateway();
+  ASSERT_NE(g, nullptr);
+  std::atomic<bool> done{false};
+  std::thread loop([&] {  // the gateway's own loop: a line still waiting is asked for again
+    while (!done) {
+      g->poll(std::chrono::steady_clock::now());
+      std::this_thread::sleep_for(50ms);
+    }
+  });
+  auto publish = [&](std::uint64_t seq, std::vector<line_event> events) {
+    ASSERT_TRUE(link->publish(subject, wire::encode(wire::event_batch{line, 0, seq, std::move(events)})));
+  };
+  publish(1, {{kind::entered, 1, {1, 1}, false},
+              {kind::entered, 2, {2, 2}, false},
+              {kind::entered, 9, {4, 4}, true}});
+  publish(2, {{kind::moved, 1, {1, 2}, false}});
+  auto got = front.wait_for(2);
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0].events.size(), 3u);
+  EXPECT_EQ(got[1].events[0].at, (grid::cell_point{1, 2}));
+
+  // Batch 3 is lost (player 2 left, player 3 came); batch 4 moves player 1. The node's views say
+  // where everyone stands after batch 4.
+  {
+    std::lock_guard lock(m);
+    truth.lines = {wire::view_state{line,
+                                    0,
+                                    4,
+                                    {{kind::entered, 1, {5, 5}, false},
+                                     {kind::entered, 3, {7, 7}, false},
+                                     {kind::entered, 9, {4, 4}, true}}}};
+  }
+  publish(4, {{kind::moved, 1, {5, 5}, false}});
+  got = front.wait_for(3);
+  ASSERT_EQ(got.size(), 3u);
+  std::map<player_id, line_event> diff;
+  for (const auto& e : got[2].events) diff[e.player] = e;
+  ASSERT_EQ(diff.size(), 3u);  // the monster stood still: not in the difference
+  EXPECT_EQ(diff[1].what, kind::moved);
+  EXPECT_EQ(diff[1].at, (grid::cell_point{5, 5}));
+  EXPECT_EQ(diff[2].what, kind::left);
+  EXPECT_EQ(diff[3].what, kind::entered);
+  EXPECT_EQ(diff[3].at, (grid::cell_point{7, 7}));
+
+  publish(5, {{kind::left, 3, {}, false}});
+  got = front.wait_for(4);
+  ASSERT_EQ(got.size(), 4u);  // batch 4 (held, inside the views) was not applied twice
+  EXPECT_EQ(got[3].events[0].what, kind::left);
+  EXPECT_EQ(g->stats().gaps, 1u);
+  done = true;
+  loop.join();
+}
+
+// A node's endpoint: what its lines published is what its views say, and its answers reach the
+// gateway that asked, one batch for a burst.
+TEST_F(Gateways, ANodesViewsAreWhatItsLinesPublished) {
+  echo_world world;
+  node_endpoint a(*link, "a", 3);
+  auto events = a.on_line_events();
+  ASSERT_TRUE(a.start(world));
+  const line_handle line{2, 5, 7};
+  events(line, 0,
+         std::vector<line_event>{{kind::entered, 1, {1, 1}, false}, {kind::entered, 2, {2, 2}, false}});
+  events(line, 0, std::vector<line_event>{{kind::left, 2, {}, false}, {kind::moved, 1, {3, 3}, false}});
+  events(line, 4, std::vector<line_event>{{kind::entered, 8, {6, 6}, true}});
+  auto answer = link->request("scenert.node.a.views", {}, 2s);
+  ASSERT_TRUE(answer) << answer.error().message;
+  auto v = wire::decode_views(*answer);
+  ASSERT_TRUE(v) << v.error().message;
+  ASSERT_EQ(v->lines.size(), 2u);
+  std::sort(v->lines.begin(), v->lines.end(), [](const auto& x, const auto& y) { return x.phase < y.phase; });
+  EXPECT_EQ(v->lines[0].seq, 2u);
+  ASSERT_EQ(v->lines[0].standing.size(), 1u);
+  EXPECT_EQ(v->lines[0].standing[0].player, 1u);
+  EXPECT_EQ(v->lines[0].standing[0].at, (grid::cell_point{3, 3}));
+  EXPECT_EQ(v->lines[1].phase, 4u);
+  EXPECT_TRUE(v->lines[1].standing[0].monster);
+
+  std::mutex m;
+  std::condition_variable cv;
+  std::vector<wire::answer_batch> batches;
+  auto answers = link->subscribe("scenert.gateway.t.answers",
+                                 [&](std::string_view, std::string_view data, std::string_view) {
+                                   auto b = wire::decode_answer_batch(data);
+                                   std::lock_guard lock(m);
+                                   if (b) batches.push_back(std::move(*b));
+                                   cv.notify_all();
+                                 });
+  ASSERT_TRUE(answers);
+  wire::request_batch asks{"t", {}};
+  for (std::uint64_t t = 1; t <= 50; ++t) asks.requests.push_back({t, world_request::enter(t, 1)});
+  ASSERT_TRUE(link->publish("scenert.node.a.requests", wire::encode(asks)));
+  std::unique_lock lock(m);
+  cv.wait_for(lock, 5s, [&] {
+    std::size_t n = 0;
+    for (const auto& b : batches) n += b.answers.size();
+    return n == 50;
+  });
+  std::size_t n = 0;
+  for (const auto& b : batches) {
+    EXPECT_EQ(b.node, "a");
+    EXPECT_EQ(b.epoch, 3u);
+    n += b.answers.size();
+  }
+  EXPECT_EQ(n, 50u);
+  EXPECT_LE(batches.size(), 2u);  // the echo answers at once: a burst leaves as one batch (two at worst)
+  // A batch that does not decode is counted, not answered.
+  ASSERT_TRUE(link->publish("scenert.node.a.requests", "junk"));
+  for (int i = 0; i < 100 && a.stats().bad_batches == 0; ++i) std::this_thread::sleep_for(20ms);
+  EXPECT_EQ(a.stats().bad_batches, 1u);
+}
+
+TEST_F(Gateways, GatewaysTakeBlocksOfPlayerIdsNoneTwice) {
+  auto first = take_player_ids(nodes, 1000);
+  auto second = take_player_ids(nodes, 1000);
+  ASSERT_TRUE(first && second);
+  EXPECT_EQ(first->first, 1);
+  EXPECT_EQ(first->last, 1000);
+  EXPECT_EQ(second->first, 1001);
+  auto too_many = take_player_ids(nodes, INT32_MAX);
+  ASSERT_FALSE(too_many);
+  EXPECT_EQ(too_many.code(), cluster_errc::full);
+  ASSERT_TRUE(nodes.update("ids.players", "twelve", nodes.get("ids.players")->revision));
+  auto bad = take_player_ids(nodes, 10);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.code(), cluster_errc::bad_record);
+  EXPECT_NE(bad.error().message.find("ids.players"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace scenert::cluster
