@@ -55,6 +55,10 @@ void render_gateway_metrics(prometheus_text& out, const cluster::remote_world_st
               "Line event batches the NATS client dropped because the gateway fell behind.", c(s.dropped));
   out.counter("scenert_gateway_bad_messages_total", "Messages from nodes that did not decode.",
               c(s.bad_messages));
+  out.counter("scenert_gateway_nodes_lost_total", "Scene nodes declared dead while this gateway watched.",
+              c(s.nodes_lost));
+  out.counter("scenert_gateway_players_placed_again_total",
+              "Players of this gateway whose node died, placed again.", c(s.players_orphaned));
 }
 
 }  // namespace
@@ -136,6 +140,22 @@ int run_gateway(const gateway_options& o) {
   ro.answer_timeout = milliseconds(o.answer_timeout_ms);
   ro.on_line_events = door->on_line_events();
   ro.warn = [](std::string_view what) { spdlog::warn("{}", what); };
+  ro.on_node_lost = [&door, &table, name](const std::string& node, std::vector<cluster::orphan> players) {
+    const scene_id home = door->landing_scene();
+    std::size_t stayed = 0;
+    for (const auto& o : players) {
+      // Towns and fields go on with another line of the same scene, where they stood; dungeon and
+      // phase players (a phase lives on its town's line: the town) and those in transit go home.
+      const scene_def* def = o.scene != 0 ? table->find_scene(o.scene) : nullptr;
+      const bool stays = def != nullptr && (def->kind == scene_kind::town || def->kind == scene_kind::field);
+      stayed += stays ? 1 : 0;
+      door->place_again(o.player, stays ? o.scene : home, stays ? o.at : std::nullopt);
+    }
+    spdlog::warn(
+        "gateway {}: node {} was declared dead; {} of its players placed again ({} on their scene, {} "
+        "in the landing scene)",
+        name, node, players.size(), stayed, players.size() - stayed);
+  };
   auto remote = cluster::remote_world::start(**link, *nodes, std::move(ro));
   if (!remote) {
     spdlog::error("--cluster {} --name {}: {}", o.front.cluster, name, remote.error().message);
@@ -182,22 +202,19 @@ int run_gateway(const gateway_options& o) {
       admin ? fmt::format("; admin endpoint http://{}:{}", parse_endpoint(o.front.admin)->host, admin->port())
             : "");
   // After the link came back: the clients' views are sent again once every node answered with its
-  // lines (or after two seconds), so what was lost meanwhile is made good with a fresh 202.
+  // lines (or after five seconds), so what was lost meanwhile is made good with a fresh 202.
   std::optional<std::chrono::steady_clock::time_point> resync_clients_by;
-  std::uint64_t views_before = 0;
   while (!wait_for_shutdown(milliseconds(250))) {
     const auto now = std::chrono::steady_clock::now();
     if (relinked.exchange(false)) {
       spdlog::warn("gateway {}: the link to {} came back; asking every node for its lines", name,
                    o.front.cluster);
-      views_before = (*remote)->stats().views_applied;
       (*remote)->resync_all();
-      resync_clients_by = now + std::chrono::seconds(2);
+      resync_clients_by = now + std::chrono::seconds(5);
     }
     (*remote)->poll(now);
     if (resync_clients_by) {
-      const auto s = (*remote)->stats();
-      if (s.views_applied >= views_before + s.live_nodes || now >= *resync_clients_by) {
+      if ((*remote)->resynced() || now >= *resync_clients_by) {
         door->resync_views();
         resync_clients_by.reset();
         spdlog::info("gateway {}: every client's view sent again", name);

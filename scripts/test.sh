@@ -3,15 +3,16 @@
 # TSan build (std::thread executor: Debian's oneTBB is not built for TSan), a Release build with
 # SCENERT_DISABLE_ASSERTS (no assert may hold a side effect), then the installed package is consumed
 # by a tiny project; the fuzz stage builds the libFuzzer target with clang and replays its corpus;
-# the browser stage drives the web pages in headless Chromium against the normal build.
-# Usage: scripts/test.sh [normal|browser|asan|tsan|noassert|consumer|fuzz ...]
+# the browser stage drives the web pages in headless Chromium against the normal build; the cluster
+# stage runs the cluster's tests (a real nats-server, nodes, gateways, bots) against the normal build.
+# Usage: scripts/test.sh [normal|cluster|browser|asan|tsan|noassert|consumer|fuzz ...]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/common.sh"
 bash "$here/setup.sh"
 
 stages=("$@")
-((${#stages[@]})) || stages=(normal browser asan tsan noassert consumer fuzz)
+((${#stages[@]})) || stages=(normal cluster browser asan tsan noassert consumer fuzz)
 
 passed=0
 # Runs a tree's tests; a failure stops the script (set -e, pipefail). Counts what passed.
@@ -27,7 +28,13 @@ for stage in "${stages[@]}"; do
   case $stage in
     normal)
       build_tree "$root/build/normal" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCENERT_WERROR=ON
-      run_ctest "$root/build/normal" -LE browser ;;
+      run_ctest "$root/build/normal" -LE 'browser|cluster' ;;
+    cluster)
+      # Against Debian's nats-server: the store, scene nodes, gateways and bots through them, faults.
+      build_tree "$root/build/normal" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCENERT_WERROR=ON
+      run_ctest "$root/build/normal" -L cluster
+      grep -q ' 0 tests failed out of [1-9]' "$root/build/normal/ctest.out" ||
+        { echo "test.sh: the cluster stage ran no test (nats-server?)" >&2; exit 1; } ;;
     browser)
       build_tree "$root/build/normal" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCENERT_WERROR=ON
       run_ctest "$root/build/normal" -L browser
@@ -67,7 +74,7 @@ for stage in "${stages[@]}"; do
         "$root/tests/data/fuzz_frames"
       ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 "$fuzz_dir/tests/fuzz/front_fuzz" -runs=0 \
         "$root/tests/data/fuzz_front" "$root/tests/data/fuzz_frames" ;;
-    *) echo "test.sh: unknown stage '$stage' (normal, browser, asan, tsan, noassert, consumer, fuzz)" >&2; exit 2 ;;
+    *) echo "test.sh: unknown stage '$stage' (normal, cluster, browser, asan, tsan, noassert, consumer, fuzz)" >&2; exit 2 ;;
   esac
 done
 echo "test.sh: all stages passed (${stages[*]})" >&2

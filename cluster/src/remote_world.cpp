@@ -9,6 +9,7 @@
 #include <condition_variable>
 #include <map>
 #include <mutex>
+#include <set>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -75,6 +76,7 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
   std::map<std::string, std::vector<wire::request_entry>> outbox;  // by node
   std::map<std::string, known_node> nodes;                         // live ones
   std::map<std::string, clock::time_point> views_asked_at;
+  std::set<std::string> unsynced;  // nodes whose views were asked for by resync_all, not given yet
   clock::time_point nodes_read{};
   bool stopping = false;
   std::thread flusher;
@@ -85,7 +87,8 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
   std::unique_ptr<subscription> answers_sub, events_sub, views_sub;
 
   std::atomic<std::uint64_t> request_batches{0}, requests{0}, answers{0}, timeouts{0}, no_node{0},
-      event_batches{0}, gaps{0}, views_asked{0}, views_applied{0}, bad_messages{0};
+      event_batches{0}, gaps{0}, views_asked{0}, views_applied{0}, bad_messages{0}, nodes_lost{0},
+      players_orphaned{0};
 
   impl(nats_link& l, kv_bucket b, remote_world_options o)
       : link(l), nodes_bucket(std::move(b)), opt(std::move(o)) {}
@@ -199,15 +202,61 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
   void read_nodes(clock::time_point now) {
     auto all = list_nodes(nodes_bucket);
     if (!all) return warn(fmt::format("gateway {}: {}", opt.gateway, all.error().message));
-    std::lock_guard lock(m);
-    nodes_read = now;
-    std::map<std::string, known_node> live;
-    for (auto& e : *all) {
-      if (e.record.dead) continue;
-      std::string name = e.record.name;
-      live.emplace(std::move(name), known_node{std::move(e.record), 0});
+    std::vector<std::string> lost;
+    {
+      std::lock_guard lock(m);
+      nodes_read = now;
+      std::map<std::string, known_node> live;
+      for (auto& e : *all) {
+        if (e.record.dead) continue;
+        std::string name = e.record.name;
+        live.emplace(std::move(name), known_node{std::move(e.record), 0});
+      }
+      for (const auto& [name, n] : nodes)
+        if (!live.contains(name)) lost.push_back(name);
+      nodes = std::move(live);
     }
-    nodes = std::move(live);
+    for (const auto& name : lost) lose(name);
+  }
+
+  // A node declared dead: its lines leave the front's views, its players are handed back to the
+  // front to be placed again.
+  void lose(const std::string& node) {
+    std::unordered_map<player_id, orphan> orphans;
+    {
+      std::lock_guard lock(m);
+      for (auto it = node_of.begin(); it != node_of.end();) {
+        if (it->second != node) {
+          ++it;
+          continue;
+        }
+        orphans.emplace(it->first, orphan{it->first, 0, std::nullopt});
+        it = node_of.erase(it);
+      }
+    }
+    {
+      std::lock_guard lock(lines_m);
+      for (auto it = lines.begin(); it != lines.end();) {
+        line_view& v = it->second;
+        if (v.node != node) {
+          ++it;
+          continue;
+        }
+        std::vector<line_event> gone;
+        for (const auto& [id, e] : v.standing) {
+          gone.push_back({line_event::kind::left, e.player, e.at, e.monster});
+          if (auto o = orphans.find(e.player); !e.monster && o != orphans.end())
+            o->second = orphan{e.player, v.line.scene, e.at};
+        }
+        if (!gone.empty() && opt.on_line_events) opt.on_line_events(v.line, it->first.phase, gone);
+        it = lines.erase(it);
+      }
+    }
+    nodes_lost.fetch_add(1, std::memory_order_relaxed);
+    players_orphaned.fetch_add(orphans.size(), std::memory_order_relaxed);
+    std::vector<orphan> list;
+    for (auto& [p, o] : orphans) list.push_back(o);
+    if (opt.on_node_lost) opt.on_node_lost(node, std::move(list));
   }
 
   // --- line events and views ---
@@ -297,6 +346,10 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
       return warn(fmt::format("gateway {}: {}", opt.gateway, got.error().message));
     }
     views_applied.fetch_add(1, std::memory_order_relaxed);
+    {
+      std::lock_guard lock(m);
+      unsynced.erase(got->node);
+    }
     bool ask = false;
     std::lock_guard lock(lines_m);
     std::map<view_key, const wire::view_state*> given;
@@ -335,6 +388,11 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
   void retry_waiting() {
     std::vector<std::string> again;
     {
+      std::lock_guard lock(m);
+      for (const auto& n : unsynced)
+        if (nodes.contains(n)) again.push_back(n);
+    }
+    {
       std::lock_guard lock(lines_m);
       for (const auto& [k, v] : lines)
         if (v.waiting && std::find(again.begin(), again.end(), v.node) == again.end())
@@ -348,9 +406,17 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
     {
       std::lock_guard lock(m);
       for (const auto& [name, n] : nodes) names.push_back(name);
+      unsynced = {names.begin(), names.end()};
       views_asked_at.clear();
     }
     for (const auto& n : names) ask_views(n);
+  }
+
+  bool resynced() const {
+    std::lock_guard lock(m);
+    for (const auto& n : unsynced)
+      if (nodes.contains(n)) return false;  // a node dead meanwhile owes nothing
+    return true;
   }
 };
 
@@ -410,6 +476,8 @@ void remote_world::poll(std::chrono::steady_clock::time_point now) {
 
 void remote_world::resync_all() { impl_->resync_all(); }
 
+bool remote_world::resynced() const { return impl_->resynced(); }
+
 remote_world_stats remote_world::stats() const {
   auto n = [](const std::atomic<std::uint64_t>& a) { return a.load(std::memory_order_relaxed); };
   const auto& i = *impl_;
@@ -424,8 +492,8 @@ remote_world_stats remote_world::stats() const {
                        n(i.views_applied),
                        n(i.bad_messages),
                        i.events_sub ? i.events_sub->dropped() : 0,
-                       0,
-                       0};
+                       n(i.nodes_lost),
+                       n(i.players_orphaned)};
   std::lock_guard lock(i.m);
   s.live_nodes = static_cast<std::uint32_t>(i.nodes.size());
   s.players = static_cast<std::uint32_t>(i.node_of.size());

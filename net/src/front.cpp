@@ -14,7 +14,7 @@ namespace http = beast::http;
 namespace {
 
 // The landing scene: the table's first town, else its first field.
-const scene_def* landing_scene(const scene_table& t) {
+const scene_def* landing_scene_of(const scene_table& t) {
   for (scene_kind k : {scene_kind::town, scene_kind::field})
     for (const auto& s : t.scenes)
       if (s.kind == k) return &s;
@@ -517,7 +517,7 @@ std::function<void(line_handle, phase_id, std::span<const line_event>)> front::o
 result<void, front_errc> front::start(world_port& w) {
   impl& f = *impl_;
   f.w = &w;
-  f.landing = landing_scene(f.table);
+  f.landing = landing_scene_of(f.table);
   if (f.landing == nullptr)
     return fail(front_errc::no_landing_scene, "the table has no town and no field to land on");
   if (f.opt.tcp)
@@ -578,6 +578,26 @@ void front::resync_views() {
     });
 }
 
+void front::place_again(player_id p, scene_id scene, std::optional<grid::cell_point> at) {
+  impl& f = *impl_;
+  std::unique_lock lock(f.roll_mutex);
+  if (auto h = f.home.find(p); h != f.home.end()) {
+    front_shard& there = *f.shards[h->second];
+    lock.unlock();
+    return asio::post(*there.io, [&there, p, scene, at] {
+      if (auto s = there.sessions.find(p); s != there.sessions.end()) {
+        there.enter_world(s->second, world_request::enter(p, scene), 0, at);
+        there.flush();
+      }
+    });
+  }
+  if (!f.detached.contains(p)) return;  // gone meanwhile
+  lock.unlock();
+  f.w->submit(world_request::enter(p, scene), [w = f.w, p, at](world_result r) {
+    if (r && at) w->submit(world_request::move(p, *at), {});
+  });
+}
+
 void front::adopt_websocket(int socket, std::string bytes) {
   impl& f = *impl_;
   owned_fd fd(socket);
@@ -585,6 +605,11 @@ void front::adopt_websocket(int socket, std::string bytes) {
   if (f.adopting_closed) return;  // stop() began: its goodbyes are queued already
   // Posted before stop()'s own work, so a connection handed over in time gets its goodbye too.
   f.hand_to_shard(fd.release(), true, std::move(bytes));
+}
+
+scene_id front::landing_scene() const noexcept {
+  const scene_def* s = landing_scene_of(impl_->table);
+  return s != nullptr ? s->id : 0;
 }
 
 std::uint16_t front::tcp_port() const noexcept { return impl_->tcp_port; }

@@ -120,6 +120,7 @@ void front_shard::drain_lines() {
       if (e.what == line_event::kind::entered) entering(e.player, key);
       if (e.what == line_event::kind::left && stands_in(e.player, key)) forget_view(it->second, e.player);
       if (!it->second.apply(e, out)) continue;
+      if (e.what == line_event::kind::moved && !out.quiet_moves) own_move(e.player, key, e.at, *def);
       if (e.what == line_event::kind::entered) line_of[e.player] = {b.line, b.phase};
       if (e.what == line_event::kind::left)
         if (auto l = line_of.find(e.player); l != line_of.end() && l->second.key() == key) line_of.erase(l);
@@ -140,6 +141,16 @@ void front_shard::mark_superseded_moves() {
   std::sort(move_order.begin(), move_order.end());
   for (std::size_t i = 0; i + 1 < move_order.size(); ++i)
     if (move_order[i].first == move_order[i + 1].first) superseded[move_order[i].second] = true;
+}
+
+// A player hears its own moves only when it did not ask for them: no claim since it entered this
+// view (a player placed again where it stood, after its node died). Its own walks it knows already.
+void front_shard::own_move(player_id p, const view_key& key, grid::cell_point at, const scene_def& def) {
+  auto it = sessions.find(p);
+  if (it == sessions.end() || it->second->has_claim || !stands_in(p, key)) return;
+  session& s = *it->second;
+  send(s, server_message{broadcast{static_cast<std::int32_t>(p), broadcast_type::moved, s.name, "",
+                                   centre(at, units_of(def)), 0}});
 }
 
 bool front_shard::stands_in(player_id p, const view_key& key) const {

@@ -218,7 +218,9 @@ struct front_shard {
   void handle(const std::shared_ptr<session>& s, const request& r);
   void handle(const std::shared_ptr<session>& s, const heartbeat& h);
   void handle(const std::shared_ptr<session>& s, const login& l);
-  void enter_world(const std::shared_ptr<session>& asking, const world_request& q, std::uint32_t request_id);
+  /// `then_to`: once placed, a walk to that cell (a player placed again where it stood).
+  void enter_world(const std::shared_ptr<session>& asking, const world_request& q, std::uint32_t request_id,
+                   std::optional<grid::cell_point> then_to = std::nullopt);
   server_message info_of(const scene_def& def, const placement& p);
   const std::string& blocked_bits_of(const scene_def& def);
 
@@ -226,6 +228,7 @@ struct front_shard {
   void drain_lines();
   void mark_superseded_moves();
   void send_view(session& s, bool players = true);
+  void own_move(player_id p, const view_key& key, grid::cell_point at, const scene_def& def);
   void forget_view(const view_mirror& mirror, player_id p);
   [[nodiscard]] bool stands_in(player_id p, const view_key& key) const;
   void entering(player_id p, const view_key& key);

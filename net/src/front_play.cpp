@@ -167,17 +167,18 @@ void front_shard::handle(const std::shared_ptr<session>& s, const login&) {
 
 // Sends a request to the world; the answer comes back on the I/O thread.
 void front_shard::enter_world(const std::shared_ptr<session>& asking, const world_request& q,
-                              std::uint32_t request_id) {
+                              std::uint32_t request_id, std::optional<grid::cell_point> then_to) {
   std::weak_ptr<session> weak = asking;
   const bool leaving = q.what == world_request::kind::leave;
-  w->submit(q, [this, io_alive = io, weak, request_id, leaving](world_result r) {
+  w->submit(q, [this, io_alive = io, weak, request_id, leaving, then_to, pid = q.player](world_result r) {
+    if (r && then_to) w->submit(world_request::move(pid, *then_to), {});
     asio::post(*io_alive, [this, weak, request_id, leaving, r = std::move(r)]() mutable {
       auto s = weak.lock();
       if (!s || s->closing) return;
       // The answer first, then the geometry of the line it put the player on.
       answer a{request_id, to_string(r.code()), r ? "" : r.error().message, 0, 0, 0};
       if (r) a.scene = r->line.scene, a.line = r->line.line, a.phase = r->phase;
-      if (!r && request_id == 0) {  // a login that found no place: seed 002 has no error frame
+      if (!r && request_id == 0) {  // a login (or a player placed again) that found no place
         close(s, close_reason::no_place, r.error().message);
         return flush();
       }

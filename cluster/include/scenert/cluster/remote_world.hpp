@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -22,6 +23,13 @@
 
 namespace scenert::cluster {
 
+/// A player whose node died, as the gateway last heard of it.
+struct orphan {
+  player_id player = 0;
+  scene_id scene = 0;                    ///< the scene of its last line (0: none heard, e.g. in transit)
+  std::optional<grid::cell_point> at{};  ///< where it stood there
+};
+
 struct remote_world_options {
   std::string gateway;  ///< this gateway's name: its answers' subject
   /// A request its node has not answered this soon is answered node_unavailable.
@@ -29,12 +37,16 @@ struct remote_world_options {
   /// The front's: every line's events, in order per line and phase.
   std::function<void(line_handle, phase_id, std::span<const line_event>)> on_line_events;
   std::function<void(std::string_view)> warn;  ///< what went wrong, for the log
+  /// A node the cluster declared dead, with the players this gateway had on it: the front places
+  /// them again. Its lines' players and monsters have left the front's views (from the poll's thread).
+  std::function<void(const std::string& node, std::vector<orphan> players)> on_node_lost;
 };
 
 struct remote_world_stats {
   std::uint64_t request_batches = 0, requests = 0, answers = 0, timeouts = 0, no_node = 0;
   std::uint64_t event_batches = 0, gaps = 0, views_asked = 0, views_applied = 0, bad_messages = 0;
   std::uint64_t dropped = 0;  ///< event batches the library dropped for the gateway (slow consumer)
+  std::uint64_t nodes_lost = 0, players_orphaned = 0;
   std::uint32_t live_nodes = 0, players = 0;
 };
 
@@ -53,8 +65,11 @@ class remote_world final : public world_port {
   /// Answers the requests that timed out, rereads the nodes (their load, who died) every second and
   /// asks again for lines still waiting for their views. Every quarter second or so.
   void poll(std::chrono::steady_clock::time_point now);
-  /// Asks every live node for its lines (after the link came back: events may have been lost).
+  /// Asks every live node for its lines (after the link came back: events may have been lost); poll()
+  /// asks again those that have not answered (one may not be back on the server yet).
   void resync_all();
+  /// Whether every node asked by the last resync_all() answered (or died).
+  [[nodiscard]] bool resynced() const;
 
   [[nodiscard]] remote_world_stats stats() const;
 

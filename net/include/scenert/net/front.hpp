@@ -137,7 +137,15 @@ class front {
   /// from the mirrors once the lines' batches heard so far are applied: after events may have been
   /// lost (a gateway whose link to the cluster came back). Any thread.
   void resync_views();
+  /// Places a player again whose line is gone (a cluster node died): it enters `scene` and, when
+  /// `at` is given, walks back to that cell. Its client hears 201 for the old view (from the old
+  /// line's leaving events) and a fresh 1006 and 202 for the new one, as after a transfer; a
+  /// player waiting for its resume is placed too. No place: the connection closes (no_place).
+  /// Any thread.
+  void place_again(player_id player, scene_id scene, std::optional<grid::cell_point> at);
 
+  /// Where clients land: the table's first town, else its first field (0: none).
+  [[nodiscard]] scene_id landing_scene() const noexcept;
   [[nodiscard]] std::uint16_t tcp_port() const noexcept;
   [[nodiscard]] std::uint16_t ws_port() const noexcept;
   [[nodiscard]] front_stats stats() const noexcept;
