@@ -151,6 +151,14 @@ def metric(text, name):
     return float(m.group(1))
 
 
+def kill_all(procs, server):
+    """Whatever is still running after a case, by its pid; then the server."""
+    for p in procs:
+        if p.p.poll() is None:
+            p.p.kill()
+    server.stop()
+
+
 def bots(gateways, nodes, clients, seconds, *extra):
     """`scenert bots` through every gateway, their views checked against every node's lines; its report."""
     report = os.path.join(WORK, "bots.json")
@@ -317,10 +325,7 @@ def case_gateways():
         for p in (g1, g2, a, b):
             p.stop()
     finally:
-        for p in procs:
-            if p.p.poll() is None:
-                p.p.kill()
-        server.stop()
+        kill_all(procs, server)
 
 
 def case_failover():
@@ -359,10 +364,7 @@ def case_failover():
         for p in (g1, g2, b, c):
             p.stop()
     finally:
-        for p in procs:
-            if p.p.poll() is None:
-                p.p.kill()
-        server.stop()
+        kill_all(procs, server)
 
 
 if __name__ == "__main__":
