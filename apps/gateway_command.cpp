@@ -143,13 +143,13 @@ int run_gateway(const gateway_options& o) {
   ro.on_node_lost = [&door, &table, name](const std::string& node, std::vector<cluster::orphan> players) {
     const scene_id home = door->landing_scene();
     std::size_t stayed = 0;
-    for (const auto& o : players) {
+    for (const auto& lost : players) {
       // Towns and fields go on with another line of the same scene, where they stood; dungeon and
       // phase players (a phase lives on its town's line: the town) and those in transit go home.
-      const scene_def* def = o.scene != 0 ? table->find_scene(o.scene) : nullptr;
+      const scene_def* def = lost.scene != 0 ? table->find_scene(lost.scene) : nullptr;
       const bool stays = def != nullptr && (def->kind == scene_kind::town || def->kind == scene_kind::field);
       stayed += stays ? 1 : 0;
-      door->place_again(o.player, stays ? o.scene : home, stays ? o.at : std::nullopt);
+      door->place_again(lost.player, stays ? lost.scene : home, stays ? lost.at : std::nullopt);
     }
     spdlog::warn(
         "gateway {}: node {} was declared dead; {} of its players placed again ({} on their scene, {} "
