@@ -108,6 +108,7 @@ result<bots_options, std::string> options_of(const bots_command_options& c) {
   o.checkpoints = c.checkpoints;
   o.settle = std::chrono::milliseconds(c.settle_ms);
   o.login_timeout = std::chrono::milliseconds(c.login_timeout_ms);
+  o.resume = c.resume;
   o.progress = !c.quiet;
   const std::string& admin = c.verify_views.empty() ? c.admin : c.verify_views;
   if (!admin.empty()) {
@@ -188,6 +189,10 @@ CLI::App* add_bots_command(CLI::App& app, bots_command_options& o) {
                   "A bot with no view (202) this long after connecting is an error and closes")
       ->capture_default_str()
       ->check(CLI::Range(100, 600'000));
+  cmd->add_flag("--resume", o.resume,
+                "A bot its server drops (no goodbye, or shutting_down) connects to the next target and "
+                "logs in with its resume token, as after a cluster's gateway died; it has --login-timeout-ms "
+                "to get its player back");
   cmd->add_option("--report", o.report, "Write a JSON report to this file");
   cmd->add_option("--threshold", o.thresholds,
                   "Fail (exit 3) unless it holds, e.g. 'move_p99_ms<50' (repeatable)");

@@ -34,6 +34,7 @@ struct bots_command_options {
   std::uint32_t checkpoints = 0;
   int settle_ms = 500;
   int login_timeout_ms = 10'000;
+  bool resume = false;
   std::string report;
   std::vector<std::string> thresholds;
   bool quiet = false;

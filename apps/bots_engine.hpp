@@ -36,6 +36,10 @@ struct bots_options {
   std::uint32_t checkpoints = 0;          ///< views checked during the run, movement paused
   std::chrono::milliseconds settle{500};  ///< no view-changing frame for this long before reading the truth
   std::chrono::milliseconds login_timeout{10000};
+  /// A bot its server drops (no goodbye, or shutting_down) connects to the next target and logs in
+  /// with its resume token, as a client of a cluster whose gateway died would; it has login_timeout
+  /// to get its player back.
+  bool resume = false;
   bool progress = true;  ///< a line a second on stderr
 };
 

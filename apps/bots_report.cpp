@@ -113,6 +113,7 @@ std::string latency_lines(const bots_report& r) {
       fmt::format("{:<26} {:>9} {:>9} {:>9} {:>9}\n", "latency (ms)", "count", "p50", "p99", "max");
   out += latency_row("connect", r.connect);
   out += latency_row("login", r.login);
+  if (r.resume.count() != 0) out += latency_row("resume", r.resume);  // dropped to its view again
   out += latency_row("move to viewer", r.move_to_viewer);
   out += latency_row("heartbeat rtt", r.heartbeat_rtt);
   for (const auto& [kind, h] : r.request_rtt) out += latency_row("request " + kind, h);
@@ -147,6 +148,7 @@ std::string play_lines(const bots_report& r) {
   std::string out = fmt::format("connections connected {}, failed {}, logged in {}, max online {}\n",
                                 r.connected, r.connect_failed, r.logged_in, r.max_online);
   out += fmt::format("disconnects {}\n", joined(r.disconnects));
+  if (r.resumed != 0) out += fmt::format("resumed     {}\n", r.resumed);
   out += fmt::format("moves       sent {} ({:.0f}/s), refused {}; chats sent {}\n", r.moves_sent,
                      per_second(r.moves_sent, r.wall_seconds), joined(r.moves_refused), r.chats_sent);
   return out;
@@ -254,6 +256,8 @@ void put_connections(nlohmann::json& j, const bots_report& r) {
   j["connect"] = latency_json(r.connect);
   j["login"] = latency_json(r.login);
   j["disconnects"] = r.disconnects;
+  j["resumed"] = r.resumed;
+  j["resume"] = latency_json(r.resume);
 }
 
 void put_play(nlohmann::json& j, const bots_report& r) {

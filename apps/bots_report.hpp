@@ -39,6 +39,8 @@ struct bots_report {
   latency_histogram connect, login;  ///< connect: TCP (and WS) handshake; login: connect to first 202
   std::map<std::string, std::uint64_t>
       disconnects;  ///< by reason: the server's goodbye reason, "eof", "error", "timeout"
+  std::uint64_t resumed = 0;  ///< --resume: bots that got their player back on another connection
+  latency_histogram resume;   ///< --resume: dropped to its first view (202) on the new connection
 
   // ---- play ----
   std::uint64_t moves_sent = 0, chats_sent = 0;

@@ -81,6 +81,10 @@ worker::views_now worker::views() const {
   views_now out;
   for (const auto& b : bots_) {
     if (b->at == bot::stage::logging_in && b->pid == 0) out.logins_unanswered = true;
+    if (b->resuming && b->at != bot::stage::done) {  // its player stands where it was, unseen by it
+      out.in_transit.push_back(b->pid);
+      continue;
+    }
     if (b->at != bot::stage::playing && b->at != bot::stage::logging_in) continue;
     // A bot logging in or between lines has no view to check yet, and its viewers may or may not
     // have heard of it: it is left out on both sides.
@@ -112,9 +116,16 @@ void worker::tick() {
       case bot::stage::waiting:
         if (!paused && elapsed >= b.plan->arrive) connect(b);
         break;
+      case bot::stage::reconnecting:
+        if (now >= b.next_try) connect(b);
+        break;
       case bot::stage::connecting:
       case bot::stage::logging_in:
-        if (now - b.connect_started > shared_.opt.login_timeout) {
+        if (b.resuming && now > b.resume_by) {
+          error(b, fmt::format("bot {} (player {}): not back within {} ms of its server dropping it", b.index,
+                               b.pid, shared_.opt.login_timeout.count()));
+          close(b, "resume_failed");
+        } else if (!b.resuming && now - b.connect_started > shared_.opt.login_timeout) {
           error(b, fmt::format("bot {}: no view (202) within {} ms of connecting", b.index,
                                shared_.opt.login_timeout.count()));
           close(b, "timeout");
@@ -158,10 +169,12 @@ void worker::connect(bot& b) {
   b.at = bot::stage::connecting;
   b.connect_started = clock::now();
   b.ws = shared_.opt.ws;
-  const auto& target = shared_.opt.targets[b.index % shared_.opt.targets.size()];
+  const std::size_t t = (b.index + b.shift) % shared_.targets.size();
+  const auto& target = shared_.opt.targets[t];
   b.sock.emplace(io_).async_connect(
-      shared_.targets[b.index % shared_.targets.size()], [this, &b, &target](boost::system::error_code ec) {
-        if (b.at != bot::stage::connecting) return;
+      shared_.targets[t], [this, &b, &target, c = ++b.connection](boost::system::error_code ec) {
+        if (b.at != bot::stage::connecting || b.connection != c) return;
+        if (ec && b.resuming) return reconnect(b, clock::now());  // that one is down too: the next
         if (ec) {
           ++stats_.connect_failed;
           error(b,
@@ -179,11 +192,12 @@ void worker::connect(bot& b) {
 // WebSocket: the upgrade request, then its answer (the bytes after it are the first messages).
 void worker::upgrade(bot& b) {
   const auto key = ws_key(masks_(), masks_());
-  const auto& target = shared_.opt.targets[b.index % shared_.opt.targets.size()];
+  const auto& target = shared_.opt.targets[(b.index + b.shift) % shared_.opt.targets.size()];
   b.upgrade = ws_upgrade_request(fmt::format("{}:{}", target.host, target.port), "/",
                                  shared_.opt.protocol == bots_protocol::scenert ? "scenert" : "", key);
-  asio::async_write(*b.sock, asio::buffer(b.upgrade), [this, &b](boost::system::error_code ec, std::size_t) {
-    if (b.at != bot::stage::connecting) return;
+  asio::async_write(*b.sock, asio::buffer(b.upgrade),
+                    [this, &b, c = b.connection](boost::system::error_code ec, std::size_t) {
+    if (b.at != bot::stage::connecting || b.connection != c) return;
     if (ec) return upgrade_failed(b, ec.message());
     b.upgrade.clear();
     read_upgrade(b);
@@ -191,8 +205,8 @@ void worker::upgrade(bot& b) {
 }
 
 void worker::read_upgrade(bot& b) {
-  b.sock->async_wait(tcp::socket::wait_read, [this, &b](boost::system::error_code ec) {
-    if (b.at != bot::stage::connecting) return;
+  b.sock->async_wait(tcp::socket::wait_read, [this, &b, c = b.connection](boost::system::error_code ec) {
+    if (b.at != bot::stage::connecting || b.connection != c) return;
     if (ec) return upgrade_failed(b, ec.message());
     boost::system::error_code e;
     const std::size_t n = b.sock->read_some(asio::buffer(buffer_), e);
@@ -219,15 +233,15 @@ void worker::connected(bot& b) {
   stats_.connect.record(clock::now() - b.connect_started);
   ++stats_.connected;
   b.at = bot::stage::logging_in;
-  if (shared_.opt.protocol == bots_protocol::scenert) send(b, net::login{fmt::format("bot-{}", b.index), {}});
+  if (shared_.opt.protocol == bots_protocol::scenert) send(b, net::login{fmt::format("bot-{}", b.index), b.token});
   read(b);
   flush();
 }
 
 // Waits until readable, then drains through the thread's one buffer (no buffer per bot).
 void worker::read(bot& b) {
-  b.sock->async_wait(tcp::socket::wait_read, [this, &b](boost::system::error_code ec) {
-    if (b.at == bot::stage::done) return;
+  b.sock->async_wait(tcp::socket::wait_read, [this, &b, c = b.connection](boost::system::error_code ec) {
+    if (b.at == bot::stage::done || b.connection != c) return;
     if (ec) return lost(b, ec.message());
     for (;;) {
       boost::system::error_code e;
@@ -235,7 +249,7 @@ void worker::read(bot& b) {
       if (e == asio::error::would_block) break;
       if (e) return lost(b, e == asio::error::eof ? "eof" : e.message());
       take(b, {buffer_.data(), n});
-      if (b.at == bot::stage::done) return;
+      if (b.at == bot::stage::done || b.connection != c) return;
       if (n < buffer_.size()) break;
     }
     read(b);
@@ -284,7 +298,37 @@ void worker::on_control(bot& b, std::uint8_t opcode, std::string_view payload) {
 // The server closed (or the network failed): its goodbye, if it sent one, says why.
 void worker::lost(bot& b, const std::string& reason) {
   if (b.at == bot::stage::leaving) return close(b, "bye");
-  close(b, b.goodbye.empty() ? reason : b.goodbye);
+  const bool may_resume = shared_.opt.resume && !b.token.empty() && !stopping_ &&
+                          (b.goodbye.empty() || b.goodbye == "shutting_down") &&
+                          (b.at == bot::stage::playing || b.resuming);
+  if (!may_resume) return close(b, b.goodbye.empty() ? reason : b.goodbye);
+  ++stats_.disconnects[b.goodbye.empty() ? reason : b.goodbye];
+  if (b.at == bot::stage::playing) shared_.online.fetch_sub(1, std::memory_order_relaxed);
+  if (!b.resuming) {
+    b.resuming = true;
+    b.dropped_at = clock::now();
+    b.resume_by = b.dropped_at + shared_.opt.login_timeout;
+  }
+  reconnect(b, clock::now());
+}
+
+// Off the connection it had, on to the next target (a moment later: the server may be restarting).
+void worker::reconnect(bot& b, clock::time_point now) {
+  boost::system::error_code ignored;
+  if (b.sock) b.sock->close(ignored);
+  ++b.connection;
+  ++b.shift;
+  b.at = bot::stage::reconnecting;
+  b.next_try = now + std::chrono::milliseconds(100);
+  b.goodbye.clear();
+  b.reader = net::frame_reader{1u << 20};
+  b.unframer = {};
+  b.upgrade.clear(), b.pongs.clear(), b.out.clear(), b.sending.clear();
+  b.writing = false;
+  b.view.clear();
+  b.views = 0;  // the new connection counts its 202s from the start
+  b.pending.reset();
+  b.has_position = false;
 }
 
 void worker::close(bot& b, const std::string& reason) {
@@ -331,6 +375,14 @@ void worker::on(bot& b, const net::server_message& m, clock::time_point now) {
   std::visit(
       [&](const auto& msg) {
         using T = std::decay_t<decltype(msg)>;
+        if constexpr (std::is_same_v<T, net::login_ok>) {
+          if (b.resuming && (!msg.resumed || msg.pid != b.pid)) {
+            error(b, fmt::format("bot {} (player {}): its resume token was refused (player {} made instead)",
+                                 b.index, b.pid, msg.pid));
+            return close(b, "resume_refused");
+          }
+          b.token = msg.resume_token;
+        }
         if constexpr (std::is_same_v<T, net::you_are> || std::is_same_v<T, net::login_ok>) {
           if (b.pid == 0) {
             b.pid = msg.pid;
@@ -395,7 +447,13 @@ void worker::on_view(bot& b, const net::players_in_view& v, clock::time_point no
   for (const auto& p : v.players)
     if (p.pid != b.pid) b.view[p.pid] = {p.p.x, p.p.z};
   if (b.at != bot::stage::logging_in) return;
-  stats_.login.record(now - b.connect_started);
+  if (b.resuming) {
+    b.resuming = false;
+    ++stats_.resumed;
+    stats_.resume.record(now - b.dropped_at);
+  } else {
+    stats_.login.record(now - b.connect_started);
+  }
   b.at = bot::stage::playing;
   raise_max(shared_.max_online, shared_.online.fetch_add(1, std::memory_order_relaxed) + 1);
   // Spread the bots' moves and heartbeats over their periods.
@@ -455,7 +513,9 @@ void worker::write(bot& b) {
   } else {
     std::swap(b.out, b.sending);
   }
-  asio::async_write(*b.sock, asio::buffer(b.sending), [this, &b](boost::system::error_code ec, std::size_t) {
+  asio::async_write(*b.sock, asio::buffer(b.sending),
+                    [this, &b, c = b.connection](boost::system::error_code ec, std::size_t) {
+    if (b.connection != c) return;
     b.writing = false;
     if (b.at == bot::stage::done) return;
     if (ec) return lost(b, ec.message());

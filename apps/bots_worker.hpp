@@ -74,7 +74,8 @@ struct standing {
 };
 
 struct bot {
-  enum class stage : std::uint8_t { waiting, connecting, logging_in, playing, leaving, done };
+  // reconnecting: dropped by its server, it waits to connect to the next target with its token.
+  enum class stage : std::uint8_t { waiting, connecting, logging_in, playing, leaving, reconnecting, done };
   std::uint32_t index = 0;
   const bot_plan* plan = nullptr;
   std::mt19937_64 rng;
@@ -89,6 +90,11 @@ struct bot {
   bool writing = false, dirty = false;
 
   std::int32_t pid = 0;
+  std::string token;             // its resume token (login_ok)
+  std::uint32_t connection = 0;  // counts its connections: a handler of an earlier one does nothing
+  std::uint32_t shift = 0;       // it connects to targets[(index + shift) % size]
+  bool resuming = false;         // logging in again with its token after its server dropped it
+  clock::time_point dropped_at, resume_by, next_try;
   std::string goodbye;  // the server's reason, when it said goodbye
   standing where;
   bool has_position = false;
@@ -141,6 +147,7 @@ class worker {
  private:
   void tick();
   void connect(bot& b);
+  void reconnect(bot& b, clock::time_point now);
   void upgrade(bot& b);
   void read_upgrade(bot& b);
   void upgrade_failed(bot& b, const std::string& why);

@@ -25,6 +25,7 @@ namespace {
 using std::chrono::milliseconds;
 
 constexpr const char* nodes_bucket = "scenert-nodes";
+constexpr const char* sessions_bucket = "scenert-sessions";  // resume tokens, for every gateway
 constexpr std::int32_t player_id_block = 1'000'000;  // logins per gateway run: 2,147 runs in a cluster's life
 
 void render_gateway_metrics(prometheus_text& out, const cluster::remote_world_stats& s,
@@ -57,6 +58,13 @@ void render_gateway_metrics(prometheus_text& out, const cluster::remote_world_st
               c(s.bad_messages));
   out.counter("scenert_gateway_nodes_lost_total", "Scene nodes declared dead while this gateway watched.",
               c(s.nodes_lost));
+  out.counter("scenert_gateway_claims_total",
+              "Players taken over from another gateway (their clients resumed here).", c(s.claims));
+  out.counter("scenert_gateway_claims_refused_total",
+              "Resume tokens no gateway held (unknown, or their player was gone): logged in afresh.",
+              c(s.claims_refused));
+  out.counter("scenert_gateway_claimed_elsewhere_total",
+              "This gateway's players taken over by another gateway.", c(s.claimed_elsewhere));
   out.counter("scenert_gateway_players_placed_again_total",
               "Players of this gateway whose node died, placed again.", c(s.players_orphaned));
 }
@@ -126,6 +134,11 @@ int run_gateway(const gateway_options& o) {
     spdlog::error("--cluster {}: {}", o.front.cluster, nodes.error().message);
     return exit_usage;
   }
+  auto sessions = (*link)->bucket(sessions_bucket);
+  if (!sessions) {
+    spdlog::error("--cluster {}: {}", o.front.cluster, sessions.error().message);
+    return exit_usage;
+  }
   // Player ids are the cluster's: this gateway gives out a block no other gateway has.
   auto ids = cluster::take_player_ids(*nodes, player_id_block);
   if (!ids) {
@@ -140,6 +153,8 @@ int run_gateway(const gateway_options& o) {
   ro.answer_timeout = milliseconds(o.answer_timeout_ms);
   ro.on_line_events = door->on_line_events();
   ro.warn = [](std::string_view what) { spdlog::warn("{}", what); };
+  ro.sessions = *sessions;
+  ro.on_claimed_elsewhere = [&door](player_id p) { door->let_go(p); };
   ro.on_node_lost = [&door, &table, name](const std::string& node, std::vector<cluster::orphan> players) {
     const scene_id home = door->landing_scene();
     std::size_t stayed = 0;

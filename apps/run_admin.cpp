@@ -304,6 +304,7 @@ void render_front_metrics(prometheus_text& out, const net::front_stats& s) {
       {"scenert_net_logins_total", "Explicit logins (1000) that made a new player.", s.logins},
       {"scenert_net_guests_total", "Connections logged in as guests.", s.guests},
       {"scenert_net_resumes_total", "Logins that got their player back with a resume token.", s.resumed},
+      {"scenert_net_claims_total", "Of the resumes: players another gateway of the cluster held.", s.claimed},
       {"scenert_net_frames_in_total", "Frames read from clients.", s.frames_in},
       {"scenert_net_frames_out_total", "Frames queued to clients.", s.frames_out},
       {"scenert_net_bytes_in_total", "Bytes read from clients.", s.bytes_in},

@@ -103,6 +103,21 @@ void cluster_node::render_metrics(prometheus_text& out) const {
               load(tombstoned_));
 }
 
+void render_endpoint_metrics(prometheus_text& out, const cluster::node_endpoint_stats& s) {
+  auto c = [](std::uint64_t n) { return static_cast<double>(n); };
+  out.gauge("scenert_cluster_gateways", "Gateways heard from (beats or requests) and alive now.", s.gateways);
+  out.counter("scenert_cluster_request_batches_total", "Batches of requests heard from gateways.",
+              c(s.request_batches));
+  out.counter("scenert_cluster_requests_total", "Requests heard from gateways.", c(s.requests));
+  out.counter("scenert_cluster_claims_total", "Gateways' claims of players whose clients resumed there.",
+              c(s.claims));
+  out.counter("scenert_cluster_gateways_lost_total", "Gateways that fell silent past --dead-after-ms.",
+              c(s.gateways_lost));
+  out.counter("scenert_cluster_players_abandoned_total",
+              "Players of lost gateways that no client claimed within resume_ms: taken off the world.",
+              c(s.players_abandoned));
+}
+
 void cluster_node::leave() {
   if (auto gone = declare_dead(nodes_, self().name, lease_.revision()); !gone)
     spdlog::warn("leaving the cluster: {}", gone.error().message);

@@ -10,6 +10,7 @@
 #include <scenert/cluster/cluster_errc.hpp>
 #include <scenert/cluster/kv_bucket.hpp>
 #include <scenert/cluster/nats_link.hpp>
+#include <scenert/cluster/node_endpoint.hpp>
 #include <scenert/cluster/node_lease.hpp>
 #include <scenert/config/scene_table.hpp>
 #include <scenert/scene/line_directory.hpp>
@@ -64,5 +65,8 @@ class cluster_node {
   // Counted by poll()'s thread, read by the admin endpoint's.
   std::atomic<std::uint64_t> beats_{0}, beat_failures_{0}, declared_dead_{0}, tombstoned_{0};
 };
+
+/// The node's scenert_cluster_* families about the gateways (their requests, claims, deaths).
+void render_endpoint_metrics(prometheus_text& out, const cluster::node_endpoint_stats& s);
 
 }  // namespace scenert::apps

@@ -245,7 +245,9 @@ int run_host(const run_options& o) {
     }
     node = std::move(joined).value();
     wo.directory = node->take_directory();
-    gateways = std::make_unique<cluster::node_endpoint>(node->link(), o.node, node->self().epoch);
+    gateways = std::make_unique<cluster::node_endpoint>(
+        node->link(), o.node, node->self().epoch,
+        cluster::node_endpoint_options{milliseconds(o.dead_after_ms), table->network.resume_ms});
     // The lines' events go to the gateways, and to this process's own front when it has one.
     wo.on_line_events = [to_gateways = gateways->on_line_events(), to_front = std::move(wo.on_line_events)](
                             line_handle l, phase_id p, std::span<const line_event> events) {
@@ -260,10 +262,11 @@ int run_host(const run_options& o) {
   auto serve = [&](const std::string& flag, const std::string& text, bool with_pages) {
     auto h = world_admin_handlers(*table, pool, *w, stopping, door.get());
     if (node) {
-      h.metrics = [world_metrics = std::move(h.metrics), &node] {
+      h.metrics = [world_metrics = std::move(h.metrics), &node, &gateways] {
         auto r = world_metrics();
         prometheus_text out;
         node->render_metrics(out);
+        render_endpoint_metrics(out, gateways->stats());
         r.body += out.text();
         return r;
       };
@@ -291,7 +294,11 @@ int run_host(const run_options& o) {
   w->start();
   change_log changes;
   if (gateways) {
-    if (auto started = gateways->start(*w); !started) {
+    auto where = [&w](player_id p) {
+      auto at = w->locate(p);
+      return at.wait_for(std::chrono::seconds(1)) == std::future_status::ready ? at.get() : location{};
+    };
+    if (auto started = gateways->start(*w, where); !started) {
       spdlog::error("--cluster {} --node {}: {}", o.cluster, o.node, started.error().message);
       stop_hosting(pool, *w, changes);
       return exit_usage;
@@ -324,6 +331,7 @@ int run_host(const run_options& o) {
     const auto snapshot = w->snapshot();
     changes.update(*snapshot);
     const auto now = std::chrono::steady_clock::now();
+    if (gateways) gateways->poll(now);
     if (node && !node->poll(static_cast<std::uint32_t>(snapshot->players), now)) {
       fenced = true;
       break;

@@ -61,6 +61,13 @@ cluster_result<std::uint64_t> kv_bucket::publish(std::string_view key, std::stri
   return detail::unavailable(fmt::format("cluster: write '{}' to '{}'", key, h_->name), s);
 }
 
+cluster_result<void> kv_bucket::erase(std::string_view key) {
+  const std::string k(key);
+  natsStatus s = kvStore_Delete(h_->kv, k.c_str());
+  if (s != NATS_OK) return detail::unavailable(fmt::format("cluster: delete '{}' from '{}'", k, h_->name), s);
+  return {};
+}
+
 cluster_result<std::vector<std::string>> kv_bucket::keys() const {
   kvKeysList list{};
   kvWatchOptions wo{};

@@ -33,6 +33,21 @@ std::string encode(const line_record& r) {
       .dump();
 }
 
+std::string encode(const session_record& r) {
+  return json{{"player", r.player}, {"name", r.name}, {"gateway", r.gateway}}.dump();
+}
+
+cluster_result<session_record> decode_session(std::string_view key, std::string_view text) {
+  auto j = json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return bad(key, "not a JSON object");
+  try {
+    return session_record{j.at("player").get<player_id>(), j.at("name").get<std::string>(),
+                          j.at("gateway").get<std::string>()};
+  } catch (const json::exception& e) {
+    return bad(key, fmt::format("not a session record ({})", e.what()));
+  }
+}
+
 cluster_result<node_record> decode_node(std::string_view key, std::string_view text) {
   auto j = json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.is_object()) return bad(key, "not a JSON object");

@@ -10,7 +10,15 @@
 
 namespace scenert::cluster::detail {
 
+/// A resume token's player (key token.TOKEN of the sessions bucket) and the gateway holding it.
+struct session_record {
+  player_id player = 0;
+  std::string name, gateway;
+};
+
 std::string encode(const node_record& r);
+std::string encode(const session_record& r);
+cluster_result<session_record> decode_session(std::string_view key, std::string_view json);
 std::string encode(const line_record& r);
 cluster_result<node_record> decode_node(std::string_view key, std::string_view json);
 cluster_result<line_record> decode_line(std::string_view key, std::string_view json);

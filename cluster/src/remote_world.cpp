@@ -1,12 +1,14 @@
 #include <scenert/cluster/node_lease.hpp>
 #include <scenert/cluster/remote_world.hpp>
 #include <scenert/cluster/wire.hpp>
+#include "records.hpp"
 #include "subjects.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <condition_variable>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <set>
@@ -23,11 +25,23 @@ using clock = std::chrono::steady_clock;
 // Requests wait this long for the rest of their burst, so a node gets one batch.
 constexpr auto request_linger = std::chrono::microseconds(200);
 constexpr auto nodes_period = std::chrono::seconds(1);
+constexpr auto beat_period = std::chrono::seconds(1);  // the nodes keep this gateway's players meanwhile
 // A node is asked for its views at most this often; a line still waiting after an answer (the node
 // looked before the gap) is asked for again by the next poll after that.
 constexpr auto views_retry = std::chrono::milliseconds(250);
 // Batches held for a line waiting for its views; past this the wait starts over with a new ask.
 constexpr std::size_t max_held = 4096;
+// How long a node may take to say whether it hosts a claimed player.
+constexpr auto claim_timeout = std::chrono::milliseconds(1000);
+
+std::string token_key(std::string_view token) { return fmt::format("token.{}", token); }
+
+// A resume token is 32 hex digits (the front's); anything else is nobody's.
+bool valid_token(std::string_view t) {
+  return t.size() == 32 && std::all_of(t.begin(), t.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
+}
 
 struct view_key {
   scene_id scene;
@@ -77,18 +91,26 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
   std::map<std::string, known_node> nodes;                         // live ones
   std::map<std::string, clock::time_point> views_asked_at;
   std::set<std::string> unsynced;  // nodes whose views were asked for by resync_all, not given yet
-  clock::time_point nodes_read{};
+  clock::time_point nodes_read{}, beaten{};
   bool stopping = false;
   std::thread flusher;
 
   std::mutex lines_m;
   std::map<view_key, line_view> lines;
 
-  std::unique_ptr<subscription> answers_sub, events_sub, views_sub;
+  // The sessions bucket's writes and the claims, one at a time on their own thread: each is a
+  // round trip or more to the server, never made on a front's I/O thread.
+  std::mutex keeper_m;
+  std::condition_variable keeper_cv;
+  std::deque<unique_function<void()>> chores;
+  bool keeper_stopping = false;
+  std::thread keeper;
+
+  std::unique_ptr<subscription> answers_sub, events_sub, views_sub, claimed_sub;
 
   std::atomic<std::uint64_t> request_batches{0}, requests{0}, answers{0}, timeouts{0}, no_node{0},
       event_batches{0}, gaps{0}, views_asked{0}, views_applied{0}, bad_messages{0}, nodes_lost{0},
-      players_orphaned{0};
+      players_orphaned{0}, claims{0}, claims_refused{0}, claimed_elsewhere{0};
 
   impl(nats_link& l, kv_bucket b, remote_world_options o)
       : link(l), nodes_bucket(std::move(b)), opt(std::move(o)) {}
@@ -259,6 +281,97 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
     if (opt.on_node_lost) opt.on_node_lost(node, std::move(list));
   }
 
+  // --- resume tokens across gateways ---
+
+  void later(unique_function<void()> chore) {
+    std::lock_guard lock(keeper_m);
+    chores.push_back(std::move(chore));
+    keeper_cv.notify_one();
+  }
+
+  void keep() {
+    std::unique_lock lock(keeper_m);
+    for (;;) {
+      keeper_cv.wait(lock, [this] { return keeper_stopping || !chores.empty(); });
+      if (chores.empty()) return;
+      auto chore = std::move(chores.front());
+      chores.pop_front();
+      lock.unlock();
+      chore();
+      lock.lock();
+    }
+  }
+
+  void remember(const std::string& token, player_id player, const std::string& name) {
+    auto made = opt.sessions->create(token_key(token), detail::encode(detail::session_record{player, name, opt.gateway}));
+    if (!made) warn(fmt::format("gateway {}: player {}: resume token not shared: {}", opt.gateway, player,
+                                made.error().message));
+  }
+
+  void forget(const std::string& token) {
+    if (auto gone = opt.sessions->erase(token_key(token)); !gone)
+      warn(fmt::format("gateway {}: {}", opt.gateway, gone.error().message));
+  }
+
+  result<claimed_player, world_errc> claim(const std::string& token) {
+    auto refuse = [this](std::string why) {
+      claims_refused.fetch_add(1, std::memory_order_relaxed);
+      return fail(world_errc::not_in_scene, std::move(why));
+    };
+    if (!opt.sessions || !valid_token(token)) return refuse("resume token unknown");
+    const std::string key = token_key(token);
+    auto got = opt.sessions->get(key);
+    if (!got) return refuse(fmt::format("resume token unknown: {}", got.error().message));
+    auto record = detail::decode_session(key, got->value);
+    if (!record) return refuse(record.error().message);
+    const std::string held_by = record->gateway;
+    // The record names this gateway from now on: of two gateways claiming it at once, one wins.
+    record->gateway = opt.gateway;
+    if (auto taken = opt.sessions->update(key, detail::encode(*record), got->revision); !taken)
+      return refuse(fmt::format("player {}: {}", record->player, taken.error().message));
+    std::vector<std::string> live;
+    {
+      std::lock_guard lock(m);
+      for (const auto& [name, n] : nodes) live.push_back(name);
+    }
+    const std::string ask = wire::encode(wire::claim{record->player, opt.gateway});
+    for (const auto& node : live) {
+      auto answer = link.request(subjects::claim(node), ask, claim_timeout);
+      if (!answer) continue;  // not there now: its players wait for it to be declared dead
+      auto a = wire::decode_claim_answer(*answer);
+      if (!a) {
+        bad_messages.fetch_add(1, std::memory_order_relaxed);
+        warn(fmt::format("gateway {}: {}", opt.gateway, a.error().message));
+        continue;
+      }
+      if (!a->result) continue;
+      {
+        std::lock_guard lock(m);
+        node_of[record->player] = node;
+      }
+      if (held_by != opt.gateway) (void)link.publish(subjects::claimed(held_by), ask);
+      claims.fetch_add(1, std::memory_order_relaxed);
+      return claimed_player{record->player, record->name, a->result->line, a->result->space, a->result->phase};
+    }
+    forget(token);
+    return refuse(fmt::format("player {}: on no live scene node", record->player));
+  }
+
+  void on_claimed(std::string_view data) {
+    auto c = wire::decode_claim(data);
+    if (!c) {
+      bad_messages.fetch_add(1, std::memory_order_relaxed);
+      return warn(fmt::format("gateway {}: {}", opt.gateway, c.error().message));
+    }
+    if (c->gateway == opt.gateway) return;
+    {
+      std::lock_guard lock(m);
+      node_of.erase(c->player);
+    }
+    claimed_elsewhere.fetch_add(1, std::memory_order_relaxed);
+    if (opt.on_claimed_elsewhere) opt.on_claimed_elsewhere(c->player);
+  }
+
   // --- line events and views ---
 
   void ask_views(const std::string& node) {
@@ -426,12 +539,19 @@ remote_world::~remote_world() {
   impl_->answers_sub.reset();
   impl_->events_sub.reset();
   impl_->views_sub.reset();
+  impl_->claimed_sub.reset();
   {
     std::lock_guard lock(impl_->m);
     impl_->stopping = true;
   }
   impl_->cv.notify_one();
   if (impl_->flusher.joinable()) impl_->flusher.join();
+  {
+    std::lock_guard lock(impl_->keeper_m);
+    impl_->keeper_stopping = true;
+  }
+  impl_->keeper_cv.notify_one();
+  if (impl_->keeper.joinable()) impl_->keeper.join();
 }
 
 cluster_result<std::unique_ptr<remote_world>> remote_world::start(nats_link& link, kv_bucket nodes,
@@ -458,7 +578,13 @@ cluster_result<std::unique_ptr<remote_world>> remote_world::start(nats_link& lin
       [raw](std::string_view, std::string_view data, std::string_view) { raw->on_views(data); });
   if (!views) return views.error();
   i->views_sub = std::move(views).value();
+  auto claimed = link.subscribe(
+      subjects::claimed(raw->opt.gateway),
+      [raw](std::string_view, std::string_view data, std::string_view) { raw->on_claimed(data); });
+  if (!claimed) return claimed.error();
+  i->claimed_sub = std::move(claimed).value();
   i->flusher = std::thread([raw] { raw->flush_requests(); });
+  i->keeper = std::thread([raw] { raw->keep(); });
   raw->read_nodes(clock::now());
   raw->resync_all();
   return w;
@@ -468,7 +594,25 @@ void remote_world::submit(const world_request& request, world_reply reply) {
   impl_->submit(request, std::move(reply));
 }
 
+void remote_world::remember(std::string_view token, player_id player, std::string_view name) {
+  if (!impl_->opt.sessions) return;
+  impl_->later([i = impl_.get(), t = std::string(token), player, n = std::string(name)] { i->remember(t, player, n); });
+}
+
+void remote_world::forget(std::string_view token) {
+  if (!impl_->opt.sessions) return;
+  impl_->later([i = impl_.get(), t = std::string(token)] { i->forget(t); });
+}
+
+void remote_world::claim(std::string_view token, claim_reply reply) {
+  impl_->later([i = impl_.get(), t = std::string(token), reply = std::move(reply)]() mutable { reply(i->claim(t)); });
+}
+
 void remote_world::poll(std::chrono::steady_clock::time_point now) {
+  if (now - impl_->beaten >= beat_period) {
+    impl_->beaten = now;
+    (void)impl_->link.publish(subjects::gateway_beat(impl_->opt.gateway), {});
+  }
   impl_->time_out(now);
   if (now - impl_->nodes_read >= nodes_period) impl_->read_nodes(now);
   impl_->retry_waiting();
@@ -493,7 +637,10 @@ remote_world_stats remote_world::stats() const {
                        n(i.bad_messages),
                        i.events_sub ? i.events_sub->dropped() : 0,
                        n(i.nodes_lost),
-                       n(i.players_orphaned)};
+                       n(i.players_orphaned),
+                       n(i.claims),
+                       n(i.claims_refused),
+                       n(i.claimed_elsewhere)};
   std::lock_guard lock(i.m);
   s.live_nodes = static_cast<std::uint32_t>(i.nodes.size());
   s.players = static_cast<std::uint32_t>(i.node_of.size());

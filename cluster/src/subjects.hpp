@@ -29,6 +29,26 @@ namespace subjects {
 [[nodiscard]] inline std::string views(std::string_view node) {
   return fmt::format("scenert.node.{}.views", node);
 }
+/// A gateway claiming a player whose client resumed on it (request/reply).
+[[nodiscard]] inline std::string claim(std::string_view node) {
+  return fmt::format("scenert.node.{}.claim", node);
+}
+/// Tells a gateway that another one claimed one of its players.
+[[nodiscard]] inline std::string claimed(std::string_view gateway) {
+  return fmt::format("scenert.gateway.{}.claimed", gateway);
+}
+/// A gateway's beat, every second: the nodes keep its players while they hear it.
+[[nodiscard]] inline std::string gateway_beat(std::string_view gateway) {
+  return fmt::format("scenert.gateway.{}.beat", gateway);
+}
+/// Every gateway's beat.
+inline constexpr const char* all_gateway_beats = "scenert.gateway.*.beat";
+/// The gateway named in a beat's subject (empty if `subject` is not one).
+[[nodiscard]] inline std::string_view gateway_of_beat(std::string_view subject) {
+  constexpr std::string_view prefix = "scenert.gateway.", suffix = ".beat";
+  if (!subject.starts_with(prefix) || !subject.ends_with(suffix)) return {};
+  return subject.substr(prefix.size(), subject.size() - prefix.size() - suffix.size());
+}
 /// A node's batch of answers for a gateway.
 [[nodiscard]] inline std::string answers(std::string_view gateway) {
   return fmt::format("scenert.gateway.{}.answers", gateway);

@@ -13,14 +13,16 @@ namespace scenert::cluster::wire {
 namespace {
 
 constexpr std::uint8_t version = 1;
-constexpr char request_kind = 'R', answer_kind = 'A', event_kind = 'E', views_kind = 'V';
+constexpr char request_kind = 'R', answer_kind = 'A', event_kind = 'E', views_kind = 'V', claim_kind = 'C',
+               claim_answer_kind = 'c';
 
 // Encoded sizes: what the writer reserves and the least an entry can take, so that a count the
 // remaining bytes cannot hold is refused before anything is allocated for it.
 constexpr std::size_t header_size = 2, string_head = 2, count_size = 4, line_size = 12;
 constexpr std::size_t request_size = 8 + 1 + 8 + 4 + line_size + 8 + 8 + 8 + 4;
-constexpr std::size_t answer_ok_size = 8 + 1 + line_size + 4 + 4;
-constexpr std::size_t answer_min_size = 8 + 1 + 1 + string_head;  // an error with an empty message
+constexpr std::size_t result_ok_size = 1 + line_size + 4 + 4;
+constexpr std::size_t result_min_size = 1 + 1 + string_head;  // an error with an empty message
+constexpr std::size_t answer_min_size = 8 + result_min_size;
 constexpr std::size_t event_size = 1 + 8 + 4 + 4 + 1;
 constexpr std::size_t view_min_size = line_size + 4 + 8 + count_size;
 constexpr std::size_t max_string = 0xFFFF;
@@ -159,6 +161,22 @@ std::vector<line_event> get_events(reader& r, const char* reading) {
   return events;
 }
 
+void put_result(writer& w, const world_result& r) {
+  w.uint(static_cast<std::uint8_t>(r ? 1 : 0));
+  if (r) {
+    w.line(r->line);
+    w.uint(r->space);
+    w.uint(r->phase);
+  } else {
+    w.code(r.error().code);
+    w.str(r.error().message);
+  }
+}
+
+std::size_t result_size(const world_result& r) {
+  return r ? result_ok_size : result_min_size + std::min(r.error().message.size(), max_string);
+}
+
 world_request get_request(reader& r) {
   constexpr auto last = static_cast<std::uint8_t>(world_request::kind::leave_party);
   world_request q;
@@ -212,23 +230,14 @@ std::string encode(const request_batch& b) {
 std::string encode(const answer_batch& b) {
   std::size_t size = header_size + string_head + b.node.size() + 8 + count_size;
   for (const auto& a : b.answers)
-    size +=
-        a.result ? answer_ok_size : answer_min_size + std::min(a.result.error().message.size(), max_string);
+    size += 8 + result_size(a.result);
   writer w(size, answer_kind);
   w.str(b.node);
   w.uint(b.epoch);
   w.count(b.answers.size());
   for (const auto& [ticket, answer] : b.answers) {
     w.uint(ticket);
-    w.uint(static_cast<std::uint8_t>(answer ? 1 : 0));
-    if (answer) {
-      w.line(answer->line);
-      w.uint(answer->space);
-      w.uint(answer->phase);
-    } else {
-      w.code(answer.error().code);
-      w.str(answer.error().message);
-    }
+    put_result(w, answer);
   }
   return std::move(w.out);
 }
@@ -254,6 +263,20 @@ std::string encode(const views& v) {
     w.uint(s.seq);
     put_events(w, s.standing);
   }
+  return std::move(w.out);
+}
+
+std::string encode(const claim& c) {
+  writer w(header_size + 8 + string_head + c.gateway.size(), claim_kind);
+  w.uint(c.player);
+  w.str(c.gateway);
+  return std::move(w.out);
+}
+
+std::string encode(const claim_answer& a) {
+  writer w(header_size + string_head + a.node.size() + result_size(a.result), claim_answer_kind);
+  w.str(a.node);
+  put_result(w, a.result);
   return std::move(w.out);
 }
 
@@ -308,6 +331,24 @@ cluster_result<views> decode_views(std::string_view bytes) {
     s.standing = get_events(r, "a line's standing count");
   }
   return r.finish(std::move(v));
+}
+
+cluster_result<claim> decode_claim(std::string_view bytes) {
+  reader r{bytes, "claim"};
+  r.header(claim_kind);
+  claim c;
+  c.player = r.uint<std::uint64_t>("the player");
+  c.gateway = r.str("the gateway");
+  return r.finish(std::move(c));
+}
+
+cluster_result<claim_answer> decode_claim_answer(std::string_view bytes) {
+  reader r{bytes, "claim answer"};
+  r.header(claim_answer_kind);
+  claim_answer a;
+  a.node = r.str("the node");
+  a.result = get_result(r);
+  return r.finish(std::move(a));
 }
 
 }  // namespace scenert::cluster::wire

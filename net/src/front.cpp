@@ -598,6 +598,21 @@ void front::place_again(player_id p, scene_id scene, std::optional<grid::cell_po
   });
 }
 
+void front::let_go(player_id p) {
+  impl& f = *impl_;
+  std::unique_lock lock(f.roll_mutex);
+  if (auto h = f.home.find(p); h != f.home.end()) {
+    front_shard& there = *f.shards[h->second];
+    lock.unlock();
+    return asio::post(*there.io, [&there, p] { there.let_go(p); });
+  }
+  auto d = f.detached.find(p);
+  if (d == f.detached.end()) return;
+  f.tokens.erase(d->second.token);
+  f.detached.erase(d);
+  f.n.detached.fetch_sub(1, std::memory_order_relaxed);
+}
+
 void front::adopt_websocket(int socket, std::string bytes) {
   impl& f = *impl_;
   owned_fd fd(socket);
@@ -626,6 +641,7 @@ front_stats front::stats() const noexcept {
   s.oversize = g(c.oversize), s.moves_refused = g(c.moves_refused), s.rate_limited = g(c.rate_limited);
   s.moves_stale = g(c.moves_stale);
   s.logins = g(c.logins), s.guests = g(c.guests), s.resumed = g(c.resumed), s.detached = g(c.detached);
+  s.claimed = g(c.claimed);
   for (std::size_t i = 0; i < s.closed_by.size(); ++i) s.closed_by[i] = g(c.closed_by[i]);
   for (std::size_t i = 0; i < s.in_by_id.size(); ++i) {
     s.in_by_id[i] = {g(c.in_frames[i]), g(c.in_bytes[i])};

@@ -102,7 +102,7 @@ struct front::impl {
   struct counters {
     std::atomic<std::uint64_t> accepted{0}, refused{0}, closed{0}, connections{0}, frames_in{0}, bytes_in{0},
         bytes_out{0}, writes{0}, bad_frames{0}, oversize{0}, moves_refused{0}, moves_stale{0},
-        rate_limited{0}, logins{0}, guests{0}, resumed{0}, detached{0};
+        rate_limited{0}, logins{0}, guests{0}, resumed{0}, detached{0}, claimed{0};
     std::array<std::atomic<std::uint64_t>, static_cast<std::size_t>(close_reason::count_)> closed_by{};
     std::array<std::atomic<std::uint64_t>, std::size(all_message_ids)> in_frames{}, in_bytes{};
   } n;
@@ -198,6 +198,9 @@ struct front_shard {
   void greet(const std::shared_ptr<session>& s);
   void log_in_guest(const std::shared_ptr<session>& s);
   void log_in(const std::shared_ptr<session>& s, const login& l);
+  void log_in_afresh(const std::shared_ptr<session>& s, const login& l);
+  void claimed(const std::weak_ptr<session>& asking, const login& l, result<claimed_player, world_errc> r);
+  void let_go(player_id pid);
   void resume(const std::shared_ptr<session>& s, player_id pid, waiting was);
   void hand_over(player_id pid, std::size_t to, std::weak_ptr<session> asking, login l);
   void admit(const std::shared_ptr<session>& s, player_id pid, std::string name);

@@ -1,6 +1,6 @@
 // Logins: a guest (seed 002's clients send nothing first), an explicit login by name, or a resume
 // by token of a player whose connection dropped less than resume_ms ago (or that is logged in on
-// another connection, which is closed).
+// another connection, which is closed, or that another front of a cluster held: it is claimed).
 #include "front_impl.hpp"
 
 #include <fmt/format.h>
@@ -35,7 +35,7 @@ void front_shard::greet(const std::shared_ptr<session>& s) {
   if (s->login_required) return;
   s->guest_timer.expires_after(opt.guest_wait);
   s->guest_timer.async_wait([this, s](boost::system::error_code ec) {
-    if (ec || s->closing || s->at != session::stage::greeting || s->reader.mid_frame()) return;
+    if (ec || s->closing || s->claiming || s->at != session::stage::greeting || s->reader.mid_frame()) return;
     if (boost::system::error_code unread; s->socket().available(unread) > 0 && !unread) return;
     log_in_guest(s);
     flush();
@@ -80,6 +80,23 @@ void front_shard::log_in(const std::shared_ptr<session>& s, const login& l) {
       }
     }
   }
+  if (!l.resume_token.empty() && !s->claiming) {
+    // Not held here: another front of the cluster may hold it (its gateway died, or the client
+    // moved on). A token nobody holds logs in afresh.
+    s->claiming = true;
+    s->guest_timer.cancel();
+    w->claim(l.resume_token, [this, asking = std::weak_ptr(s), l](result<claimed_player, world_errc> r) {
+      asio::post(*io, [this, asking, l, r = std::move(r)]() mutable {
+        claimed(asking, l, std::move(r));
+        flush();
+      });
+    });
+    return;
+  }
+  log_in_afresh(s, l);
+}
+
+void front_shard::log_in_afresh(const std::shared_ptr<session>& s, const login& l) {
   if (auto problem = name_problem(l.name); !problem.empty())
     return close(s, close_reason::bad_login, problem);
   const auto taken = take_pid();
@@ -88,10 +105,49 @@ void front_shard::log_in(const std::shared_ptr<session>& s, const login& l) {
   const player_id pid = *taken;
   s->token = new_token();
   admit(s, pid, l.name.empty() ? "player-" + std::to_string(pid) : l.name);
+  w->remember(s->token, pid, s->name);
   s->speaks_scenert = true;
   send(*s, server_message{login_ok{static_cast<std::int32_t>(pid), s->name, s->token, false}});
   send(*s, server_message{you_are{static_cast<std::int32_t>(pid), s->name}});
   enter_world(s, world_request::enter(pid, landing().id), 0);
+}
+
+// The answer to a claim: the player is this front's now. A client that closed meanwhile leaves it
+// waiting for its resume here.
+void front_shard::claimed(const std::weak_ptr<session>& asking, const login& l,
+                          result<claimed_player, world_errc> r) {
+  auto s = asking.lock();
+  if (s) s->claiming = false;
+  if (s && !s->closing && r) {
+    std::unique_lock lock(hub.roll_mutex);
+    if (hub.tokens.contains(l.resume_token)) {  // another connection resumed it here meanwhile
+      lock.unlock();
+      return log_in(s, l);
+    }
+  }
+  if (!r) {
+    if (s && !s->closing) log_in_afresh(s, l);
+    return;
+  }
+  add(n.claimed);
+  waiting was{r->name, l.resume_token, placement{r->line, r->space, r->phase}, true, {}};
+  if (!s || s->closing) return park(r->player, std::move(was), true);
+  resume(s, r->player, std::move(was));
+}
+
+void front_shard::let_go(player_id pid) {
+  auto live = sessions.find(pid);
+  if (live == sessions.end()) return;
+  auto old = live->second;
+  sessions.erase(live);
+  {
+    std::lock_guard lock(hub.roll_mutex);
+    if (auto h = hub.home.find(pid); h != hub.home.end() && h->second == number) hub.home.erase(h);
+    if (!old->token.empty()) hub.tokens.erase(old->token);
+  }
+  old->pid = 0;  // the player goes on elsewhere: closing must not take it off the world
+  close(old, close_reason::replaced, "resumed on another gateway");
+  flush();
 }
 
 // On the shard of a logged-in player whose token logged in again on shard `to`: its connection here
@@ -179,21 +235,25 @@ void front_shard::park(player_id pid, waiting was, bool may_come_back) {
   }
   if (!was.token.empty()) hub.tokens.erase(was.token);
   lock.unlock();
+  if (!was.token.empty()) w->forget(was.token);
   hub.book.gone(pid, clock::now());
   w->submit(world_request::leave(pid), {});
 }
 
 void front_shard::expire_detached(clock::time_point now) {
   std::vector<player_id> leaving;
+  std::vector<std::string> tokens;
   {
     std::lock_guard lock(hub.roll_mutex);
     std::erase_if(hub.detached, [&](auto& d) {
       if (now < d.second.until) return false;
       hub.tokens.erase(d.second.token);
       leaving.push_back(d.first);
+      tokens.push_back(std::move(d.second.token));
       return true;
     });
   }
+  for (const auto& t : tokens) w->forget(t);
   for (player_id p : leaving) {
     n.detached.fetch_sub(1, std::memory_order_relaxed);
     hub.book.gone(p, clock::now());

@@ -11,6 +11,7 @@ void front_shard::on_frame(const std::shared_ptr<session>& s, std::uint32_t id, 
   auto m = decode_client(id, payload);
   if (!m) return bad_frame(s, m.error().message);
   if (s->at != session::stage::in) {
+    if (s->claiming) return;  // logging in already: the claim's answer decides
     if (auto* l = std::get_if<login>(&m.value())) return log_in(s, *l);
     if (s->login_required) return bad_frame(s, "log in (1000) first");
     log_in_guest(s);

@@ -59,6 +59,7 @@ struct session : std::enable_shared_from_this<session> {
   clock::time_point opened = clock::now();
   asio::steady_timer guest_timer;
   bool login_required = false;  // a WebSocket client that asked for "scenert": never a guest
+  bool claiming = false;        // its resume token is asked of the cluster: its frames wait for that
 
   player_id pid = 0;
   clock::time_point admitted{};  // logged in (or resumed) on this connection

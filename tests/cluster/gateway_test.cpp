@@ -67,6 +67,33 @@ struct recorder {
   }
 };
 
+result<claimed_player, world_errc> claim(world_port& w, std::string_view token) {
+  auto answer = std::make_shared<std::promise<result<claimed_player, world_errc>>>();
+  auto f = answer->get_future();
+  w.claim(token, [answer](result<claimed_player, world_errc> r) { answer->set_value(std::move(r)); });
+  if (f.wait_for(10s) != std::future_status::ready) return fail(world_errc::shutting_down, "no answer in 10 s");
+  return f.get();
+}
+
+// Players a gateway was told another gateway took over.
+struct let_go_list {
+  std::mutex m;
+  std::condition_variable cv;
+  std::vector<player_id> players;
+  std::function<void(player_id)> sink() {
+    return [this](player_id p) {
+      std::lock_guard lock(m);
+      players.push_back(p);
+      cv.notify_all();
+    };
+  }
+  std::vector<player_id> wait_for(std::size_t n) {
+    std::unique_lock lock(m);
+    cv.wait_for(lock, 5s, [&] { return players.size() >= n; });
+    return players;
+  }
+};
+
 world_result ask(world_port& w, const world_request& q) {
   auto answer = std::make_shared<std::promise<world_result>>();
   auto f = answer->get_future();
@@ -85,11 +112,13 @@ struct Gateways : ::testing::Test {
   }();
   recorder front;
 
-  std::unique_ptr<remote_world> gateway(std::chrono::milliseconds timeout = 5s) {
+  std::unique_ptr<remote_world> gateway(std::chrono::milliseconds timeout = 5s,
+                                        std::function<void(remote_world_options&)> more = {}) {
     remote_world_options o;
     o.gateway = "g";
     o.answer_timeout = timeout;
     o.on_line_events = front.sink();
+    if (more) more(o);
     auto w = remote_world::start(*link, nodes, std::move(o));
     EXPECT_TRUE(w) << w.error().message;
     return w ? std::move(w).value() : nullptr;
@@ -291,6 +320,124 @@ TEST_F(Gateways, GatewaysTakeBlocksOfPlayerIdsNoneTwice) {
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.code(), cluster_errc::bad_record);
   EXPECT_NE(bad.error().message.find("ids.players"), std::string::npos);
+}
+
+TEST_F(Gateways, AClientResumesOnAnotherGatewayWhichClaimsItsPlayerFromItsNode) {
+  echo_world world_a;
+  ASSERT_TRUE(node_lease::join(nodes, "a", 0));
+  node_endpoint a(*link, "a", 1);
+  // Node a hosts player 7 (in phase 3 of space 9 on scene 1's line 1) and player 9 (between lines).
+  ASSERT_TRUE(a.start(world_a, [](player_id p) {
+    if (p == 7) return location{location::state::in_line, {1, 1, 1}, {}, 9, 3, false};
+    if (p == 9) return location{location::state::switching, {1, 1, 1}, {1, 2, 1}, 0, 0, false};
+    return location{};
+  }));
+  auto sessions = link->bucket("scenert-sessions");
+  ASSERT_TRUE(sessions) << sessions.error().message;
+  let_go_list first_let_go, second_let_go;
+  auto on = [&](const char* name, let_go_list& l) {
+    return [&, name](remote_world_options& o) {
+      o.gateway = name;
+      o.sessions = *sessions;
+      o.on_claimed_elsewhere = l.sink();
+    };
+  };
+  auto g1 = gateway(5s, on("g1", first_let_go)), g2 = gateway(5s, on("g2", second_let_go));
+  ASSERT_TRUE(g1 && g2);
+  ASSERT_TRUE(ask(*g1, world_request::enter(7, 1)));
+  ASSERT_TRUE(ask(*g1, world_request::enter(9, 1)));
+  const std::string ann(32, 'a'), bob(32, 'b'), cat(32, 'c');
+  g1->remember(ann, 7, "ann");
+  g1->remember(bob, 8, "bob");  // no node hosts player 8
+  g1->remember(cat, 9, "cat");
+  auto remembered = [&](const std::string& t) {
+    for (int i = 0; i < 200 && !sessions->get("token." + t); ++i) std::this_thread::sleep_for(10ms);
+    return sessions->get("token." + t).has_value();
+  };
+  ASSERT_TRUE(remembered(ann) && remembered(bob) && remembered(cat));
+
+  auto got = claim(*g2, ann);
+  ASSERT_TRUE(got) << got.error().message;
+  EXPECT_EQ(got->player, 7u);
+  EXPECT_EQ(got->name, "ann");
+  EXPECT_EQ(got->line, (line_handle{1, 1, 1}));
+  EXPECT_EQ(got->space, 9u);
+  EXPECT_EQ(got->phase, 3u);
+  EXPECT_EQ(first_let_go.wait_for(1), std::vector<player_id>{7});  // g1 lets it go
+  // From now on its requests go from g2 to its node.
+  const auto heard_before = world_a.count();
+  ASSERT_TRUE(ask(*g2, world_request::move(7, {2, 2})));
+  EXPECT_EQ(world_a.count(), heard_before + 1);
+  EXPECT_EQ(g2->stats().players, 1u);
+  EXPECT_EQ(g1->stats().players, 1u);  // player 9 only
+  // Claimed again by the gateway that has it: the record names g2 already, nobody else is told.
+  ASSERT_TRUE(claim(*g2, ann));
+  // A player between two lines is claimed where it goes.
+  auto moving = claim(*g2, cat);
+  ASSERT_TRUE(moving) << moving.error().message;
+  EXPECT_EQ(moving->line, (line_handle{1, 2, 1}));
+
+  // No node hosts it: refused, and its token is void.
+  auto nowhere = claim(*g2, bob);
+  ASSERT_FALSE(nowhere);
+  EXPECT_EQ(nowhere.code(), world_errc::not_in_scene);
+  EXPECT_NE(nowhere.error().message.find("player 8: on no live scene node"), std::string::npos)
+      << nowhere.error().message;
+  for (int i = 0; i < 200 && sessions->get("token." + bob); ++i) std::this_thread::sleep_for(10ms);
+  EXPECT_EQ(sessions->get("token." + bob).code(), cluster_errc::not_found);
+  // Tokens nobody gave out, or not tokens at all.
+  EXPECT_EQ(claim(*g2, std::string(32, 'f')).code(), world_errc::not_in_scene);
+  EXPECT_EQ(claim(*g2, "../../x").code(), world_errc::not_in_scene);
+  EXPECT_EQ(g2->stats().claims, 3u);
+  EXPECT_EQ(g2->stats().claims_refused, 3u);
+  EXPECT_EQ(g1->stats().claimed_elsewhere, 2u);
+  EXPECT_TRUE(second_let_go.wait_for(0).empty());
+
+  // Forgotten (the player left the world): nobody can claim it.
+  g2->forget(ann);
+  for (int i = 0; i < 200 && sessions->get("token." + ann); ++i) std::this_thread::sleep_for(10ms);
+  EXPECT_EQ(claim(*g1, ann).code(), world_errc::not_in_scene);
+}
+
+// A gateway that falls silent: past gateway_dead_after it is dead, and its players nobody claimed
+// within resume leave the world; one claimed meanwhile by another gateway stays. The node's clock
+// is the poll's: no sleeping.
+TEST_F(Gateways, ASilentGatewaysPlayersLeaveUnlessClaimedWithinResume) {
+  echo_world world_a;
+  ASSERT_TRUE(node_lease::join(nodes, "a", 0));
+  node_endpoint a(*link, "a", 1, node_endpoint_options{1s, 1s});
+  ASSERT_TRUE(a.start(world_a, [](player_id p) {
+    return p == 2 ? location{location::state::in_line, {1, 1, 1}, {}, 0, 0, false} : location{};
+  }));
+  {
+    auto g1 = gateway(5s, [](remote_world_options& o) { o.gateway = "g1"; });
+    ASSERT_TRUE(g1);
+    ASSERT_TRUE(ask(*g1, world_request::enter(1, 1)));
+    ASSERT_TRUE(ask(*g1, world_request::enter(2, 1)));
+    EXPECT_EQ(a.stats().gateways, 1u);
+  }  // g1 is gone: no beat, no request from now on
+  const auto t0 = std::chrono::steady_clock::now();
+  auto leaves = [&] {
+    std::lock_guard lock(world_a.m);
+    std::vector<player_id> out;
+    for (const auto& q : world_a.heard)
+      if (q.what == world_request::kind::leave) out.push_back(q.player);
+    return out;
+  };
+  a.poll(t0 + 500ms);
+  EXPECT_EQ(a.stats().gateways_lost, 0u);
+  a.poll(t0 + 1500ms);
+  EXPECT_EQ(a.stats().gateways_lost, 1u);
+  EXPECT_TRUE(leaves().empty());  // its players wait for their clients to resume elsewhere
+  // Player 2's client resumed on g2, which claims it.
+  auto answer = link->request("scenert.node.a.claim", wire::encode(wire::claim{2, "g2"}), 2s);
+  ASSERT_TRUE(answer) << answer.error().message;
+  auto claimed = wire::decode_claim_answer(*answer);
+  ASSERT_TRUE(claimed && claimed->result);
+  a.poll(t0 + 2600ms);
+  EXPECT_EQ(leaves(), std::vector<player_id>{1});
+  EXPECT_EQ(a.stats().players_abandoned, 1u);
+  EXPECT_EQ(a.stats().gateways_lost, 2u);  // g2 has not beaten either: its wait starts now
 }
 
 }  // namespace

@@ -89,7 +89,12 @@ std::vector<codec> codecs() {
   return {{"request batch", encode(some_requests()), round_trip(decode_request_batch)},
           {"answer batch", encode(some_answers()), round_trip(decode_answer_batch)},
           {"event batch", encode(some_events()), round_trip(decode_event_batch)},
-          {"views", encode(some_views()), round_trip(decode_views)}};
+          {"views", encode(some_views()), round_trip(decode_views)},
+          {"claim", encode(claim{0x0102030405060708ull, "gate-2"}), round_trip(decode_claim)},
+          {"claim answer", encode(claim_answer{"node_b", placement{{4, 1, 2}, 8, 5}}),
+           round_trip(decode_claim_answer)},
+          {"claim answer", encode(claim_answer{"node_b", fail(world_errc::not_in_scene, "player 9: nowhere")}),
+           round_trip(decode_claim_answer)}};
 }
 
 TEST(Wire, RoundTripsRequests) {
@@ -157,6 +162,26 @@ TEST(Wire, RoundTripsViews) {
     EXPECT_EQ(got->lines[i].seq, sent.lines[i].seq);
     expect_same(got->lines[i].standing, sent.lines[i].standing);
   }
+}
+
+TEST(Wire, RoundTripsClaimsAndTheirAnswers) {
+  auto c = decode_claim(encode(claim{0x0102030405060708ull, "gate-2"}));
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_EQ(c->player, 0x0102030405060708ull);
+  EXPECT_EQ(c->gateway, "gate-2");
+  auto here = decode_claim_answer(encode(claim_answer{"node_b", placement{{4, 1, 2}, 8, 5}}));
+  ASSERT_TRUE(here) << here.error().message;
+  EXPECT_EQ(here->node, "node_b");
+  ASSERT_TRUE(here->result);
+  EXPECT_EQ(here->result->line, (line_handle{4, 1, 2}));
+  EXPECT_EQ(here->result->space, 8u);
+  EXPECT_EQ(here->result->phase, 5u);
+  auto nowhere =
+      decode_claim_answer(encode(claim_answer{"node_b", fail(world_errc::not_in_scene, "player 9: nowhere")}));
+  ASSERT_TRUE(nowhere) << nowhere.error().message;
+  ASSERT_FALSE(nowhere->result);
+  EXPECT_EQ(nowhere->result.code(), world_errc::not_in_scene);
+  EXPECT_EQ(nowhere->result.error().message, "player 9: nowhere");
 }
 
 TEST(Wire, RoundTripsEmptyMessages) {
@@ -292,7 +317,7 @@ TEST(Wire, RandomBytesNeverCrashAndWhatDecodesReencodesTheSame) {
   std::mt19937 rng(20240601);
   auto byte = [&rng] { return static_cast<char>(rng() & 0xFF); };
   const auto all = codecs();
-  const char kinds[] = {'R', 'A', 'E', 'V'};
+  const char kinds[] = {'R', 'A', 'E', 'V', 'C', 'c'};
   int decoded = 0;
   auto check = [&](const std::string& bytes) {
     for (const auto& c : all) {
@@ -310,7 +335,7 @@ TEST(Wire, RandomBytesNeverCrashAndWhatDecodesReencodesTheSame) {
     for (auto& b : bytes) b = byte();
     // Most random strings would stop at the header: give half of them a valid one.
     if (bytes.size() >= 2 && i % 2 == 0) {
-      bytes[0] = kinds[rng() % 4];
+      bytes[0] = kinds[rng() % std::size(kinds)];
       bytes[1] = 1;
     }
     check(bytes);

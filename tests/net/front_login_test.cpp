@@ -1,6 +1,8 @@
 // Logins, resumes and WebSocket clients, end to end over real loopback sockets.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <mutex>
 #include <thread>
 #include <variant>
 
@@ -147,6 +149,142 @@ TEST(FrontLogin, WithoutResumeMsADroppedPlayerLeavesAtOnce) {
   server s;
   drop_and_watch_it_leave(s);
   EXPECT_EQ(s.door->stats().detached, 0U);
+}
+
+// Two fronts over one world, as two gateways of a cluster over its nodes; their port shares the
+// resume tokens between them (as the cluster's sessions bucket does) and claims where the world has
+// the player.
+struct two_fronts {
+  struct port final : world_port {
+    two_fronts& both;
+    front* self = nullptr;
+    explicit port(two_fronts& b) : both(b) {}
+    void submit(const world_request& q, world_reply reply) override { both.w->submit(q, std::move(reply)); }
+    void remember(std::string_view token, player_id p, std::string_view name) override {
+      std::lock_guard lock(both.m);
+      both.tokens[std::string(token)] = {p, std::string(name), self};
+    }
+    void forget(std::string_view token) override {
+      std::lock_guard lock(both.m);
+      both.tokens.erase(std::string(token));
+    }
+    void claim(std::string_view token, claim_reply reply) override {
+      std::unique_lock lock(both.m);
+      auto t = both.tokens.find(std::string(token));
+      if (t == both.tokens.end()) return reply(fail(world_errc::not_in_scene, "resume token unknown"));
+      const auto [p, name, was] = t->second;
+      t->second.holder = self;
+      lock.unlock();
+      if (was != self) was->let_go(p);
+      const location at = both.w->locate(p).get();
+      reply(claimed_player{p, name, at.line, at.space, at.phase});
+    }
+  };
+  struct token_record {
+    player_id player;
+    std::string name;
+    front* holder;
+  };
+
+  scene_table table = small_table();
+  std::unique_ptr<processor_pool> pool;
+  std::unique_ptr<front> a, b;
+  std::shared_ptr<world> w;
+  port to_a{*this}, to_b{*this};
+  std::mutex m;
+  std::map<std::string, token_record> tokens;
+
+  two_fronts() {
+    pool_options po;
+    po.workers = 2;
+    po.log = [](log_level, std::string_view) {};
+    pool = std::make_unique<processor_pool>(std::move(po));
+    EXPECT_TRUE(pool->start().has_value());
+    a = front::create(table, front_options{.resume = 5s});
+    b = front::create(table, front_options{.resume = 5s, .first_player_id = 1'000'000});
+    to_a.self = a.get(), to_b.self = b.get();
+    world_options wo;
+    wo.on_line_events = [ea = a->on_line_events(), eb = b->on_line_events()](
+                            line_handle l, phase_id p, std::span<const line_event> e) {
+      ea(l, p, e);
+      eb(l, p, e);
+    };
+    w = world::create(table, *pool, std::move(wo));
+    w->start();
+    EXPECT_TRUE(a->start(to_a).has_value());
+    EXPECT_TRUE(b->start(to_b).has_value());
+  }
+  ~two_fronts() {
+    a->stop();
+    b->stop();
+    w->shutdown().wait_for(patience);
+    (void)pool->stop();
+  }
+  static std::unique_ptr<client> connect(front& f) {
+    auto c = client::connect("127.0.0.1", f.tcp_port());
+    EXPECT_TRUE(c.has_value()) << c.error().message;
+    return c ? std::move(c).value() : nullptr;
+  }
+};
+
+template <class F>
+bool eventually(F done) {
+  const auto deadline = std::chrono::steady_clock::now() + patience;
+  while (!done() && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(5ms);
+  return done();
+}
+
+// A client resumes on another front with its token: that front claims the player (same id, same
+// place, a fresh 202), the first lets it go (its connection closed as replaced, or its wait for a
+// resume over) and nobody saw the player leave.
+TEST(FrontLogin, ATokenThatAnotherFrontHoldsIsClaimedThereAndTheFirstLetsItGo) {
+  two_fronts f;
+  auto watcher = two_fronts::connect(*f.b);
+  const auto w = land(*watcher);
+  auto on_a = two_fronts::connect(*f.a);
+  const auto first = log_in(*on_a, "alice");
+  wait_for<broadcast>(*watcher, [&](const broadcast& m) { return is(m, first.pid, broadcast_type::appeared); });
+
+  auto on_b = two_fronts::connect(*f.b);
+  players_in_view view;
+  const auto back = log_in(*on_b, "ignored", first.resume_token, &view);
+  EXPECT_TRUE(back.resumed);
+  EXPECT_EQ(back.pid, first.pid);
+  EXPECT_EQ(back.name, "alice");
+  EXPECT_EQ(back.resume_token, first.resume_token);
+  ASSERT_EQ(view.players.size(), 1U);
+  EXPECT_EQ(view.players[0].pid, w);
+  EXPECT_EQ(wait_for<goodbye>(*on_a).reason, "replaced: resumed on another gateway");
+  // It walks through its new front; the watcher hears the move and never a 201 for it.
+  ASSERT_TRUE(on_b->send(move_to{{18.5F, 0, 18.5F, 0, 0}}));
+  for (;;) {
+    auto m = watcher->receive(patience);
+    ASSERT_TRUE(m.has_value()) << m.error().message;
+    if (auto* l = std::get_if<left_view>(&m.value())) {
+      EXPECT_NE(l->pid, first.pid);
+    }
+    if (auto* b = std::get_if<broadcast>(&m.value()); b && b->pid == first.pid) {
+      EXPECT_EQ(b->type, broadcast_type::moved);
+      break;
+    }
+  }
+  EXPECT_EQ(f.b->stats().claimed, 1U);
+  EXPECT_EQ(f.b->stats().resumed, 1U);
+  EXPECT_EQ(f.a->stats().closed_by[static_cast<std::size_t>(close_reason::replaced)], 1U);
+
+  // Dropped from b, it waits there for its resume; claimed back by a, b waits no more.
+  on_b->close();
+  ASSERT_TRUE(eventually([&] { return f.b->stats().detached == 1; }));
+  auto again = two_fronts::connect(*f.a);
+  EXPECT_EQ(log_in(*again, "", first.resume_token).pid, first.pid);
+  EXPECT_TRUE(eventually([&] { return f.b->stats().detached == 0; }));
+  EXPECT_EQ(f.a->stats().claimed, 1U);
+
+  // A token no front gave out logs in afresh.
+  auto stranger = two_fronts::connect(*f.b);
+  const auto fresh = log_in(*stranger, "carol", std::string(32, 'f'));
+  EXPECT_FALSE(fresh.resumed);
+  EXPECT_NE(fresh.pid, first.pid);
 }
 
 // WebSocket: the same frames, one per binary message; TCP and WebSocket clients see each other.

@@ -35,6 +35,8 @@ class kv_bucket {
   /// A new value when the key is still at `revision`: `conflict` when it moved on.
   [[nodiscard]] cluster_result<std::uint64_t> update(std::string_view key, std::string_view value,
                                                      std::uint64_t revision);
+  /// Removes the key's value: for a record that decides nothing any more (a void resume token).
+  [[nodiscard]] cluster_result<void> erase(std::string_view key);
   /// Every key that holds a value now, in no particular order.
   [[nodiscard]] cluster_result<std::vector<std::string>> keys() const;
   [[nodiscard]] const std::string& name() const noexcept;

@@ -4,6 +4,7 @@
 /// the line's subject, numbered, so a gateway that misses one asks for the line as it stands.
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -12,13 +13,28 @@
 
 #include <scenert/cluster/cluster_errc.hpp>
 #include <scenert/cluster/nats_link.hpp>
+#include <scenert/scene/line_directory.hpp>
 #include <scenert/scene/line_event.hpp>
 #include <scenert/scene/world_port.hpp>
 
 namespace scenert::cluster {
 
+/// Where the world has a player now (the world's locate); called on a library thread, may block briefly.
+using player_locator = std::function<location(player_id)>;
+
+struct node_endpoint_options {
+  /// A gateway not heard from this long (its beats, its requests) is dead: its players wait
+  /// `resume` for a client of theirs to resume on another gateway, then leave the world.
+  std::chrono::milliseconds gateway_dead_after{3000};
+  std::chrono::milliseconds resume{0};
+};
+
 struct node_endpoint_stats {
   std::uint64_t request_batches = 0, requests = 0, bad_batches = 0;
+  std::uint64_t claims = 0;  ///< gateways' claims of players answered (found or not)
+  std::uint64_t gateways_lost = 0;       ///< gateways that fell silent or said they were gone
+  std::uint64_t players_abandoned = 0;   ///< their players nobody claimed within resume: taken off
+  std::uint32_t gateways = 0;            ///< gateways heard from and alive now
   std::uint64_t answer_batches = 0, answers = 0;
   std::uint64_t event_batches = 0, views_asked = 0, publish_failures = 0;
 };
@@ -27,19 +43,24 @@ struct node_endpoint_stats {
 /// Thread-safety: on_line_events' function from the lines' threads; the rest from one thread.
 class node_endpoint {
  public:
-  node_endpoint(nats_link& link, std::string node, std::uint64_t epoch);
+  node_endpoint(nats_link& link, std::string node, std::uint64_t epoch, node_endpoint_options options = {});
   ~node_endpoint();
   node_endpoint(const node_endpoint&) = delete;
   node_endpoint& operator=(const node_endpoint&) = delete;
 
   /// For world_options::on_line_events.
   [[nodiscard]] std::function<void(line_handle, phase_id, std::span<const line_event>)> on_line_events();
-  /// Subscribes to the node's requests and views; `w` must outlive stop().
-  [[nodiscard]] cluster_result<void> start(world_port& w);
+  /// Subscribes to the node's requests, views and claims; `w` and `where` must outlive stop(). A
+  /// claim (a gateway resuming a client whose gateway died) is answered with where the player
+  /// stands; from then on its answers go to the claiming gateway, which sends its requests.
+  [[nodiscard]] cluster_result<void> start(world_port& w, player_locator where = {});
+  /// Declares silent gateways dead and takes their unclaimed players off once `resume` is over.
+  /// From one thread, a few times a second.
+  void poll(std::chrono::steady_clock::time_point now);
   /// Unsubscribes, then sends the answers still held. Called by the destructor too.
   void stop();
 
-  [[nodiscard]] node_endpoint_stats stats() const noexcept;
+  [[nodiscard]] node_endpoint_stats stats() const;
 
   struct impl;
 

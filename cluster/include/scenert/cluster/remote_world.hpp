@@ -40,6 +40,12 @@ struct remote_world_options {
   /// A node the cluster declared dead, with the players this gateway had on it: the front places
   /// them again. Its lines' players and monsters have left the front's views (from the poll's thread).
   std::function<void(const std::string& node, std::vector<orphan> players)> on_node_lost;
+  /// Resume tokens cluster-wide (key token.TOKEN: the player, its name, the gateway holding it), so
+  /// that a client may resume on another gateway. Unset: a token is this gateway's alone.
+  std::optional<kv_bucket> sessions;
+  /// Another gateway claimed one of this gateway's players (its client resumed there): the front
+  /// lets it go (from a library thread).
+  std::function<void(player_id)> on_claimed_elsewhere;
 };
 
 struct remote_world_stats {
@@ -47,6 +53,8 @@ struct remote_world_stats {
   std::uint64_t event_batches = 0, gaps = 0, views_asked = 0, views_applied = 0, bad_messages = 0;
   std::uint64_t dropped = 0;  ///< event batches the library dropped for the gateway (slow consumer)
   std::uint64_t nodes_lost = 0, players_orphaned = 0;
+  std::uint64_t claims = 0, claims_refused = 0;  ///< players claimed from other gateways, and tokens nobody held
+  std::uint64_t claimed_elsewhere = 0;           ///< this gateway's players claimed by another
   std::uint32_t live_nodes = 0, players = 0;
 };
 
@@ -62,6 +70,13 @@ class remote_world final : public world_port {
   remote_world& operator=(const remote_world&) = delete;
 
   void submit(const world_request& request, world_reply reply) override;
+  /// Writes the token to the sessions bucket (on the gateway's own thread for the bucket).
+  void remember(std::string_view token, player_id player, std::string_view name) override;
+  void forget(std::string_view token) override;
+  /// Takes the token's record (compare-and-set: of two gateways claiming one token, one wins), asks
+  /// the live nodes which hosts the player, routes its requests there and tells the gateway that
+  /// held it to let it go.
+  void claim(std::string_view token, claim_reply reply) override;
   /// Answers the requests that timed out, rereads the nodes (their load, who died) every second and
   /// asks again for lines still waiting for their views. Every quarter second or so.
   void poll(std::chrono::steady_clock::time_point now);

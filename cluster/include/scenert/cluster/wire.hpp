@@ -62,14 +62,31 @@ struct views {
   std::vector<view_state> lines;
 };
 
+/// A gateway resuming a client whose player another gateway held (subject scenert.node.NODE.claim,
+/// request/reply): does this node host the player, and where does it stand?
+struct claim {
+  player_id player = 0;
+  std::string gateway;  ///< the gateway that holds the player from now on
+};
+
+/// A node's answer to a claim: where the player stands, or not_in_scene when it hosts no such player.
+struct claim_answer {
+  std::string node;
+  world_result result = placement{};
+};
+
 [[nodiscard]] std::string encode(const request_batch& b);
 [[nodiscard]] std::string encode(const answer_batch& b);
 [[nodiscard]] std::string encode(const event_batch& b);
 [[nodiscard]] std::string encode(const views& v);
+[[nodiscard]] std::string encode(const claim& c);
+[[nodiscard]] std::string encode(const claim_answer& a);
 
 [[nodiscard]] cluster_result<request_batch> decode_request_batch(std::string_view bytes);
 [[nodiscard]] cluster_result<answer_batch> decode_answer_batch(std::string_view bytes);
 [[nodiscard]] cluster_result<event_batch> decode_event_batch(std::string_view bytes);
 [[nodiscard]] cluster_result<views> decode_views(std::string_view bytes);
+[[nodiscard]] cluster_result<claim> decode_claim(std::string_view bytes);
+[[nodiscard]] cluster_result<claim_answer> decode_claim_answer(std::string_view bytes);
 
 }  // namespace scenert::cluster::wire

@@ -99,6 +99,7 @@ struct front_stats {
   std::uint64_t bad_frames = 0, oversize = 0, moves_refused = 0, rate_limited = 0;
   std::uint64_t moves_stale = 0;  ///< walks (1011) made on a view the player had left: dropped
   std::uint64_t logins = 0, guests = 0, resumed = 0;
+  std::uint64_t claimed = 0;   ///< of the resumed: players another front of the cluster held
   std::uint64_t detached = 0;  ///< players of dropped connections waiting for their resume now
   std::array<std::uint64_t, static_cast<std::size_t>(close_reason::count_)> closed_by{};
   std::array<message_counts, std::size(all_message_ids)> in_by_id{}, out_by_id{};
@@ -143,6 +144,11 @@ class front {
   /// player waiting for its resume is placed too. No place: the connection closes (no_place).
   /// Any thread.
   void place_again(player_id player, scene_id scene, std::optional<grid::cell_point> at);
+
+  /// Lets a player go without taking it off the world: its client resumed on another front of the
+  /// cluster. Its connection here, if any, closes (replaced); one waiting for its resume waits no
+  /// more. Any thread.
+  void let_go(player_id player);
 
   /// Where clients land: the table's first town, else its first field (0: none).
   [[nodiscard]] scene_id landing_scene() const noexcept;
