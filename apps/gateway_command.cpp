@@ -96,6 +96,9 @@ CLI::App* add_gateway_command(CLI::App& app, gateway_options& o) {
   cmd->add_option("--answer-timeout-ms", o.answer_timeout_ms,
                   "A request its node has not answered this soon is answered node_unavailable (default 5000)")
       ->check(CLI::Range(std::int64_t{100}, std::int64_t{600'000}));
+  cmd->add_flag("--journeys", o.journeys,
+                "Experimental: a team join to a mate on another node, or a line switch to a line hosted there, "
+                "takes the player to that node (off: it is answered as that node's world would)");
   cmd->footer(
       "Exit status: 0 stopped cleanly; 1 invalid table; 2 usage error, unreadable file, an endpoint that\n"
       "cannot be bound or a cluster that cannot be reached.");
@@ -151,6 +154,7 @@ int run_gateway(const gateway_options& o) {
   cluster::remote_world_options ro;
   ro.gateway = name;
   ro.answer_timeout = milliseconds(o.answer_timeout_ms);
+  ro.journeys = o.journeys;
   ro.on_line_events = door->on_line_events();
   ro.warn = [](std::string_view what) { spdlog::warn("{}", what); };
   ro.sessions = *sessions;

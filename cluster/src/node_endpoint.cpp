@@ -18,6 +18,9 @@ namespace {
 
 // Answers wait this long for the rest of their world tick's answers, so a gateway gets one batch.
 constexpr auto answer_linger = std::chrono::microseconds(200);
+// A claimed player on its way somewhere is looked at again this often, this many times (a second).
+constexpr auto settle_wait = std::chrono::milliseconds(20);
+constexpr int settle_tries = 50;
 
 struct view_key {
   scene_id scene;
@@ -78,7 +81,7 @@ struct node_endpoint::impl : std::enable_shared_from_this<impl> {
   std::unordered_map<std::string, gateway_state> gateways;
   std::uint64_t link_ups = 0;  // the link's reconnects at the last poll
 
-  std::unique_ptr<subscription> requests_sub, views_sub, claims_sub, beats_sub;
+  std::unique_ptr<subscription> requests_sub, views_sub, claims_sub, where_sub, beats_sub;
 
   std::atomic<std::uint64_t> request_batches{0}, requests{0}, bad_batches{0}, answer_batches{0}, answers{0},
       event_batches{0}, views_asked{0}, publish_failures{0}, claims{0},
@@ -208,7 +211,8 @@ struct node_endpoint::impl : std::enable_shared_from_this<impl> {
     }
   }
 
-  void on_claim(std::string_view data, std::string_view reply) {
+  // A claim takes the player for the asking gateway; a "where" only says where it stands.
+  void on_claim(std::string_view data, std::string_view reply, bool take) {
     if (reply.empty()) return;
     auto c = wire::decode_claim(data);
     if (!c || !valid_name(c->gateway)) {
@@ -216,8 +220,14 @@ struct node_endpoint::impl : std::enable_shared_from_this<impl> {
       return;
     }
     claims.fetch_add(1, std::memory_order_relaxed);
-    const location at = where ? where(c->player) : location{};
-    if (at.where != location::state::none) {  // its answers and its fate are the claimer's now
+    // A player on its way (between lines, into or out of a phase) is answered once it got there: the
+    // answer that would have told its client went to the gateway that asked, which may be gone.
+    location at = where ? where(c->player) : location{};
+    for (int i = 0; i < settle_tries && (at.where == location::state::switching || at.phase_pending); ++i) {
+      std::this_thread::sleep_for(settle_wait);
+      at = where(c->player);
+    }
+    if (take && at.where != location::state::none) {  // its answers and its fate are the claimer's now
       std::lock_guard lock(gateways_m);
       heard(c->gateway, clock::now());
       gateway_of[c->player] = c->gateway;
@@ -276,9 +286,14 @@ cluster_result<void> node_endpoint::start(world_port& w, player_locator where) {
   impl_->views_sub = std::move(views).value();
   auto claims = impl_->link.subscribe(subjects::claim(impl_->node),
                                       [i = impl_.get()](std::string_view, std::string_view data,
-                                                        std::string_view reply) { i->on_claim(data, reply); });
+                                                        std::string_view reply) { i->on_claim(data, reply, true); });
   if (!claims) return claims.error();
   impl_->claims_sub = std::move(claims).value();
+  auto wheres = impl_->link.subscribe(subjects::where(impl_->node),
+                                     [i = impl_.get()](std::string_view, std::string_view data,
+                                                       std::string_view reply) { i->on_claim(data, reply, false); });
+  if (!wheres) return wheres.error();
+  impl_->where_sub = std::move(wheres).value();
   auto beats = impl_->link.subscribe(
       subjects::all_gateway_beats,
       [i = impl_.get()](std::string_view subject, std::string_view, std::string_view) { i->on_beat(subject); });
@@ -294,6 +309,7 @@ void node_endpoint::stop() {
   impl_->requests_sub.reset();
   impl_->views_sub.reset();
   impl_->claims_sub.reset();
+  impl_->where_sub.reset();
   impl_->beats_sub.reset();
   {
     std::lock_guard lock(impl_->answers_m);

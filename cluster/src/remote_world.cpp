@@ -31,8 +31,9 @@ constexpr auto beat_period = std::chrono::seconds(1);  // the nodes keep this ga
 constexpr auto views_retry = std::chrono::milliseconds(250);
 // Batches held for a line waiting for its views; past this the wait starts over with a new ask.
 constexpr std::size_t max_held = 4096;
-// How long a node may take to say whether it hosts a claimed player.
-constexpr auto claim_timeout = std::chrono::milliseconds(1000);
+// How long a node may take to say whether it hosts a claimed player (one on its way somewhere is
+// answered once it got there: up to a second).
+constexpr auto claim_timeout = std::chrono::milliseconds(2000);
 
 std::string token_key(std::string_view token) { return fmt::format("token.{}", token); }
 
@@ -68,6 +69,14 @@ struct pending_request {
   world_request::kind what{};
   std::string node;
   clock::time_point deadline;
+  player_id mate = 0;    // join_team: looked for on the other nodes when its node does not have it
+  std::string leaving;   // a journey: the node the player leaves once `node` placed it
+  bool farewell = false;  // the leave on the node a player travelled from: it routes nothing
+};
+
+// A player between two nodes: its requests wait until the node it goes to answered.
+struct journey {
+  std::vector<std::pair<world_request, world_reply>> held;
 };
 
 struct known_node {
@@ -86,6 +95,7 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
   std::condition_variable cv;
   std::unordered_map<player_id, std::string> node_of;  // where each player's requests go
   std::unordered_map<std::uint64_t, pending_request> pending;
+  std::unordered_map<player_id, journey> travelling;
   std::uint64_t next_ticket = 1;
   std::map<std::string, std::vector<wire::request_entry>> outbox;  // by node
   std::map<std::string, known_node> nodes;                         // live ones
@@ -110,7 +120,7 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
 
   std::atomic<std::uint64_t> request_batches{0}, requests{0}, answers{0}, timeouts{0}, no_node{0},
       event_batches{0}, gaps{0}, views_asked{0}, views_applied{0}, bad_messages{0}, nodes_lost{0},
-      players_orphaned{0}, claims{0}, claims_refused{0}, claimed_elsewhere{0};
+      players_orphaned{0}, claims{0}, claims_refused{0}, claimed_elsewhere{0}, journeys{0}, journeys_failed{0};
 
   impl(nats_link& l, kv_bucket b, remote_world_options o)
       : link(l), nodes_bucket(std::move(b)), opt(std::move(o)) {}
@@ -134,8 +144,57 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
     return best->record.name;
   }
 
+  // Queues a request for a node (m held).
+  void push(const std::string& node, std::uint64_t ticket, const world_request& q) {
+    auto& out = outbox[node];
+    out.push_back({ticket, q});
+    if (out.size() == 1) cv.notify_one();
+  }
+
+  // The node that hosts a line, as its events said (0 generation: the line open now under that id).
+  std::string host_of(line_handle l) {
+    std::lock_guard lock(lines_m);
+    auto v = lines.find(view_key{l.scene, l.line, 0});
+    if (v == lines.end() || (l.generation != 0 && v->second.line.generation != l.generation)) return {};
+    return v->second.node;
+  }
+
+  // A journey to another node (m held): the target places the player first; on its answer the
+  // route switches, the source lets the player go, and the requests held meanwhile follow it.
+  void depart(player_id p, const std::string& from, const std::string& to, const world_request& q,
+              world_reply reply) {
+    travelling[p];
+    const std::uint64_t ticket = next_ticket++;
+    pending.emplace(ticket, pending_request{std::move(reply), p, q.what, to, clock::now() + opt.answer_timeout,
+                                            0, from, false});
+    push(to, ticket, q);
+  }
+
+  // Whether a request takes its player to another node (m held): a team-mate or a line hosted there.
+  bool travels(const world_request& q, const std::string& line_host, world_reply& reply) {
+    auto from = node_of.find(q.player);
+    if (!opt.journeys || from == node_of.end()) return false;
+    std::string to;
+    world_request there = q;
+    if (q.what == world_request::kind::join_team) {
+      if (auto mate = node_of.find(q.mate); mate != node_of.end()) to = mate->second;
+    } else if (q.what == world_request::kind::transfer_line) {
+      to = line_host;
+      there = world_request::enter_line(q.player, q.line);  // nowhere there yet: it enters
+    }
+    if (to.empty() || to == from->second || !nodes.contains(to)) return false;
+    depart(q.player, from->second, to, there, std::move(reply));
+    return true;
+  }
+
   void submit(const world_request& q, world_reply reply) {
+    const std::string line_host = q.what == world_request::kind::transfer_line ? host_of(q.line) : std::string{};
     std::unique_lock lock(m);
+    if (auto t = travelling.find(q.player); t != travelling.end()) {
+      t->second.held.emplace_back(q, std::move(reply));
+      return;
+    }
+    if (travels(q, line_host, reply)) return;
     std::string node = route(q);
     if (node.empty()) {
       lock.unlock();
@@ -146,11 +205,74 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
       return;
     }
     const std::uint64_t ticket = next_ticket++;
-    pending.emplace(
-        ticket, pending_request{std::move(reply), q.player, q.what, node, clock::now() + opt.answer_timeout});
-    auto& out = outbox[node];
-    out.push_back({ticket, q});
-    if (out.size() == 1) cv.notify_one();
+    pending.emplace(ticket, pending_request{std::move(reply), q.player, q.what, node,
+                                            clock::now() + opt.answer_timeout, q.mate, {}, false});
+    push(node, ticket, q);
+  }
+
+  // A journey's end (m held): the route switches when the target placed the player, and the
+  // requests held meanwhile go (to `resubmit`) where the player is now.
+  void arrive(pending_request& r, const std::string& node, const world_result& result,
+              std::vector<std::pair<world_request, world_reply>>& resubmit) {
+    auto t = travelling.find(r.player);
+    if (t != travelling.end()) {
+      for (auto& h : t->second.held) resubmit.push_back(std::move(h));
+      travelling.erase(t);
+    }
+    if (!result) {
+      journeys_failed.fetch_add(1, std::memory_order_relaxed);
+      return;
+    }
+    journeys.fetch_add(1, std::memory_order_relaxed);
+    node_of[r.player] = node;
+    const std::uint64_t ticket = next_ticket++;
+    pending.emplace(ticket, pending_request{{}, r.player, world_request::kind::leave, r.leaving,
+                                            clock::now() + opt.answer_timeout, 0, {}, true});
+    push(r.leaving, ticket, world_request::leave(r.player));
+  }
+
+  // A journey whose target did not answer in time: it may have placed the player all the same (the
+  // answer lost with the link), so it is asked where the player is, and the journey ends as it says.
+  void settle(pending_request r) {
+    world_result result = fail(world_errc::node_unavailable,
+                               fmt::format("player {}: node {} did not answer within {} ms", r.player, r.node,
+                                           opt.answer_timeout.count()));
+    if (auto answer = link.request(subjects::where(r.node), wire::encode(wire::claim{r.player, opt.gateway}),
+                                   claim_timeout)) {
+      if (auto a = wire::decode_claim_answer(*answer); a && a->result) result = std::move(a->result);
+    }
+    timeouts.fetch_add(1, std::memory_order_relaxed);
+    std::vector<std::pair<world_request, world_reply>> resubmit;
+    {
+      std::lock_guard lock(m);
+      arrive(r, r.node, result, resubmit);
+    }
+    if (r.reply) r.reply(std::move(result));
+    for (auto& [q, reply] : resubmit) submit(q, std::move(reply));
+  }
+
+  // A team-mate its node does not have may stand on another node: asked of each, then travelled to.
+  void find_mate(pending_request r, std::string from, world_result not_found) {
+    const std::string ask = wire::encode(wire::claim{r.mate, opt.gateway});
+    std::vector<std::string> others;
+    {
+      std::lock_guard lock(m);
+      for (const auto& [name, n] : nodes)
+        if (name != from) others.push_back(name);
+    }
+    for (const auto& node : others) {
+      auto answer = link.request(subjects::where(node), ask, claim_timeout);
+      if (!answer) continue;
+      auto a = wire::decode_claim_answer(*answer);
+      if (!a || !a->result) continue;
+      std::unique_lock lock(m);
+      auto at = node_of.find(r.player);
+      if (at == node_of.end() || at->second != from || travelling.contains(r.player) || !nodes.contains(node))
+        break;  // it moved meanwhile: the answer stands
+      depart(r.player, from, node, world_request::join_team(r.player, r.mate), std::move(r.reply));
+      return;
+    }
+    if (r.reply) r.reply(std::move(not_found));
   }
 
   void flush_requests() {
@@ -181,11 +303,30 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
       return warn(fmt::format("gateway {}: {}", opt.gateway, batch.error().message));
     }
     std::vector<std::pair<world_reply, world_result>> ready;
+    std::vector<std::pair<world_request, world_reply>> resubmit;
     {
       std::lock_guard lock(m);
       for (auto& a : batch->answers) {
         auto p = pending.find(a.ticket);
         if (p == pending.end()) continue;  // timed out already
+        if (p->second.farewell) {
+          pending.erase(p);
+          continue;
+        }
+        if (!p->second.leaving.empty()) {
+          arrive(p->second, batch->node, a.result, resubmit);
+          ready.emplace_back(std::move(p->second.reply), std::move(a.result));
+          pending.erase(p);
+          continue;
+        }
+        if (opt.journeys && p->second.what == world_request::kind::join_team && !a.result &&
+            a.result.code() == world_errc::teammate_not_found && node_of.contains(p->second.player)) {
+          later([this, r = std::move(p->second), from = batch->node, e = std::move(a.result)]() mutable {
+            find_mate(std::move(r), std::move(from), std::move(e));
+          });
+          pending.erase(p);
+          continue;
+        }
         const bool placed = a.result.has_value() && p->second.what != world_request::kind::leave;
         if (placed)
           node_of[p->second.player] = batch->node;
@@ -198,15 +339,28 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
     answers.fetch_add(ready.size(), std::memory_order_relaxed);
     for (auto& [reply, result] : ready)
       if (reply) reply(std::move(result));
+    for (auto& [q, reply] : resubmit) submit(q, std::move(reply));
   }
 
   void time_out(clock::time_point now) {
     std::vector<std::pair<world_reply, world_result>> ready;
+    std::vector<std::pair<world_request, world_reply>> resubmit;
     {
       std::lock_guard lock(m);
       for (auto p = pending.begin(); p != pending.end();) {
         if (p->second.deadline > now) {
           ++p;
+          continue;
+        }
+        if (p->second.farewell && nodes.contains(p->second.node)) {  // said again until the node heard it
+          p->second.deadline = now + opt.answer_timeout;
+          push(p->second.node, p->first, world_request::leave(p->second.player));
+          ++p;
+          continue;
+        }
+        if (!p->second.leaving.empty()) {  // placed there or not? The target is asked; its requests wait
+          later([this, r = std::move(p->second)]() mutable { settle(std::move(r)); });
+          p = pending.erase(p);
           continue;
         }
         ready.emplace_back(std::move(p->second.reply),
@@ -219,6 +373,7 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
     timeouts.fetch_add(ready.size(), std::memory_order_relaxed);
     for (auto& [reply, result] : ready)
       if (reply) reply(std::move(result));
+    for (auto& [q, reply] : resubmit) submit(q, std::move(reply));
   }
 
   void read_nodes(clock::time_point now) {
@@ -334,7 +489,10 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
       std::lock_guard lock(m);
       for (const auto& [name, n] : nodes) live.push_back(name);
     }
+    // Every node is asked: a gateway that died in the middle of a journey left the player on both
+    // its nodes. It goes on where the first says; the others let it go.
     const std::string ask = wire::encode(wire::claim{record->player, opt.gateway});
+    std::optional<std::pair<std::string, placement>> found;
     for (const auto& node : live) {
       auto answer = link.request(subjects::claim(node), ask, claim_timeout);
       if (!answer) continue;  // not there now: its players wait for it to be declared dead
@@ -345,16 +503,25 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
         continue;
       }
       if (!a->result) continue;
-      {
-        std::lock_guard lock(m);
+      std::lock_guard lock(m);
+      if (!found) {
+        found.emplace(node, *a->result);
         node_of[record->player] = node;
+        continue;
       }
-      if (held_by != opt.gateway) (void)link.publish(subjects::claimed(held_by), ask);
-      claims.fetch_add(1, std::memory_order_relaxed);
-      return claimed_player{record->player, record->name, a->result->line, a->result->space, a->result->phase};
+      const std::uint64_t ticket = next_ticket++;
+      pending.emplace(ticket, pending_request{{}, record->player, world_request::kind::leave, node,
+                                              clock::now() + opt.answer_timeout, 0, {}, true});
+      push(node, ticket, world_request::leave(record->player));
     }
-    forget(token);
-    return refuse(fmt::format("player {}: on no live scene node", record->player));
+    if (!found) {
+      forget(token);
+      return refuse(fmt::format("player {}: on no live scene node", record->player));
+    }
+    if (held_by != opt.gateway) (void)link.publish(subjects::claimed(held_by), ask);
+    claims.fetch_add(1, std::memory_order_relaxed);
+    const placement& at = found->second;
+    return claimed_player{record->player, record->name, at.line, at.space, at.phase};
   }
 
   void on_claimed(std::string_view data) {
@@ -640,7 +807,9 @@ remote_world_stats remote_world::stats() const {
                        n(i.players_orphaned),
                        n(i.claims),
                        n(i.claims_refused),
-                       n(i.claimed_elsewhere)};
+                       n(i.claimed_elsewhere),
+                       n(i.journeys),
+                       n(i.journeys_failed)};
   std::lock_guard lock(i.m);
   s.live_nodes = static_cast<std::uint32_t>(i.nodes.size());
   s.players = static_cast<std::uint32_t>(i.node_of.size());

@@ -33,6 +33,10 @@ namespace subjects {
 [[nodiscard]] inline std::string claim(std::string_view node) {
   return fmt::format("scenert.node.{}.claim", node);
 }
+/// Where a node has a player, if it has it (request/reply): a team-mate looked for.
+[[nodiscard]] inline std::string where(std::string_view node) {
+  return fmt::format("scenert.node.{}.where", node);
+}
 /// Tells a gateway that another one claimed one of its players.
 [[nodiscard]] inline std::string claimed(std::string_view gateway) {
   return fmt::format("scenert.gateway.{}.claimed", gateway);

@@ -184,6 +184,18 @@ def table():
     return path
 
 
+def nodes_and_gateways(server, table_path, nodes, gateways, procs):
+    """Scene nodes and gateways by name, each added to `procs` as soon as it runs."""
+    started = []
+    for name in nodes:
+        started.append(Node(server, name, table_path))
+        procs.append(started[-1])
+    for name in gateways:
+        started.append(Gateway(server, name, table_path))
+        procs.append(started[-1])
+    return started
+
+
 def two_nodes(server, path):
     a = Node(server, "a", path)
     wait_until("node a opens its 3 town lines", lambda: a.open_ids() == [1, 2, 3], 10)
@@ -279,10 +291,7 @@ def case_gateways():
     server = Server()
     procs = []
     try:
-        a, b = Node(server, "a", mmo), Node(server, "b", mmo)
-        procs += [a, b]
-        g1, g2 = Gateway(server, "g1", mmo), Gateway(server, "g2", mmo)
-        procs += [g1, g2]
+        a, b, g1, g2 = nodes_and_gateways(server, mmo, "ab", ["g1", "g2"], procs)
         check(g1.wait_for(r"player ids (\d+)-").group(1) != g2.wait_for(r"player ids (\d+)-").group(1),
               "both gateways took the same player ids")
         r = bots([g1, g2], [a, b], 120, 8, "--checkpoints", "2")
@@ -335,10 +344,7 @@ def case_failover():
     server = Server()
     procs = []
     try:
-        a, b, c = Node(server, "a", mmo), Node(server, "b", mmo), Node(server, "c", mmo)
-        procs += [a, b, c]
-        g1, g2 = Gateway(server, "g1", mmo), Gateway(server, "g2", mmo)
-        procs += [g1, g2]
+        a, b, c, g1, g2 = nodes_and_gateways(server, mmo, "abc", ["g1", "g2"], procs)
         result = {}
         t = threading.Thread(target=lambda: result.update(bots([g1, g2], [b, c], 90, 10)))
         t.start()
@@ -374,10 +380,7 @@ def case_gateway_failover():
     server = Server()
     procs = []
     try:
-        a, b = Node(server, "a", mmo), Node(server, "b", mmo)
-        procs += [a, b]
-        g1, g2 = Gateway(server, "g1", mmo), Gateway(server, "g2", mmo)
-        procs += [g1, g2]
+        a, b, g1, g2 = nodes_and_gateways(server, mmo, "ab", ["g1", "g2"], procs)
         result = {}
         t = threading.Thread(target=lambda: result.update(bots([g1, g2], [a, b], 80, 10, "--resume")))
         t.start()
@@ -421,9 +424,7 @@ def case_sequence():
     server = Server()
     procs = []
     try:
-        a, b, c = Node(server, "a", mmo), Node(server, "b", mmo), Node(server, "c", mmo)
-        g1, g2 = Gateway(server, "g1", mmo), Gateway(server, "g2", mmo)
-        procs += [a, b, c, g1, g2]
+        a, b, c, g1, g2 = nodes_and_gateways(server, mmo, "abc", ["g1", "g2"], procs)
         result = {}
         t = threading.Thread(target=lambda: result.update(bots([g1, g2], [b, c], 90, 18, "--resume")))
         t.start()

@@ -10,9 +10,11 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <future>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "nats_server.hpp"
@@ -39,6 +41,53 @@ struct echo_world final : world_port {
   std::size_t count() {
     std::lock_guard lock(m);
     return heard.size();
+  }
+};
+
+// A node's world that keeps who it hosts: enters and team joins (to a mate it hosts) place, leaves
+// take off, moves of players it does not host are not_in_scene. `full` refuses every join.
+struct host_world final : world_port {
+  std::mutex m;
+  std::set<player_id> players;
+  std::vector<world_request> heard;
+  bool full = false;
+  void submit(const world_request& q, world_reply reply) override {
+    world_result r = placement{line_handle{1, 1, 1}, 0, 0};
+    {
+      std::lock_guard lock(m);
+      heard.push_back(q);
+      using k = world_request::kind;
+      if (q.what == k::enter || q.what == k::enter_line) {
+        players.insert(q.player);
+      } else if (q.what == k::join_team && full) {
+        r = fail(world_errc::line_full, "full");
+      } else if (q.what == k::join_team && !players.contains(q.mate)) {
+        r = fail(world_errc::teammate_not_found, "no such mate here");
+      } else if (q.what == k::join_team) {
+        players.insert(q.player);
+      } else if (q.what == k::leave) {
+        players.erase(q.player);
+      } else if (!players.contains(q.player)) {
+        r = fail(world_errc::not_in_scene, "not here");
+      }
+    }
+    if (reply) reply(std::move(r));
+  }
+  location where(player_id p) {
+    std::lock_guard lock(m);
+    return players.contains(p) ? location{location::state::in_line, {1, 1, 1}, {}, 0, 0, false} : location{};
+  }
+  std::set<player_id> hosts() {
+    std::lock_guard lock(m);
+    return players;
+  }
+  // What it heard about one player, by kind.
+  std::vector<world_request::kind> heard_of(player_id p) {
+    std::lock_guard lock(m);
+    std::vector<world_request::kind> out;
+    for (const auto& q : heard)
+      if (q.player == p) out.push_back(q.what);
+    return out;
   }
 };
 
@@ -241,7 +290,9 @@ TEST_F(Gateways, AMissedBatchIsMadeGoodFromTheNodesViewsAndOrderHolds) {
   got = front.wait_for(4);
   ASSERT_EQ(got.size(), 4u);  // batch 4 (held, inside the views) was not applied twice
   EXPECT_EQ(got[3].events[0].what, kind::left);
-  EXPECT_EQ(g->stats().gaps, 1u);
+  // Batch 4 shows the gap, unless the node answered the views request the gateway made at its start
+  // only after its views had moved to batch 4 (a slow handler): then batch 4 came as old news.
+  EXPECT_LE(g->stats().gaps, 1u);
   done = true;
   loop.join();
 }
@@ -326,11 +377,22 @@ TEST_F(Gateways, AClientResumesOnAnotherGatewayWhichClaimsItsPlayerFromItsNode) 
   echo_world world_a;
   ASSERT_TRUE(node_lease::join(nodes, "a", 0));
   node_endpoint a(*link, "a", 1);
-  // Node a hosts player 7 (in phase 3 of space 9 on scene 1's line 1) and player 9 (between lines).
-  ASSERT_TRUE(a.start(world_a, [](player_id p) {
+  // Node a hosts player 7 (in phase 3 of space 9 on scene 1's line 1) and player 9 (between lines
+  // for its first three looks, then on line 2).
+  std::atomic<int> looks{0};
+  ASSERT_TRUE(a.start(world_a, [&looks](player_id p) {
     if (p == 7) return location{location::state::in_line, {1, 1, 1}, {}, 9, 3, false};
-    if (p == 9) return location{location::state::switching, {1, 1, 1}, {1, 2, 1}, 0, 0, false};
+    if (p == 9 && ++looks <= 3) return location{location::state::switching, {1, 1, 1}, {1, 2, 1}, 0, 0, false};
+    if (p == 9) return location{location::state::in_line, {1, 2, 1}, {}, 0, 0, false};
     return location{};
+  }));
+  // Node b holds a copy of player 7 (a gateway died between a journey's two steps).
+  echo_world world_b;
+  auto lease_b = node_lease::join(nodes, "b", 0);
+  ASSERT_TRUE(lease_b && lease_b->beat(100));  // busy: the gateways place nobody there
+  node_endpoint b(*link, "b", 1);
+  ASSERT_TRUE(b.start(world_b, [](player_id p) {
+    return p == 7 ? location{location::state::in_line, {2, 1, 1}, {}, 0, 0, false} : location{};
   }));
   auto sessions = link->bucket("scenert-sessions");
   ASSERT_TRUE(sessions) << sessions.error().message;
@@ -364,6 +426,13 @@ TEST_F(Gateways, AClientResumesOnAnotherGatewayWhichClaimsItsPlayerFromItsNode) 
   EXPECT_EQ(got->space, 9u);
   EXPECT_EQ(got->phase, 3u);
   EXPECT_EQ(first_let_go.wait_for(1), std::vector<player_id>{7});  // g1 lets it go
+  for (int i = 0; i < 200 && world_b.count() == 0; ++i) std::this_thread::sleep_for(5ms);
+  {
+    std::lock_guard lock(world_b.m);  // the copy on b is let go
+    ASSERT_EQ(world_b.heard.size(), 1u);
+    EXPECT_EQ(world_b.heard[0].what, world_request::kind::leave);
+    EXPECT_EQ(world_b.heard[0].player, 7u);
+  }
   // From now on its requests go from g2 to its node.
   const auto heard_before = world_a.count();
   ASSERT_TRUE(ask(*g2, world_request::move(7, {2, 2})));
@@ -372,10 +441,11 @@ TEST_F(Gateways, AClientResumesOnAnotherGatewayWhichClaimsItsPlayerFromItsNode) 
   EXPECT_EQ(g1->stats().players, 1u);  // player 9 only
   // Claimed again by the gateway that has it: the record names g2 already, nobody else is told.
   ASSERT_TRUE(claim(*g2, ann));
-  // A player between two lines is claimed where it goes.
+  // A player between two lines is claimed once it got there.
   auto moving = claim(*g2, cat);
   ASSERT_TRUE(moving) << moving.error().message;
   EXPECT_EQ(moving->line, (line_handle{1, 2, 1}));
+  EXPECT_EQ(looks.load(), 4);
 
   // No node hosts it: refused, and its token is void.
   auto nowhere = claim(*g2, bob);
@@ -438,6 +508,61 @@ TEST_F(Gateways, ASilentGatewaysPlayersLeaveUnlessClaimedWithinResume) {
   EXPECT_EQ(leaves(), std::vector<player_id>{1});
   EXPECT_EQ(a.stats().players_abandoned, 1u);
   EXPECT_EQ(a.stats().gateways_lost, 2u);  // g2 has not beaten either: its wait starts now
+}
+
+// Journeys: a team join to a mate on another node takes the player there (the target places it, the
+// old node lets it go), a mate this gateway does not know is looked for on the other nodes, the
+// requests made on the way follow the player, and a target that refuses leaves it where it was.
+TEST_F(Gateways, ATeamJoinToAMateOnAnotherNodeTakesThePlayerThere) {
+  using k = world_request::kind;
+  host_world on_a, on_b;
+  auto lease_a = node_lease::join(nodes, "a", 0), lease_b = node_lease::join(nodes, "b", 0);
+  ASSERT_TRUE(lease_a && lease_b);
+  ASSERT_TRUE(lease_b->beat(100));  // b looks busy: new players go to a
+  node_endpoint a(*link, "a", 1), b(*link, "b", 1);
+  ASSERT_TRUE(a.start(on_a, [&](player_id p) { return on_a.where(p); }));
+  ASSERT_TRUE(b.start(on_b, [&](player_id p) { return on_b.where(p); }));
+  {
+    std::lock_guard lock(on_b.m);
+    on_b.players.insert(40);  // a player of another gateway
+  }
+  auto g = gateway(5s, [](remote_world_options& o) { o.journeys = true; });
+  ASSERT_NE(g, nullptr);
+  ASSERT_TRUE(ask(*g, world_request::enter(10, 1)));
+  ASSERT_TRUE(ask(*g, world_request::enter(11, 1)));
+  ASSERT_TRUE(ask(*g, world_request::enter(12, 1)));
+  EXPECT_EQ(on_a.hosts(), (std::set<player_id>{10, 11, 12}));
+
+  // 40 is nobody this gateway knows: a says no such mate, b has it.
+  ASSERT_TRUE(ask(*g, world_request::join_team(10, 40)));
+  EXPECT_EQ(on_b.heard_of(10), std::vector<k>{k::join_team});
+  for (int i = 0; i < 200 && on_a.heard_of(10).size() < 3; ++i) std::this_thread::sleep_for(5ms);
+  EXPECT_EQ(on_a.heard_of(10), (std::vector<k>{k::enter, k::join_team, k::leave}));
+
+  // 10 is on b now, and known: 11 goes to it; its move made on the way waits and follows it to b.
+  auto joined = std::make_shared<std::promise<world_result>>();
+  g->submit(world_request::join_team(11, 10), [joined](world_result r) { joined->set_value(std::move(r)); });
+  ASSERT_TRUE(ask(*g, world_request::move(11, {5, 5})));
+  ASSERT_TRUE(joined->get_future().get());
+  EXPECT_EQ(on_b.heard_of(11), (std::vector<k>{k::join_team, k::move}));
+  for (int i = 0; i < 200 && on_a.heard_of(11).size() < 2; ++i) std::this_thread::sleep_for(5ms);
+  EXPECT_EQ(on_a.heard_of(11), (std::vector<k>{k::enter, k::leave}));
+
+  // b refuses: 12 stays on a, and its requests go on there.
+  {
+    std::lock_guard lock(on_b.m);
+    on_b.full = true;
+  }
+  auto refused = ask(*g, world_request::join_team(12, 10));
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.code(), world_errc::line_full);
+  ASSERT_TRUE(ask(*g, world_request::move(12, {1, 1})));
+  EXPECT_EQ(on_a.heard_of(12), (std::vector<k>{k::enter, k::move}));
+  EXPECT_EQ(on_a.hosts(), (std::set<player_id>{12}));
+  EXPECT_EQ(on_b.hosts(), (std::set<player_id>{10, 11, 40}));
+  const auto s = g->stats();
+  EXPECT_EQ(s.journeys, 2u);
+  EXPECT_EQ(s.journeys_failed, 1u);
 }
 
 }  // namespace

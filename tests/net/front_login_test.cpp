@@ -40,6 +40,21 @@ login_ok log_in(client& c, const std::string& name, const std::string& token = "
   return ok;
 }
 
+// The watcher's next word of player `pid` is a move: it never heard it leave.
+void expect_moved_never_left(client& watcher, std::int32_t pid) {
+  for (;;) {
+    auto m = watcher.receive(patience);
+    ASSERT_TRUE(m.has_value()) << m.error().message;
+    if (auto* l = std::get_if<left_view>(&m.value())) {
+      EXPECT_NE(l->pid, pid);
+    }
+    if (auto* b = std::get_if<broadcast>(&m.value()); b && b->pid == pid) {
+      EXPECT_EQ(b->type, broadcast_type::moved);
+      return;
+    }
+  }
+}
+
 TEST(FrontLogin, AnExplicitLoginGetsItsNameATokenAndTheGeometry) {
   server s;
   auto c = s.connect();
@@ -92,17 +107,7 @@ TEST(FrontLogin, AResumeInsideResumeMsGetsTheSamePlayerAndAFreshView) {
   EXPECT_EQ(view.players[0].pid, w);
   // The watcher never heard it leave: the next thing about it is its move.
   ASSERT_TRUE(again->send(move_to{{18.5F, 0, 18.5F, 0, 0}}));
-  for (;;) {
-    auto m = watcher->receive(patience);
-    ASSERT_TRUE(m.has_value()) << m.error().message;
-    if (auto* l = std::get_if<left_view>(&m.value())) {
-      EXPECT_NE(l->pid, first.pid);
-    }
-    if (auto* b = std::get_if<broadcast>(&m.value()); b && b->pid == first.pid) {
-      EXPECT_EQ(b->type, broadcast_type::moved);
-      break;
-    }
-  }
+  expect_moved_never_left(*watcher, first.pid);
   EXPECT_EQ(s.door->stats().resumed, 1U);
   EXPECT_EQ(s.door->stats().detached, 0U);
 }
@@ -257,17 +262,7 @@ TEST(FrontLogin, ATokenThatAnotherFrontHoldsIsClaimedThereAndTheFirstLetsItGo) {
   EXPECT_EQ(wait_for<goodbye>(*on_a).reason, "replaced: resumed on another gateway");
   // It walks through its new front; the watcher hears the move and never a 201 for it.
   ASSERT_TRUE(on_b->send(move_to{{18.5F, 0, 18.5F, 0, 0}}));
-  for (;;) {
-    auto m = watcher->receive(patience);
-    ASSERT_TRUE(m.has_value()) << m.error().message;
-    if (auto* l = std::get_if<left_view>(&m.value())) {
-      EXPECT_NE(l->pid, first.pid);
-    }
-    if (auto* b = std::get_if<broadcast>(&m.value()); b && b->pid == first.pid) {
-      EXPECT_EQ(b->type, broadcast_type::moved);
-      break;
-    }
-  }
+  expect_moved_never_left(*watcher, first.pid);
   EXPECT_EQ(f.b->stats().claimed, 1U);
   EXPECT_EQ(f.b->stats().resumed, 1U);
   EXPECT_EQ(f.a->stats().closed_by[static_cast<std::size_t>(close_reason::replaced)], 1U);

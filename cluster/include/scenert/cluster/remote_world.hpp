@@ -46,6 +46,9 @@ struct remote_world_options {
   /// Another gateway claimed one of this gateway's players (its client resumed there): the front
   /// lets it go (from a library thread).
   std::function<void(player_id)> on_claimed_elsewhere;
+  /// Journeys between nodes (see below). Off by default: a gateway that dies between a journey's
+  /// two steps leaves the player on both nodes until a claim or its node's resume_ms settles it.
+  bool journeys = false;
 };
 
 struct remote_world_stats {
@@ -55,9 +58,13 @@ struct remote_world_stats {
   std::uint64_t nodes_lost = 0, players_orphaned = 0;
   std::uint64_t claims = 0, claims_refused = 0;  ///< players claimed from other gateways, and tokens nobody held
   std::uint64_t claimed_elsewhere = 0;           ///< this gateway's players claimed by another
+  std::uint64_t journeys = 0, journeys_failed = 0;  ///< players taken to another node, and refused there
   std::uint32_t live_nodes = 0, players = 0;
 };
 
+/// With `journeys`, a request that takes its player to a line on another node (a team-mate there, a
+/// line hosted there) is a journey: the target node places the player, the route switches on its answer, the old node
+/// lets the player go, and the player's requests made meanwhile wait and follow it.
 /// Thread-safety: submit() and resync_all() from any thread; poll() from one.
 class remote_world final : public world_port {
  public:
