@@ -5,9 +5,12 @@
 #include <nats/nats.h>
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include <scenert/cluster/cluster_errc.hpp>
@@ -20,12 +23,22 @@ struct connection_handles {
   std::int64_t timeout_ms = 2000;
   std::atomic<std::uint64_t> disconnects{0}, reconnects{0};
   std::function<void()> on_reconnected;  // set before it can be called
+  // The library calls back on a thread of its own, the closed callback last of all: the handles
+  // outlive it (a disconnected callback may still be on its way when Close returns).
+  std::mutex closed_m;
+  std::condition_variable closed_cv;
+  bool closed = false;
   connection_handles() = default;
   connection_handles(const connection_handles&) = delete;
   connection_handles& operator=(const connection_handles&) = delete;
   ~connection_handles() {
     jsCtx_Destroy(js);
-    natsConnection_Destroy(nc);  // callbacks that fire while it closes still find the counters
+    if (nc != nullptr) {
+      natsConnection_Close(nc);
+      std::unique_lock lock(closed_m);
+      closed_cv.wait_for(lock, std::chrono::seconds(5), [this] { return closed; });
+    }
+    natsConnection_Destroy(nc);
   }
 };
 

@@ -30,6 +30,12 @@ namespace {
 void on_disconnected(natsConnection*, void* closure) {
   static_cast<detail::connection_handles*>(closure)->disconnects.fetch_add(1, std::memory_order_relaxed);
 }
+void on_closed(natsConnection*, void* closure) {
+  auto* h = static_cast<detail::connection_handles*>(closure);
+  std::lock_guard lock(h->closed_m);  // notified under the lock: the waiter frees nothing before it is done
+  h->closed = true;
+  h->closed_cv.notify_all();
+}
 void on_reconnected(natsConnection*, void* closure) {
   auto* h = static_cast<detail::connection_handles*>(closure);
   h->reconnects.fetch_add(1, std::memory_order_relaxed);
@@ -57,6 +63,7 @@ cluster_result<std::unique_ptr<nats_link>> nats_link::connect(const link_options
   if (s == NATS_OK) s = natsOptions_SetTimeout(raw, o.timeout.count());
   if (s == NATS_OK) s = natsOptions_SetDisconnectedCB(raw, on_disconnected, h.get());
   if (s == NATS_OK) s = natsOptions_SetReconnectedCB(raw, on_reconnected, h.get());
+  if (s == NATS_OK) s = natsOptions_SetClosedCB(raw, on_closed, h.get());
   if (s == NATS_OK) s = natsConnection_Connect(&h->nc, raw);
   if (s != NATS_OK) return detail::unavailable(fmt::format("cluster: connect to {}", o.url), s);
   jsOptions js{};

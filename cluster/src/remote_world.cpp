@@ -553,6 +553,16 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
     (void)link.publish(subjects::views(node), {}, subjects::views_inbox(opt.gateway));
   }
 
+  // A line heard no more as it was (another generation under its id, or another node): everyone who
+  // stood on it leaves the front's view, so nobody of the old line lingers in the new (lines_m held).
+  void retire(const view_key& k, line_view& v) {
+    if (v.standing.empty() || !opt.on_line_events) return;
+    std::vector<line_event> gone;
+    gone.reserve(v.standing.size());
+    for (const auto& [id, e] : v.standing) gone.push_back({line_event::kind::left, e.player, e.at, e.monster});
+    opt.on_line_events(v.line, k.phase, gone);
+  }
+
   // Applies a batch that follows the view's last one (lines_m held).
   void apply(line_view& v, const wire::event_batch& b) {
     for (const auto& e : b.events) {
@@ -595,9 +605,11 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
     bool ask = false;
     {
       std::lock_guard lock(lines_m);
-      auto& v = lines[view_key{b->line.scene, b->line.line, b->phase}];
+      const view_key k{b->line.scene, b->line.line, b->phase};
+      auto& v = lines[k];
       if (v.line != b->line || v.node != node) {
         // A new generation (or a line never heard): it starts at batch 1, else we came in late.
+        retire(k, v);
         v = line_view{std::string(node), b->line, 0, {}, false, {}};
         if (b->seq != 1) {
           v.waiting = true;
