@@ -49,16 +49,18 @@ function(scenert_add_test name)
   gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT ${ARG_TIMEOUT} LABELS "${ARG_LABELS}")
 endfunction()
 
-# scenert_add_bench(<name> SOURCES ... DEPS ... [LIGHT args...]): a bench; LIGHT registers a
-# short run in ctest so that the bench keeps building and running.
+# scenert_add_bench(<name> SOURCES ... DEPS ... [LIGHT args...] [LABELS ...]): a bench; LIGHT
+# registers a short run in ctest so that the bench keeps building and running, labelled `bench`
+# and LABELS (e.g. `cluster` for a run that needs nats-server).
 function(scenert_add_bench name)
-  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;LIGHT" ${ARGN})
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;LIGHT;LABELS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS})
   scenert_compile_options(${name})
   if(ARG_LIGHT AND SCENERT_TESTS)
     add_test(NAME ${name}.light COMMAND ${name} ${ARG_LIGHT})
-    set_tests_properties(${name}.light PROPERTIES TIMEOUT 120 LABELS bench)
+    set(labels bench ${ARG_LABELS})
+    set_tests_properties(${name}.light PROPERTIES TIMEOUT 120 LABELS "${labels}")
   endif()
 endfunction()
 
