@@ -28,27 +28,27 @@ std::string where(const line_record& r) {
 
 }  // namespace
 
-cluster_result<held_line> line_store::open(scene_id scene, std::uint32_t max_lines, const node_record& node) {
-  for (std::uint32_t id = 1; id <= max_lines; ++id) {
-    const std::string key = key_of(scene, id);
+cluster_result<held_line> line_store::open(const scene_def& scene, const node_record& node) {
+  for (std::uint32_t id = 1; id <= scene.max_lines; ++id) {
+    const std::string key = key_of(scene.id, id);
     for (int i = 0;; ++i) {
       if (i == cas_tries)
-        return fail(cluster_errc::conflict,
-                    fmt::format("cluster: scene {} line {}: lost {} races in a row", scene, id, cas_tries));
+        return fail(cluster_errc::conflict, fmt::format("cluster: scene {} line {}: lost {} races in a row",
+                                                        scene.id, id, cas_tries));
       auto old = read(lines_, key);
       if (!old && old.code() != cluster_errc::not_found) return old.error();
       if (old && old->record.state == line_state_in_cluster::open) break;  // served: the next id
-      line_record r{scene,      id, old ? old->record.generation + 1 : 1, node.name,
-                    node.epoch, 0,  line_state_in_cluster::open};
+      line_record r{scene.id,       id, old ? old->record.generation + 1 : 1, node.name, node.epoch,
+                    scene.capacity, 0,  line_state_in_cluster::open};
       auto rev =
           old ? lines_.update(key, detail::encode(r), old->revision) : lines_.create(key, detail::encode(r));
       if (rev) return held_line{std::move(r), *rev};
       if (rev.code() != cluster_errc::conflict) return rev.error();
     }
   }
-  return fail(
-      cluster_errc::full,
-      fmt::format("cluster: scene {}: all {} lines are served (max_lines, cluster-wide)", scene, max_lines));
+  return fail(cluster_errc::full,
+              fmt::format("cluster: scene {}: all {} lines are served (max_lines, cluster-wide)", scene.id,
+                          scene.max_lines));
 }
 
 cluster_result<void> line_store::write(held_line& line, line_record next, const char* what) {

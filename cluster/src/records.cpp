@@ -23,13 +23,10 @@ std::string encode(const node_record& r) {
 }
 
 std::string encode(const line_record& r) {
-  return json{{"scene", r.scene},
-              {"line", r.line},
-              {"generation", r.generation},
-              {"node", r.node},
-              {"epoch", r.epoch},
-              {"players", r.players},
-              {"state", state_names[static_cast<std::size_t>(r.state)]}}
+  return json{{"scene", r.scene},           {"line", r.line},
+              {"generation", r.generation}, {"node", r.node},
+              {"epoch", r.epoch},           {"capacity", r.capacity},
+              {"players", r.players},       {"state", state_names[static_cast<std::size_t>(r.state)]}}
       .dump();
 }
 
@@ -69,6 +66,8 @@ cluster_result<line_record> decode_line(std::string_view key, std::string_view t
     r.generation = j.at("generation").get<std::uint32_t>();
     r.node = j.at("node").get<std::string>();
     r.epoch = j.at("epoch").get<std::uint64_t>();
+    // Records written before capacity was added have none: 0, unknown.
+    if (auto capacity = j.find("capacity"); capacity != j.end()) r.capacity = capacity->get<std::uint32_t>();
     r.players = j.at("players").get<std::uint32_t>();
     const auto state = j.at("state").get<std::string>();
     std::size_t i = 0;

@@ -14,6 +14,13 @@ namespace {
 
 constexpr scene_id dungeon = 10;
 
+// A scene as the table gives it to the store.
+scene_def scene_of(scene_id id, std::uint32_t max_lines, std::uint32_t capacity = 20) {
+  scene_def d;
+  d.id = id, d.max_lines = max_lines, d.capacity = capacity, d.hard_capacity = capacity;
+  return d;
+}
+
 // Three nodes, each with its own connection, open lines of one scene as fast as they can: exactly
 // max_lines open cluster-wide, each id once, and every other attempt is `full`.
 TEST(LineStore, MaxLinesHoldsAcrossNodesRacing) {
@@ -42,7 +49,7 @@ TEST(LineStore, MaxLinesHoldsAcrossNodesRacing) {
   for (auto& n : nodes)
     threads.emplace_back([&n] {
       for (int k = 0; k < 4; ++k) {
-        auto line = n.store->open(dungeon, max_lines, n.lease->record());
+        auto line = n.store->open(scene_of(dungeon, max_lines), n.lease->record());
         if (line)
           n.held.push_back(std::move(line).value());
         else if (line.code() == cluster_errc::full)
@@ -75,7 +82,7 @@ TEST(LineStore, MaxLinesHoldsAcrossNodesRacing) {
   held_line old = owner->held.front();
   ASSERT_TRUE(owner->store->close(owner->held.front()));
   node& other = owner == &nodes[0] ? nodes[1] : nodes[0];
-  auto again = other.store->open(dungeon, max_lines, other.lease->record());
+  auto again = other.store->open(scene_of(dungeon, max_lines), other.lease->record());
   ASSERT_TRUE(again) << again.error().message;
   EXPECT_EQ(again->record.line, old.record.line);
   EXPECT_EQ(again->record.generation, 2u);
@@ -99,10 +106,10 @@ TEST(LineStore, ADeadNodesLinesAreTombstonedAndOpenAgainElsewhere) {
   auto b = node_lease::join(*nodes, "b", 0);
   ASSERT_TRUE(a && b);
   line_store store(kv);
-  auto b1 = store.open(dungeon, 4, b->record());
-  auto a2 = store.open(dungeon, 4, a->record());
-  auto b3 = store.open(dungeon, 4, b->record());
-  auto b_town = store.open(1, 2, b->record());
+  auto b1 = store.open(scene_of(dungeon, 4), b->record());
+  auto a2 = store.open(scene_of(dungeon, 4), a->record());
+  auto b3 = store.open(scene_of(dungeon, 4), b->record());
+  auto b_town = store.open(scene_of(1, 2), b->record());
   ASSERT_TRUE(b1 && a2 && b3 && b_town);
   ASSERT_TRUE(store.close(*b3));  // closed by b before it died: not b's to lose
 
@@ -116,7 +123,7 @@ TEST(LineStore, ADeadNodesLinesAreTombstonedAndOpenAgainElsewhere) {
 
   EXPECT_EQ(store.set_players(*b1, 2).code(), cluster_errc::fenced);
   EXPECT_TRUE(store.set_players(*a2, 2));
-  auto reopened = store.open(dungeon, 4, a->record());
+  auto reopened = store.open(scene_of(dungeon, 4), a->record());
   ASSERT_TRUE(reopened);
   EXPECT_EQ(reopened->record.line, 1u);
   EXPECT_EQ(reopened->record.generation, 2u);
@@ -136,6 +143,39 @@ TEST(LineStore, ABadRecordIsAnErrorThatNamesItsKey) {
   ASSERT_FALSE(listed);
   EXPECT_EQ(listed.code(), cluster_errc::bad_record);
   EXPECT_NE(listed.error().message.find("line.10.1"), std::string::npos) << listed.error().message;
+}
+
+// A line opens with its scene's capacity; a record written before capacity existed reads as 0, and
+// a capacity that is not a count is refused naming its key.
+TEST(LineStore, ALineCarriesItsScenesCapacityAndOlderRecordsReadWithoutIt) {
+  test::nats_server server;
+  auto [link, kv] = test::open_bucket(server, "lines");
+  auto nodes = link->bucket("nodes");
+  ASSERT_TRUE(nodes);
+  auto a = node_lease::join(*nodes, "a", 0);
+  ASSERT_TRUE(a);
+  line_store store(kv);
+  auto opened = store.open(scene_of(dungeon, 2, 40), a->record());
+  ASSERT_TRUE(opened) << opened.error().message;
+  EXPECT_EQ(opened->record.capacity, 40u);
+  ASSERT_TRUE(
+      kv.create("line.11.1",
+                R"({"scene":11,"line":1,"generation":3,"node":"b","epoch":2,"players":7,"state":"open"})"));
+  ASSERT_TRUE(kv.create("line.12.1", R"({"scene":12,"line":1,"generation":1,"node":"b","epoch":2,)"
+                                     R"("capacity":"many","players":0,"state":"open"})"));
+  auto listed = store.lines(dungeon);
+  ASSERT_TRUE(listed) << listed.error().message;
+  ASSERT_EQ(listed->size(), 1u);
+  EXPECT_EQ(listed->front().record.capacity, 40u);
+  auto older = store.lines(11);
+  ASSERT_TRUE(older) << older.error().message;
+  ASSERT_EQ(older->size(), 1u);
+  EXPECT_EQ(older->front().record.capacity, 0u);
+  EXPECT_EQ(older->front().record.players, 7u);
+  auto bad = store.lines(12);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.code(), cluster_errc::bad_record);
+  EXPECT_NE(bad.error().message.find("line.12.1"), std::string::npos) << bad.error().message;
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <scenert/cluster/cluster_errc.hpp>
 #include <scenert/cluster/kv_bucket.hpp>
 #include <scenert/cluster/node_lease.hpp>
+#include <scenert/config/scene_table.hpp>
 #include <scenert/scene/fwd.hpp>
 
 namespace scenert::cluster {
@@ -27,7 +28,8 @@ struct line_record {
   std::uint32_t generation = 0;  ///< the fencing token: a handle of another generation is stale
   std::string node;              ///< who serves (or served) it
   std::uint64_t epoch = 0;       ///< the node's epoch when it opened the line
-  std::uint32_t players = 0;
+  std::uint32_t capacity = 0;    ///< the scene's (soft) capacity when it opened; 0 in older records
+  std::uint32_t players = 0;     ///< as its node last wrote it (about every second, when it changed)
   line_state_in_cluster state = line_state_in_cluster::open;
 
   [[nodiscard]] line_handle handle() const noexcept { return {scene, line, generation}; }
@@ -45,9 +47,9 @@ class line_store {
   explicit line_store(kv_bucket lines) : lines_(std::move(lines)) {}
 
   /// Opens the lowest id of `scene` in 1..max_lines that no node serves (never opened, closed or
-  /// tombstoned), for `node` (its name and epoch); `full` when every id is served.
-  [[nodiscard]] cluster_result<held_line> open(scene_id scene, std::uint32_t max_lines,
-                                               const node_record& node);
+  /// tombstoned), for `node` (its name and epoch), with the scene's capacity; `full` when every id
+  /// is served.
+  [[nodiscard]] cluster_result<held_line> open(const scene_def& scene, const node_record& node);
   /// Publishes the line's player count; `fenced` when the line is no longer this node's.
   [[nodiscard]] cluster_result<void> set_players(held_line& line, std::uint32_t players);
   /// The node closes its line; `fenced` when it was no longer the node's to close.
