@@ -67,6 +67,12 @@ void render_gateway_metrics(prometheus_text& out, const cluster::remote_world_st
               "This gateway's players taken over by another gateway.", c(s.claimed_elsewhere));
   out.counter("scenert_gateway_players_placed_again_total",
               "Players of this gateway whose node died, placed again.", c(s.players_orphaned));
+  out.counter("scenert_gateway_journeys_total",
+              "Players taken to a line or a team-mate on another node (handed over between nodes).",
+              c(s.journeys));
+  out.counter("scenert_gateway_journeys_failed_total",
+              "Journeys refused by the target node or not seen through: the player stayed where it was.",
+              c(s.journeys_failed));
 }
 
 }  // namespace
@@ -96,9 +102,9 @@ CLI::App* add_gateway_command(CLI::App& app, gateway_options& o) {
   cmd->add_option("--answer-timeout-ms", o.answer_timeout_ms,
                   "A request its node has not answered this soon is answered node_unavailable (default 5000)")
       ->check(CLI::Range(std::int64_t{100}, std::int64_t{600'000}));
-  cmd->add_flag("--journeys", o.journeys,
-                "Experimental: a team join to a mate on another node, or a line switch to a line hosted there, "
-                "takes the player to that node (off: it is answered as that node's world would)");
+  cmd->add_flag("!--no-journeys", o.journeys,
+                "A team join to a mate on another node, or a line switch to a line hosted there, is answered "
+                "by the player's own node as if that line were not open (default: the player travels there)");
   cmd->footer(
       "Exit status: 0 stopped cleanly; 1 invalid table; 2 usage error, unreadable file, an endpoint that\n"
       "cannot be bound or a cluster that cannot be reached.");

@@ -14,7 +14,7 @@ struct gateway_options {
   run_options front;  ///< table, tcp, ws, admin, max_frame, resume_ms, max_connections, io_threads, cluster
   std::string name;   ///< empty: gateway-PID
   std::int64_t answer_timeout_ms = 5000;
-  bool journeys = false;
+  bool journeys = true;
 };
 
 /// Adds the `gateway` subcommand to `app`; `options` is filled in when it is parsed.

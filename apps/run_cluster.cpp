@@ -32,8 +32,10 @@ cluster_result<std::unique_ptr<cluster_node>> cluster_node::join(const scene_tab
       new cluster_node(o, std::move(link).value(), *nodes, *lines, std::move(lease).value()));
   cluster_directory_options dopt;
   dopt.warn = [](std::string_view what) { spdlog::warn("{}", what); };
-  node->directory_ =
-      make_cluster_directory(table, line_store(*lines), node->lease_.record(), std::move(dopt));
+  auto directory =
+      make_synced_cluster_directory(table, line_store(*lines), node->lease_.record(), std::move(dopt));
+  node->directory_ = std::move(directory.directory);
+  node->counts_ = std::move(directory.counts);
   node->next_beat_ = std::chrono::steady_clock::now() + o.beat;
   return node;
 }
@@ -55,6 +57,8 @@ bool cluster_node::poll(std::uint32_t load, std::chrono::steady_clock::time_poin
   }
   beats_.fetch_add(1, std::memory_order_relaxed);
   watch_others(now);
+  // Once per beat, only the lines whose count changed: the world's thread never waits for this.
+  line_counts_written_.fetch_add(counts_->sync(), std::memory_order_relaxed);
   return true;
 }
 
@@ -101,6 +105,9 @@ void cluster_node::render_metrics(prometheus_text& out) const {
               load(declared_dead_));
   out.counter("scenert_cluster_lines_tombstoned_total", "Lines this node took from nodes it declared dead.",
               load(tombstoned_));
+  out.counter("scenert_cluster_line_counts_written_total",
+              "Player counts of this node's lines written to the store (once a beat, when changed).",
+              load(line_counts_written_));
 }
 
 void render_endpoint_metrics(prometheus_text& out, const cluster::node_endpoint_stats& s) {
@@ -116,6 +123,13 @@ void render_endpoint_metrics(prometheus_text& out, const cluster::node_endpoint_
   out.counter("scenert_cluster_players_abandoned_total",
               "Players of lost gateways that no client claimed within resume_ms: taken off the world.",
               c(s.players_abandoned));
+  out.counter("scenert_cluster_handoffs_out_total", "Players handed over to another node (journeys).",
+              c(s.handoffs_out));
+  out.counter("scenert_cluster_handoffs_in_total", "Players handed over to this node by another.",
+              c(s.handoffs_in));
+  out.counter("scenert_cluster_handoffs_failed_total",
+              "Hand-overs from this node refused there or not answered within a second: the player stayed.",
+              c(s.handoffs_failed));
 }
 
 void cluster_node::leave() {

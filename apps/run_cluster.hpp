@@ -15,6 +15,10 @@
 #include <scenert/config/scene_table.hpp>
 #include <scenert/scene/line_directory.hpp>
 
+namespace scenert::cluster {
+class player_count_sync;
+}
+
 namespace scenert::apps {
 
 class prometheus_text;
@@ -35,7 +39,8 @@ class cluster_node {
       const scene_table& table, const node_options& options);
   /// The world's line directory (once).
   [[nodiscard]] std::shared_ptr<line_directory> take_directory() { return std::move(directory_); }
-  /// Beats when due and looks at the others; false once this node is fenced: it must stop serving.
+  /// Beats when due, looks at the others and writes its lines' player counts that changed; false
+  /// once this node is fenced: it must stop serving.
   [[nodiscard]] bool poll(std::uint32_t load, std::chrono::steady_clock::time_point now);
   /// A clean stop: the node says it is gone, so that nobody waits for its silence.
   void leave();
@@ -61,9 +66,11 @@ class cluster_node {
   cluster::node_lease lease_;
   cluster::heartbeat_watch watch_;
   std::shared_ptr<line_directory> directory_;
+  std::shared_ptr<cluster::player_count_sync> counts_;  // the directory's, synced by poll()
   std::chrono::steady_clock::time_point next_beat_{};
   // Counted by poll()'s thread, read by the admin endpoint's.
-  std::atomic<std::uint64_t> beats_{0}, beat_failures_{0}, declared_dead_{0}, tombstoned_{0};
+  std::atomic<std::uint64_t> beats_{0}, beat_failures_{0}, declared_dead_{0}, tombstoned_{0},
+      line_counts_written_{0};
 };
 
 /// The node's scenert_cluster_* families about the gateways (their requests, claims, deaths).

@@ -6,10 +6,12 @@
 
 #include <array>
 #include <condition_variable>
+#include <map>
 #include <optional>
 #include <mutex>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace scenert::cluster {
@@ -21,6 +23,11 @@ constexpr auto answer_linger = std::chrono::microseconds(200);
 // A claimed player on its way somewhere is looked at again this often, this many times (a second).
 constexpr auto settle_wait = std::chrono::milliseconds(20);
 constexpr int settle_tries = 50;
+// A hand-over to another node not answered within this is taken back (the player stays here). A
+// gateway's answer timeout is longer, so it hears how the journey ended from this node.
+constexpr auto handoff_timeout = std::chrono::milliseconds(1000);
+// A player handed over to this node is remembered this long, for a late release from its node.
+constexpr auto arrival_memory = std::chrono::seconds(10);
 
 struct view_key {
   scene_id scene;
@@ -54,6 +61,23 @@ struct gateway_state {
   std::optional<clock::time_point> dead_since;
 };
 
+// A journey this node started: the player stands here until the node it goes to placed it.
+struct handoff {
+  player_id player = 0;
+  std::shared_ptr<const std::string> gateway;
+  std::uint64_t ticket = 0;
+  std::string to;
+  clock::time_point deadline;
+};
+
+// A player handed over to this node, by (the node it comes from, that node's id for it).
+struct arrival_state {
+  player_id player = 0;
+  clock::time_point heard;
+  bool answered = false, placed = false, released = false;
+};
+using arrival_key = std::pair<std::string, std::uint64_t>;
+
 struct node_endpoint::impl : std::enable_shared_from_this<impl> {
   nats_link& link;
   const std::string node;
@@ -81,11 +105,20 @@ struct node_endpoint::impl : std::enable_shared_from_this<impl> {
   std::unordered_map<std::string, gateway_state> gateways;
   std::uint64_t link_ups = 0;  // the link's reconnects at the last poll
 
-  std::unique_ptr<subscription> requests_sub, views_sub, claims_sub, where_sub, beats_sub;
+  // Journeys between nodes: the node a player leaves drives them, so a gateway that dies meanwhile
+  // leaves the player in one place.
+  std::mutex travel_m;
+  std::uint64_t next_handoff = 1;
+  std::unordered_map<std::uint64_t, handoff> handoffs;  // started here, by id
+  std::unordered_set<player_id> handed;                 // placed elsewhere, their leave not yet applied
+  std::map<arrival_key, arrival_state> arrivals;        // handed to this node
+
+  std::unique_ptr<subscription> requests_sub, views_sub, claims_sub, where_sub, beats_sub, arrive_sub,
+      arrived_sub, release_sub;
 
   std::atomic<std::uint64_t> request_batches{0}, requests{0}, bad_batches{0}, answer_batches{0}, answers{0},
       event_batches{0}, views_asked{0}, publish_failures{0}, claims{0},
-      gateways_lost{0}, players_abandoned{0};
+      gateways_lost{0}, players_abandoned{0}, handoffs_out{0}, handoffs_in{0}, handoffs_failed{0};
 
   impl(nats_link& l, std::string n, std::uint64_t e, node_endpoint_options o)
       : link(l), node(std::move(n)), epoch(e), opt(o) {}
@@ -132,6 +165,171 @@ struct node_endpoint::impl : std::enable_shared_from_this<impl> {
     }
     players_abandoned.fetch_add(abandoned.size(), std::memory_order_relaxed);
     for (player_id p : abandoned) w->submit(world_request::leave(p), {});
+    give_up_handoffs(now);
+  }
+
+  // --- journeys between nodes ---
+
+  // A request that takes its player to another node: that node is asked to place it; the player
+  // stands here meanwhile (its gateway holds its next requests).
+  void hand_over(std::shared_ptr<const std::string> gateway, const wire::request_entry& e) {
+    if (!valid_name(e.to) || e.to == node) {
+      bad_batches.fetch_add(1, std::memory_order_relaxed);
+      return answer(*gateway, e.ticket,
+                    fail(world_errc::node_unavailable,
+                         fmt::format("player {}: no journey from node {} to '{}'", e.request.player, node, e.to)));
+    }
+    std::uint64_t id = 0;
+    {
+      std::lock_guard lock(travel_m);
+      id = next_handoff++;
+      handoffs.emplace(id, handoff{e.request.player, gateway, e.ticket, e.to, clock::now() + handoff_timeout});
+    }
+    handoffs_out.fetch_add(1, std::memory_order_relaxed);
+    if (!link.publish(subjects::arrive(e.to), wire::encode(wire::arrival{id, node, *gateway, e.request}),
+                      subjects::arrived(node)))
+      publish_failures.fetch_add(1, std::memory_order_relaxed);  // given up at its deadline
+  }
+
+  // The node the player went to answered: placed there, it leaves here; refused, it stays.
+  void on_arrived(std::string_view data) {
+    auto a = wire::decode_arrival_answer(data);
+    if (!a) {
+      bad_batches.fetch_add(1, std::memory_order_relaxed);
+      return;
+    }
+    handoff h;
+    {
+      std::lock_guard lock(travel_m);
+      auto it = handoffs.find(a->id);
+      if (it == handoffs.end() || it->second.to != a->node) return;  // given up already: released there
+      h = std::move(it->second);
+      handoffs.erase(it);
+      if (a->result) handed.insert(h.player);
+    }
+    if (a->result) {
+      {
+        std::lock_guard lock(gateways_m);
+        gateway_of.erase(h.player);
+      }
+      w->submit(world_request::leave(h.player), [weak = weak_from_this(), p = h.player](world_result) {
+        if (auto self = weak.lock()) {
+          std::lock_guard lock(self->travel_m);
+          self->handed.erase(p);
+        }
+      });
+    } else {
+      handoffs_failed.fetch_add(1, std::memory_order_relaxed);
+    }
+    answer(*h.gateway, h.ticket, std::move(a->result));
+  }
+
+  // Hand-overs not answered in time: the player stays, and the other node lets go of it if it
+  // placed it after all.
+  void give_up_handoffs(clock::time_point now) {
+    std::vector<std::pair<std::uint64_t, handoff>> late;
+    {
+      std::lock_guard lock(travel_m);
+      for (auto it = handoffs.begin(); it != handoffs.end();) {
+        if (it->second.deadline > now) {
+          ++it;
+          continue;
+        }
+        late.emplace_back(it->first, std::move(it->second));
+        it = handoffs.erase(it);
+      }
+      std::erase_if(arrivals, [&](const auto& a) { return now - a.second.heard >= arrival_memory; });
+    }
+    for (auto& [id, h] : late) {
+      handoffs_failed.fetch_add(1, std::memory_order_relaxed);
+      publish(subjects::release(h.to), wire::encode(wire::arrival{id, node, *h.gateway, world_request::leave(h.player)}));
+      answer(*h.gateway, h.ticket,
+             fail(world_errc::node_unavailable, fmt::format("player {}: node {} did not take it within {} ms",
+                                                            h.player, h.to, handoff_timeout.count())));
+    }
+  }
+
+  // A player handed over by the node it stands on: placed here, then that node is told.
+  void on_arrive(std::string_view data, std::string_view reply) {
+    auto a = wire::decode_arrival(data);
+    if (!a || !valid_name(a->from) || !valid_name(a->gateway) || reply.empty()) {
+      bad_batches.fetch_add(1, std::memory_order_relaxed);
+      return;
+    }
+    {
+      std::lock_guard lock(travel_m);
+      auto [it, fresh] = arrivals.try_emplace({a->from, a->id}, arrival_state{a->request.player, clock::now()});
+      if (!fresh) return;  // heard twice, or released before it came
+    }
+    handoffs_in.fetch_add(1, std::memory_order_relaxed);
+    {
+      std::lock_guard lock(gateways_m);
+      heard(a->gateway, clock::now());
+      gateway_of[a->request.player] = a->gateway;
+    }
+    w->submit(a->request, [weak = weak_from_this(), key = arrival_key{a->from, a->id}, p = a->request.player,
+                           reply = std::string(reply)](world_result r) {
+      if (auto self = weak.lock()) self->placed_here(key, p, reply, std::move(r));
+    });
+  }
+
+  void placed_here(const arrival_key& key, player_id p, const std::string& reply, world_result r) {
+    bool released = false;
+    {
+      std::lock_guard lock(travel_m);
+      auto& a = arrivals[key];
+      a.answered = true;
+      a.placed = r.has_value();
+      released = a.released;
+    }
+    if (released) {
+      if (r) let_go_here(p);
+      return;
+    }
+    if (!r && where && where(p).where == location::state::none) {
+      std::lock_guard lock(gateways_m);
+      gateway_of.erase(p);
+    }
+    publish(reply, wire::encode(wire::arrival_answer{key.second, node, std::move(r)}));
+  }
+
+  // The node a player came from gave up waiting: if it was placed here, it leaves again.
+  void on_release(std::string_view data) {
+    auto a = wire::decode_arrival(data);
+    if (!a) {
+      bad_batches.fetch_add(1, std::memory_order_relaxed);
+      return;
+    }
+    bool placed = false;
+    {
+      std::lock_guard lock(travel_m);
+      auto [it, fresh] = arrivals.try_emplace({a->from, a->id}, arrival_state{a->request.player, clock::now()});
+      it->second.released = true;
+      placed = it->second.answered && it->second.placed;
+    }
+    if (placed) let_go_here(a->request.player);
+  }
+
+  void let_go_here(player_id p) {
+    {
+      std::lock_guard lock(gateways_m);
+      gateway_of.erase(p);
+    }
+    w->submit(world_request::leave(p), {});
+  }
+
+  // Whether a player is being handed over from here or to here (claims wait), or was handed over
+  // from here and has not left yet.
+  bool in_transit(player_id p) {
+    std::lock_guard lock(travel_m);
+    return std::any_of(handoffs.begin(), handoffs.end(), [p](const auto& h) { return h.second.player == p; }) ||
+           std::any_of(arrivals.begin(), arrivals.end(), [p](const auto& a) {
+             return a.second.player == p && !a.second.answered && !a.second.released;
+           });
+  }
+  bool handed_over(player_id p) {
+    std::lock_guard lock(travel_m);
+    return handed.contains(p);
   }
 
   shard& shard_of(const view_key& k) { return shards[view_key_hash{}(k) % shards.size()]; }
@@ -178,6 +376,10 @@ struct node_endpoint::impl : std::enable_shared_from_this<impl> {
       }
     }
     for (const auto& r : batch->requests) {
+      if (!r.to.empty()) {
+        hand_over(gateway, r);
+        continue;
+      }
       w->submit(r.request, [weak = weak_from_this(), gateway, ticket = r.ticket](world_result answer) {
         if (auto self = weak.lock()) self->answer(*gateway, ticket, std::move(answer));
       });
@@ -222,7 +424,10 @@ struct node_endpoint::impl : std::enable_shared_from_this<impl> {
     claims.fetch_add(1, std::memory_order_relaxed);
     // A player on its way (between lines, into or out of a phase) is answered once it got there: the
     // answer that would have told its client went to the gateway that asked, which may be gone.
-    location at = where ? where(c->player) : location{};
+    // A player being handed over to another node is answered once the hand-over ended; one handed
+    // over stands there, whatever this world says until its leave is applied.
+    for (int i = 0; i < settle_tries && in_transit(c->player); ++i) std::this_thread::sleep_for(settle_wait);
+    location at = where && !handed_over(c->player) ? where(c->player) : location{};
     for (int i = 0; i < settle_tries && (at.where == location::state::switching || at.phase_pending); ++i) {
       std::this_thread::sleep_for(settle_wait);
       at = where(c->player);
@@ -299,6 +504,21 @@ cluster_result<void> node_endpoint::start(world_port& w, player_locator where) {
       [i = impl_.get()](std::string_view subject, std::string_view, std::string_view) { i->on_beat(subject); });
   if (!beats) return beats.error();
   impl_->beats_sub = std::move(beats).value();
+  auto arrive = impl_->link.subscribe(subjects::arrive(impl_->node),
+                                      [i = impl_.get()](std::string_view, std::string_view data,
+                                                        std::string_view reply) { i->on_arrive(data, reply); });
+  if (!arrive) return arrive.error();
+  impl_->arrive_sub = std::move(arrive).value();
+  auto arrived = impl_->link.subscribe(
+      subjects::arrived(impl_->node),
+      [i = impl_.get()](std::string_view, std::string_view data, std::string_view) { i->on_arrived(data); });
+  if (!arrived) return arrived.error();
+  impl_->arrived_sub = std::move(arrived).value();
+  auto release = impl_->link.subscribe(
+      subjects::release(impl_->node),
+      [i = impl_.get()](std::string_view, std::string_view data, std::string_view) { i->on_release(data); });
+  if (!release) return release.error();
+  impl_->release_sub = std::move(release).value();
   impl_->link_ups = impl_->link.reconnects();
   return {};
 }
@@ -311,6 +531,9 @@ void node_endpoint::stop() {
   impl_->claims_sub.reset();
   impl_->where_sub.reset();
   impl_->beats_sub.reset();
+  impl_->arrive_sub.reset();
+  impl_->arrived_sub.reset();
+  impl_->release_sub.reset();
   {
     std::lock_guard lock(impl_->answers_m);
     impl_->stopping = true;
@@ -327,6 +550,7 @@ node_endpoint_stats node_endpoint::stats() const {
   s.claims = n(i.claims), s.gateways_lost = n(i.gateways_lost), s.players_abandoned = n(i.players_abandoned);
   s.answer_batches = n(i.answer_batches), s.answers = n(i.answers), s.event_batches = n(i.event_batches);
   s.views_asked = n(i.views_asked), s.publish_failures = n(i.publish_failures);
+  s.handoffs_out = n(i.handoffs_out), s.handoffs_in = n(i.handoffs_in), s.handoffs_failed = n(i.handoffs_failed);
   std::lock_guard lock(impl_->gateways_m);
   for (const auto& [name, g] : i.gateways) s.gateways += g.dead_since ? 0 : 1;
   return s;

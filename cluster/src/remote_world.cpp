@@ -69,9 +69,9 @@ struct pending_request {
   world_request::kind what{};
   std::string node;
   clock::time_point deadline;
-  player_id mate = 0;    // join_team: looked for on the other nodes when its node does not have it
-  std::string leaving;   // a journey: the node the player leaves once `node` placed it
-  bool farewell = false;  // the leave on the node a player travelled from: it routes nothing
+  player_id mate = 0;       // join_team: looked for on the other nodes when its node does not have it
+  std::string journey_to;   // a journey: the node `node` hands the player over to
+  bool farewell = false;    // a leave for a copy of a claimed player: it routes nothing
 };
 
 // A player between two nodes: its requests wait until the node it goes to answered.
@@ -144,10 +144,10 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
     return best->record.name;
   }
 
-  // Queues a request for a node (m held).
-  void push(const std::string& node, std::uint64_t ticket, const world_request& q) {
+  // Queues a request for a node (m held); `to`: a journey there.
+  void push(const std::string& node, std::uint64_t ticket, const world_request& q, const std::string& to = {}) {
     auto& out = outbox[node];
-    out.push_back({ticket, q});
+    out.push_back({ticket, q, to});
     if (out.size() == 1) cv.notify_one();
   }
 
@@ -159,15 +159,16 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
     return v->second.node;
   }
 
-  // A journey to another node (m held): the target places the player first; on its answer the
-  // route switches, the source lets the player go, and the requests held meanwhile follow it.
+  // A journey to another node (m held): the node the player stands on hands it over, and answers
+  // once the target placed it (the player left) or refused it (it stays). The route switches on
+  // that answer; the requests held meanwhile follow it. A gateway dying meanwhile changes nothing.
   void depart(player_id p, const std::string& from, const std::string& to, const world_request& q,
               world_reply reply) {
     travelling[p];
     const std::uint64_t ticket = next_ticket++;
-    pending.emplace(ticket, pending_request{std::move(reply), p, q.what, to, clock::now() + opt.answer_timeout,
-                                            0, from, false});
-    push(to, ticket, q);
+    pending.emplace(ticket, pending_request{std::move(reply), p, q.what, from, clock::now() + opt.answer_timeout,
+                                            0, to, false});
+    push(from, ticket, q, to);
   }
 
   // Whether a request takes its player to another node (m held): a team-mate or a line hosted there.
@@ -210,44 +211,60 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
     push(node, ticket, q);
   }
 
-  // A journey's end (m held): the route switches when the target placed the player, and the
-  // requests held meanwhile go (to `resubmit`) where the player is now.
-  void arrive(pending_request& r, const std::string& node, const world_result& result,
+  // A journey's end (m held): `at` is where the player stands now (empty: nowhere known); the
+  // requests held meanwhile go (to `resubmit`) there.
+  void arrive(const pending_request& r, const std::string& at, bool moved,
               std::vector<std::pair<world_request, world_reply>>& resubmit) {
     auto t = travelling.find(r.player);
     if (t != travelling.end()) {
       for (auto& h : t->second.held) resubmit.push_back(std::move(h));
       travelling.erase(t);
     }
-    if (!result) {
-      journeys_failed.fetch_add(1, std::memory_order_relaxed);
-      return;
-    }
-    journeys.fetch_add(1, std::memory_order_relaxed);
-    node_of[r.player] = node;
-    const std::uint64_t ticket = next_ticket++;
-    pending.emplace(ticket, pending_request{{}, r.player, world_request::kind::leave, r.leaving,
-                                            clock::now() + opt.answer_timeout, 0, {}, true});
-    push(r.leaving, ticket, world_request::leave(r.player));
+    (moved ? journeys : journeys_failed).fetch_add(1, std::memory_order_relaxed);
+    if (at.empty())
+      node_of.erase(r.player);
+    else
+      node_of[r.player] = at;
   }
 
-  // A journey whose target did not answer in time: it may have placed the player all the same (the
-  // answer lost with the link), so it is asked where the player is, and the journey ends as it says.
+  // Where a node has a player (a "where": a node handing it over answers once that ended).
+  std::optional<placement> ask_where(const std::string& node, player_id p) {
+    auto answer = link.request(subjects::where(node), wire::encode(wire::claim{p, opt.gateway}), claim_timeout);
+    if (!answer) return std::nullopt;
+    auto a = wire::decode_claim_answer(*answer);
+    if (!a || !a->result) return std::nullopt;
+    return *a->result;
+  }
+
+  // A journey whose answer did not come in time (the handing node died, or the link dropped it):
+  // the handing node says whether the player is still there, else the target whether it got it.
+  // Found nowhere with its node gone, the player is handed to the front to be placed again.
   void settle(pending_request r) {
+    timeouts.fetch_add(1, std::memory_order_relaxed);
     world_result result = fail(world_errc::node_unavailable,
                                fmt::format("player {}: node {} did not answer within {} ms", r.player, r.node,
                                            opt.answer_timeout.count()));
-    if (auto answer = link.request(subjects::where(r.node), wire::encode(wire::claim{r.player, opt.gateway}),
-                                   claim_timeout)) {
-      if (auto a = wire::decode_claim_answer(*answer); a && a->result) result = std::move(a->result);
+    std::string at;
+    bool moved = false;
+    if (ask_where(r.node, r.player)) {
+      at = r.node;
+    } else if (auto there = ask_where(r.journey_to, r.player)) {
+      at = r.journey_to;
+      moved = true;
+      result = *there;
     }
-    timeouts.fetch_add(1, std::memory_order_relaxed);
     std::vector<std::pair<world_request, world_reply>> resubmit;
+    bool lost = false;
     {
       std::lock_guard lock(m);
-      arrive(r, r.node, result, resubmit);
+      arrive(r, at, moved, resubmit);
+      lost = at.empty() && !nodes.contains(r.node);
     }
     if (r.reply) r.reply(std::move(result));
+    if (lost) {
+      players_orphaned.fetch_add(1, std::memory_order_relaxed);
+      if (opt.on_node_lost) opt.on_node_lost(r.node, {orphan{r.player, 0, std::nullopt}});
+    }
     for (auto& [q, reply] : resubmit) submit(q, std::move(reply));
   }
 
@@ -313,8 +330,9 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
           pending.erase(p);
           continue;
         }
-        if (!p->second.leaving.empty()) {
-          arrive(p->second, batch->node, a.result, resubmit);
+        if (!p->second.journey_to.empty()) {  // the handing node's answer: moved, or stayed
+          const bool moved = a.result.has_value();
+          arrive(p->second, moved ? p->second.journey_to : batch->node, moved, resubmit);
           ready.emplace_back(std::move(p->second.reply), std::move(a.result));
           pending.erase(p);
           continue;
@@ -327,11 +345,16 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
           pending.erase(p);
           continue;
         }
-        const bool placed = a.result.has_value() && p->second.what != world_request::kind::leave;
-        if (placed)
-          node_of[p->second.player] = batch->node;
-        else if (p->second.what == world_request::kind::leave || a.result.code() == world_errc::not_in_scene)
-          node_of.erase(p->second.player);
+        // An answer moves the route only while the route is where the request went: a move answered
+        // by the node a player has just travelled from says nothing of where it stands now.
+        const auto route_now = node_of.find(p->second.player);
+        if (route_now == node_of.end() || route_now->second == batch->node) {
+          const bool placed = a.result.has_value() && p->second.what != world_request::kind::leave;
+          if (placed)
+            node_of[p->second.player] = batch->node;
+          else if (p->second.what == world_request::kind::leave || a.result.code() == world_errc::not_in_scene)
+            node_of.erase(p->second.player);
+        }
         ready.emplace_back(std::move(p->second.reply), std::move(a.result));
         pending.erase(p);
       }
@@ -358,7 +381,7 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
           ++p;
           continue;
         }
-        if (!p->second.leaving.empty()) {  // placed there or not? The target is asked; its requests wait
+        if (!p->second.journey_to.empty()) {  // moved or not? The nodes are asked; its requests wait
           later([this, r = std::move(p->second)]() mutable { settle(std::move(r)); });
           p = pending.erase(p);
           continue;
@@ -403,7 +426,8 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
     {
       std::lock_guard lock(m);
       for (auto it = node_of.begin(); it != node_of.end();) {
-        if (it->second != node) {
+        // A player on a journey is found by its journey's end (the target may have it).
+        if (it->second != node || travelling.contains(it->first)) {
           ++it;
           continue;
         }

@@ -37,6 +37,18 @@ namespace subjects {
 [[nodiscard]] inline std::string where(std::string_view node) {
   return fmt::format("scenert.node.{}.where", node);
 }
+/// A player handed over to this node by the node it stood on (request with a reply subject).
+[[nodiscard]] inline std::string arrive(std::string_view node) {
+  return fmt::format("scenert.node.{}.arrive", node);
+}
+/// Where a handing node hears how its hand-overs went.
+[[nodiscard]] inline std::string arrived(std::string_view node) {
+  return fmt::format("scenert.node.{}.arrived", node);
+}
+/// A hand-over its node gave up waiting for: the player leaves this node again if it was placed.
+[[nodiscard]] inline std::string release(std::string_view node) {
+  return fmt::format("scenert.node.{}.release", node);
+}
 /// Tells a gateway that another one claimed one of its players.
 [[nodiscard]] inline std::string claimed(std::string_view gateway) {
   return fmt::format("scenert.gateway.{}.claimed", gateway);

@@ -12,14 +12,15 @@ namespace scenert::cluster::wire {
 
 namespace {
 
-constexpr std::uint8_t version = 1;
+constexpr std::uint8_t version = 2;
 constexpr char request_kind = 'R', answer_kind = 'A', event_kind = 'E', views_kind = 'V', claim_kind = 'C',
-               claim_answer_kind = 'c';
+               claim_answer_kind = 'c', arrival_kind = 'T', arrival_answer_kind = 't';
 
 // Encoded sizes: what the writer reserves and the least an entry can take, so that a count the
 // remaining bytes cannot hold is refused before anything is allocated for it.
 constexpr std::size_t header_size = 2, string_head = 2, count_size = 4, line_size = 12;
-constexpr std::size_t request_size = 8 + 1 + 8 + 4 + line_size + 8 + 8 + 8 + 4;
+constexpr std::size_t query_size = 1 + 8 + 4 + line_size + 8 + 8 + 8 + 4;  // a world_request
+constexpr std::size_t request_size = 8 + query_size + string_head;
 constexpr std::size_t result_ok_size = 1 + line_size + 4 + 4;
 constexpr std::size_t result_min_size = 1 + 1 + string_head;  // an error with an empty message
 constexpr std::size_t answer_min_size = 8 + result_min_size;
@@ -177,6 +178,18 @@ std::size_t result_size(const world_result& r) {
   return r ? result_ok_size : result_min_size + std::min(r.error().message.size(), max_string);
 }
 
+void put_request(writer& w, const world_request& q) {
+  w.code(q.what);
+  w.uint(q.player);
+  w.uint(q.scene);
+  w.line(q.line);
+  w.uint(q.mate);
+  w.uint(q.to.x);
+  w.uint(q.to.y);
+  w.uint(q.party);
+  w.uint(q.phase);
+}
+
 world_request get_request(reader& r) {
   constexpr auto last = static_cast<std::uint8_t>(world_request::kind::leave_party);
   world_request q;
@@ -208,21 +221,15 @@ world_result get_result(reader& r) {
 }  // namespace
 
 std::string encode(const request_batch& b) {
-  writer w(header_size + string_head + b.gateway.size() + count_size + request_size * b.requests.size(),
-           request_kind);
+  std::size_t size = header_size + string_head + b.gateway.size() + count_size;
+  for (const auto& e : b.requests) size += request_size + e.to.size();
+  writer w(size, request_kind);
   w.str(b.gateway);
   w.count(b.requests.size());
-  for (const auto& [ticket, q] : b.requests) {
+  for (const auto& [ticket, q, to] : b.requests) {
     w.uint(ticket);
-    w.code(q.what);
-    w.uint(q.player);
-    w.uint(q.scene);
-    w.line(q.line);
-    w.uint(q.mate);
-    w.uint(q.to.x);
-    w.uint(q.to.y);
-    w.uint(q.party);
-    w.uint(q.phase);
+    put_request(w, q);
+    w.str(to);
   }
   return std::move(w.out);
 }
@@ -280,15 +287,33 @@ std::string encode(const claim_answer& a) {
   return std::move(w.out);
 }
 
+std::string encode(const arrival& a) {
+  writer w(header_size + 8 + 2 * string_head + a.from.size() + a.gateway.size() + query_size, arrival_kind);
+  w.uint(a.id);
+  w.str(a.from);
+  w.str(a.gateway);
+  put_request(w, a.request);
+  return std::move(w.out);
+}
+
+std::string encode(const arrival_answer& a) {
+  writer w(header_size + 8 + string_head + a.node.size() + result_size(a.result), arrival_answer_kind);
+  w.uint(a.id);
+  w.str(a.node);
+  put_result(w, a.result);
+  return std::move(w.out);
+}
+
 cluster_result<request_batch> decode_request_batch(std::string_view bytes) {
   reader r{bytes, "request batch"};
   r.header(request_kind);
   request_batch b;
   b.gateway = r.str("the gateway");
   b.requests.resize(r.count(request_size, "the requests' count"));
-  for (auto& [ticket, q] : b.requests) {
+  for (auto& [ticket, q, to] : b.requests) {
     ticket = r.uint<std::uint64_t>("a request's ticket");
     q = get_request(r);
+    to = r.str("a request's target node");
   }
   return r.finish(std::move(b));
 }
@@ -346,6 +371,27 @@ cluster_result<claim_answer> decode_claim_answer(std::string_view bytes) {
   reader r{bytes, "claim answer"};
   r.header(claim_answer_kind);
   claim_answer a;
+  a.node = r.str("the node");
+  a.result = get_result(r);
+  return r.finish(std::move(a));
+}
+
+cluster_result<arrival> decode_arrival(std::string_view bytes) {
+  reader r{bytes, "arrival"};
+  r.header(arrival_kind);
+  arrival a;
+  a.id = r.uint<std::uint64_t>("the id");
+  a.from = r.str("the node it comes from");
+  a.gateway = r.str("the gateway");
+  a.request = get_request(r);
+  return r.finish(std::move(a));
+}
+
+cluster_result<arrival_answer> decode_arrival_answer(std::string_view bytes) {
+  reader r{bytes, "arrival answer"};
+  r.header(arrival_answer_kind);
+  arrival_answer a;
+  a.id = r.uint<std::uint64_t>("the id");
   a.node = r.str("the node");
   a.result = get_result(r);
   return r.finish(std::move(a));

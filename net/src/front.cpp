@@ -573,7 +573,10 @@ void front::resync_views() {
   for (auto& sh : impl_->shards)
     asio::post(*sh->io, [&s = *sh] {
       s.drain_lines();
-      for (auto& [pid, session] : s.sessions) s.send_view(*session, true);
+      for (auto& [pid, session] : s.sessions) {
+        s.correct_place(*session);
+        s.send_view(*session, true);
+      }
       s.flush();
     });
 }

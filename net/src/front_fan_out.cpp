@@ -185,6 +185,17 @@ void front_shard::forget_view(const view_mirror& mirror, player_id p) {
   }
 }
 
+// A client whose answer was lost (a node's link dropped it, the request timed out) may stand
+// elsewhere than it was told: the lines' events say where, and it hears that scene's 1006.
+void front_shard::correct_place(session& s) {
+  auto l = line_of.find(s.pid);
+  if (!s.placed || l == line_of.end() || (l->second.line == s.place.line && l->second.phase == s.place.phase))
+    return;
+  s.place = placement{l->second.line, l->second.phase == s.place.phase ? s.place.space : 0, l->second.phase};
+  if (const scene_def* def = def_of(s.place.line.scene); def != nullptr && s.speaks_scenert)
+    send(s, info_of(*def, s.place));
+}
+
 // The view of a player already standing somewhere: 200 Tp 2 for itself and its 202 (`players`),
 // then the monsters it sees.
 void front_shard::send_view(session& s, bool players) {

@@ -231,6 +231,7 @@ struct front_shard {
   void drain_lines();
   void mark_superseded_moves();
   void send_view(session& s, bool players = true);
+  void correct_place(session& s);
   void own_move(player_id p, const view_key& key, grid::cell_point at, const scene_def& def);
   void forget_view(const view_mirror& mirror, player_id p);
   [[nodiscard]] bool stands_in(player_id p, const view_key& key) const;

@@ -145,6 +145,15 @@ class Gateway(Process):
         self.tcp, self.admin = int(m.group(1)), int(m.group(2))
 
 
+class Single(Process):
+    """`scenert run TABLE --tcp 127.0.0.1:0 --admin 127.0.0.1:0`: one process, for a side-by-side figure."""
+
+    def __init__(self, table):
+        super().__init__("single", ["run", table, "--workers", "1", "--admin", "127.0.0.1:0", "--tcp", "127.0.0.1:0"])
+        self.admin = int(self.wait_for(r"admin endpoint http://127\.0\.0\.1:(\d+)").group(1))
+        self.tcp = int(self.wait_for(r"clients on tcp://127\.0\.0\.1:(\d+)").group(1))
+
+
 def metric(text, name):
     m = re.search(rf"^{re.escape(name)} (\S+)$", text, re.M)
     check(m, f"/metrics lacks {name}")
@@ -152,10 +161,14 @@ def metric(text, name):
 
 
 def kill_all(procs, server):
-    """Whatever is still running after a case, by its pid; then the server."""
+    """Whatever is still running after a case, by its pid; then the server. Each process's log is kept
+    in the work folder (NAME.log), for a case that failed."""
     for p in procs:
         if p.p.poll() is None:
             p.p.kill()
+        p.reader.join(timeout=2)
+        with open(os.path.join(WORK, p.name.replace(" ", "_") + ".log"), "w") as f:
+            f.write(p.text())
     server.stop()
 
 
@@ -413,6 +426,44 @@ def case_gateway_failover():
               f"(dropped to view again p50 {resume['p50_ms']:.0f} ms, p99 {resume['p99_ms']:.0f} ms); "
               f"{views['final']['bots']} bots, 0 view mismatches at the end")
         for p in (g2, a, b):
+            p.stop()
+    finally:
+        kill_all(procs, server)
+
+
+def case_journeys():
+    """Team joins across nodes: bots that switch scenes and join their party's leader wherever it stands,
+    through two gateways onto two nodes; every join to another node is a journey (handed over by the
+    player's node). 0 view mismatches; the joins' answer times side by side with one process."""
+    mmo = os.path.join(SRC, "examples", "mmo.json")
+    plan = ("--mix", "enter_field=0,enter_dungeon=0,join_team=2,transfer=1,enter_phase=0,leave_phase=0,back_to_town=0",
+            "--act-every", "0.5", "--party-size", "4")
+    procs = []
+    server = Server()
+    try:
+        single = Single(mmo)
+        procs.append(single)
+        alone = bots([single], [single], 80, 10, *plan)
+        check(alone["views"]["mismatches"] == 0, f"one process's views: {alone['views']}")
+        single.stop()
+        a, b, g1, g2 = nodes_and_gateways(server, mmo, "ab", ["g1", "g2"], procs)
+        r = bots([g1, g2], [a, b], 80, 10, *plan)
+        views = r["views"]
+        check(views["verified"] and views["mismatches"] == 0 and views["final"]["misplaced"] == 0,
+              f"views after the journeys: {views}")
+        journeys = sum(metric(g.metrics(), "scenert_gateway_journeys_total") for g in (g1, g2))
+        failed = sum(metric(g.metrics(), "scenert_gateway_journeys_failed_total") for g in (g1, g2))
+        handed = sum(metric(n.metrics(), "scenert_cluster_handoffs_out_total") for n in (a, b))
+        check(journeys >= 10, f"only {journeys:.0f} journeys between the nodes")
+        # A journey the target refused (its mate switching or gone meanwhile) leaves the player where it was.
+        check(handed == journeys + failed,
+              f"the nodes handed over {handed:.0f} players, the gateways saw {journeys:.0f} journeys and {failed:.0f} refused")
+        one, two = alone["request_rtt"]["join_team"], r["request_rtt"]["join_team"]
+        print(f"cluster: {journeys:.0f} team joins took their player to the other node ({failed:.0f} refused there, "
+              f"0 view mismatches); "
+              f"join_team answered p50 {two['p50_ms']:.1f} ms, p99 {two['p99_ms']:.1f} ms over {two['count']} joins "
+              f"(one process, same plan: p50 {one['p50_ms']:.1f} ms, p99 {one['p99_ms']:.1f} ms over {one['count']})")
+        for p in (g1, g2, a, b):
             p.stop()
     finally:
         kill_all(procs, server)

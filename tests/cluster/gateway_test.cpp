@@ -13,6 +13,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <future>
+#include <map>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -51,10 +52,13 @@ struct host_world final : world_port {
   std::set<player_id> players;
   std::vector<world_request> heard;
   bool full = false;
+  bool park = false;        // answers wait for answer_parked() (a slow world)
+  bool park_moves = false;  // only the moves' answers wait
+  std::vector<std::pair<world_reply, world_result>> parked;
   void submit(const world_request& q, world_reply reply) override {
     world_result r = placement{line_handle{1, 1, 1}, 0, 0};
     {
-      std::lock_guard lock(m);
+      std::unique_lock lock(m);
       heard.push_back(q);
       using k = world_request::kind;
       if (q.what == k::enter || q.what == k::enter_line) {
@@ -70,8 +74,22 @@ struct host_world final : world_port {
       } else if (!players.contains(q.player)) {
         r = fail(world_errc::not_in_scene, "not here");
       }
+      if (park || (park_moves && q.what == k::move)) {
+        parked.emplace_back(std::move(reply), std::move(r));
+        return;
+      }
     }
     if (reply) reply(std::move(r));
+  }
+  void answer_parked() {
+    std::vector<std::pair<world_reply, world_result>> now;
+    {
+      std::lock_guard lock(m);
+      park = park_moves = false;
+      now = std::exchange(parked, {});
+    }
+    for (auto& [reply, r] : now)
+      if (reply) reply(std::move(r));
   }
   location where(player_id p) {
     std::lock_guard lock(m);
@@ -563,6 +581,124 @@ TEST_F(Gateways, ATeamJoinToAMateOnAnotherNodeTakesThePlayerThere) {
   const auto s = g->stats();
   EXPECT_EQ(s.journeys, 2u);
   EXPECT_EQ(s.journeys_failed, 1u);
+}
+
+// A node's late answer to a request made before its player travelled on (a move answered after the
+// journey's end) leaves the player's route where the journey took it.
+TEST_F(Gateways, AnAnswerFromTheNodeAPlayerLeftDoesNotRouteItBack) {
+  using k = world_request::kind;
+  host_world on_a, on_b;
+  auto lease_a = node_lease::join(nodes, "a", 0), lease_b = node_lease::join(nodes, "b", 0);
+  ASSERT_TRUE(lease_a && lease_b);
+  ASSERT_TRUE(lease_b->beat(100));  // b looks busy: new players go to a
+  node_endpoint a(*link, "a", 1), b(*link, "b", 1);
+  ASSERT_TRUE(a.start(on_a, [&](player_id p) { return on_a.where(p); }));
+  ASSERT_TRUE(b.start(on_b, [&](player_id p) { return on_b.where(p); }));
+  {
+    std::lock_guard lock(on_b.m);
+    on_b.players.insert(40);
+  }
+  auto g = gateway();
+  ASSERT_NE(g, nullptr);
+  ASSERT_TRUE(ask(*g, world_request::enter(10, 1)));
+  {
+    std::lock_guard lock(on_a.m);
+    on_a.park_moves = true;
+  }
+  g->submit(world_request::move(10, {1, 1}), {});  // a answers it only after the journey
+  ASSERT_TRUE(ask(*g, world_request::join_team(10, 40)));
+  EXPECT_EQ(on_b.hosts(), (std::set<player_id>{10, 40}));
+  const auto answered = g->stats().answers;
+  on_a.answer_parked();
+  for (int i = 0; i < 500 && g->stats().answers == answered; ++i) std::this_thread::sleep_for(5ms);
+  ASSERT_GT(g->stats().answers, answered);  // the late answer reached the gateway
+  ASSERT_TRUE(ask(*g, world_request::move(10, {2, 2})));
+  EXPECT_EQ(on_b.heard_of(10), (std::vector<k>{k::join_team, k::move}));
+  EXPECT_EQ(on_a.heard_of(10), (std::vector<k>{k::enter, k::move, k::join_team, k::leave}));
+}
+
+// The node a player stands on sees its journey through with the target, so a gateway that sent
+// the request and died leaves the player in one place: on the target when it placed it, else where
+// it was (a target that answers too late lets it go again).
+TEST_F(Gateways, NodesSeeAJourneyThroughWithoutTheGatewayThatAskedForIt) {
+  using k = world_request::kind;
+  host_world on_a, on_b;
+  node_endpoint a(*link, "a", 1), b(*link, "b", 1);
+  ASSERT_TRUE(a.start(on_a, [&](player_id p) { return on_a.where(p); }));
+  ASSERT_TRUE(b.start(on_b, [&](player_id p) { return on_b.where(p); }));
+  {
+    std::scoped_lock lock(on_a.m, on_b.m);
+    on_a.players = {10, 11, 12};
+    on_b.players = {40};
+  }
+  // The gateway "gone" asks and is never there to hear: only its answers' subject is watched.
+  std::mutex m;
+  std::map<std::uint64_t, world_result> answers;
+  auto sub = link->subscribe("scenert.gateway.gone.answers", [&](std::string_view, std::string_view data, std::string_view) {
+    auto batch = wire::decode_answer_batch(data);
+    ASSERT_TRUE(batch) << batch.error().message;
+    std::lock_guard lock(m);
+    for (auto& e : batch->answers) answers.insert_or_assign(e.ticket, std::move(e.result));
+  });
+  ASSERT_TRUE(sub);
+  auto send = [&](std::uint64_t ticket, const world_request& q, std::string to) {
+    ASSERT_TRUE(link->publish("scenert.node.a.requests",
+                              wire::encode(wire::request_batch{"gone", {{ticket, q, std::move(to)}}})));
+  };
+  auto answered = [&](std::uint64_t ticket) -> std::optional<world_result> {
+    for (int i = 0; i < 500; ++i) {
+      {
+        std::lock_guard lock(m);
+        if (auto it = answers.find(ticket); it != answers.end()) return it->second;
+      }
+      std::this_thread::sleep_for(10ms);
+    }
+    return std::nullopt;
+  };
+
+  // Placed on b, so off a.
+  send(1, world_request::join_team(10, 40), "b");
+  auto moved = answered(1);
+  ASSERT_TRUE(moved && *moved);
+  for (int i = 0; i < 200 && on_a.hosts().contains(10); ++i) std::this_thread::sleep_for(5ms);
+  EXPECT_EQ(on_a.heard_of(10), std::vector<k>{k::leave});
+  EXPECT_EQ(on_b.heard_of(10), std::vector<k>{k::join_team});
+  EXPECT_EQ(on_a.hosts(), (std::set<player_id>{11, 12}));
+  EXPECT_EQ(on_b.hosts(), (std::set<player_id>{10, 40}));
+
+  // A node nobody serves never answers: given up at the poll after its second, the player stays.
+  send(2, world_request::join_team(11, 40), "c");
+  std::this_thread::sleep_for(50ms);
+  a.poll(std::chrono::steady_clock::now() + 2s);
+  auto unserved = answered(2);
+  ASSERT_TRUE(unserved);
+  ASSERT_FALSE(*unserved);
+  EXPECT_EQ(unserved->code(), world_errc::node_unavailable);
+  EXPECT_EQ(on_a.heard_of(11), std::vector<k>{});
+
+  // b places 12 but answers only after a gave up: released, b lets it go; 12 never left a.
+  {
+    std::lock_guard lock(on_b.m);
+    on_b.park = true;
+  }
+  send(3, world_request::join_team(12, 40), "b");
+  for (int i = 0; i < 200 && on_b.heard_of(12).empty(); ++i) std::this_thread::sleep_for(5ms);
+  ASSERT_EQ(on_b.heard_of(12), std::vector<k>{k::join_team});
+  a.poll(std::chrono::steady_clock::now() + 2s);
+  auto late = answered(3);
+  ASSERT_TRUE(late);
+  EXPECT_EQ(late->code(), world_errc::node_unavailable);
+  std::this_thread::sleep_for(100ms);  // the release reaches b before its world answers
+  on_b.answer_parked();
+  for (int i = 0; i < 200 && on_b.hosts().contains(12); ++i) std::this_thread::sleep_for(5ms);
+  EXPECT_EQ(on_b.heard_of(12), (std::vector<k>{k::join_team, k::leave}));
+  EXPECT_EQ(on_a.heard_of(12), std::vector<k>{});
+  EXPECT_EQ(on_a.hosts(), (std::set<player_id>{11, 12}));
+  EXPECT_EQ(on_b.hosts(), (std::set<player_id>{10, 40}));
+  const auto s = a.stats();
+  EXPECT_EQ(s.handoffs_out, 3u);
+  EXPECT_EQ(s.handoffs_failed, 2u);
+  EXPECT_EQ(b.stats().handoffs_in, 2u);
 }
 
 }  // namespace

@@ -24,6 +24,7 @@ request_batch some_requests() {
                 {4, world_request::move_on(13, {3, 1, 5}, 42, {100, 200})},
                 {5, world_request::enter_instance(14, 9, 0xABCDEF0123456789ull)},
                 {0xFFFFFFFFFFFFFFFFull, world_request::leave_party(15)}};
+  b.requests[2].to = "node_b";  // a journey: node_b is to place player 12
   return b;
 }
 
@@ -56,6 +57,8 @@ views some_views() {
   v.lines = {{{3, 1, 1}, 0, 9, some_events().events}, {{3, 2, 7}, 4, 1, {}}};
   return v;
 }
+
+arrival some_arrival() { return {0xFEDCBA9876543210ull, "node_a", "gate-1", world_request::join_team(12, 10)}; }
 
 void expect_same(const line_event& a, const line_event& b) {
   EXPECT_EQ(a.what, b.what);
@@ -94,7 +97,12 @@ std::vector<codec> codecs() {
           {"claim answer", encode(claim_answer{"node_b", placement{{4, 1, 2}, 8, 5}}),
            round_trip(decode_claim_answer)},
           {"claim answer", encode(claim_answer{"node_b", fail(world_errc::not_in_scene, "player 9: nowhere")}),
-           round_trip(decode_claim_answer)}};
+           round_trip(decode_claim_answer)},
+          {"arrival", encode(some_arrival()), round_trip(decode_arrival)},
+          {"arrival answer", encode(arrival_answer{9, "node_b", placement{{4, 1, 2}, 0, 0}}),
+           round_trip(decode_arrival_answer)},
+          {"arrival answer", encode(arrival_answer{9, "node_b", fail(world_errc::line_full, "scene 4 line 1 is full")}),
+           round_trip(decode_arrival_answer)}};
 }
 
 TEST(Wire, RoundTripsRequests) {
@@ -104,7 +112,8 @@ TEST(Wire, RoundTripsRequests) {
   EXPECT_EQ(got->gateway, sent.gateway);
   ASSERT_EQ(got->requests.size(), sent.requests.size());
   for (std::size_t i = 0; i < sent.requests.size(); ++i) {
-    const auto& [ticket, q] = got->requests[i];
+    const auto& [ticket, q, to] = got->requests[i];
+    EXPECT_EQ(to, sent.requests[i].to);
     const auto& want = sent.requests[i].request;
     EXPECT_EQ(ticket, sent.requests[i].ticket);
     EXPECT_EQ(q.what, want.what);
@@ -184,6 +193,28 @@ TEST(Wire, RoundTripsClaimsAndTheirAnswers) {
   EXPECT_EQ(nowhere->result.error().message, "player 9: nowhere");
 }
 
+TEST(Wire, RoundTripsArrivalsAndTheirAnswers) {
+  auto a = decode_arrival(encode(some_arrival()));
+  ASSERT_TRUE(a) << a.error().message;
+  EXPECT_EQ(a->id, 0xFEDCBA9876543210ull);
+  EXPECT_EQ(a->from, "node_a");
+  EXPECT_EQ(a->gateway, "gate-1");
+  EXPECT_EQ(a->request.what, world_request::kind::join_team);
+  EXPECT_EQ(a->request.player, 12u);
+  EXPECT_EQ(a->request.mate, 10u);
+  auto placed = decode_arrival_answer(encode(arrival_answer{9, "node_b", placement{{4, 1, 2}, 0, 0}}));
+  ASSERT_TRUE(placed) << placed.error().message;
+  EXPECT_EQ(placed->id, 9u);
+  EXPECT_EQ(placed->node, "node_b");
+  ASSERT_TRUE(placed->result);
+  EXPECT_EQ(placed->result->line, (line_handle{4, 1, 2}));
+  auto refused = decode_arrival_answer(encode(arrival_answer{9, "node_b", fail(world_errc::line_full, "full")}));
+  ASSERT_TRUE(refused) << refused.error().message;
+  ASSERT_FALSE(refused->result);
+  EXPECT_EQ(refused->result.code(), world_errc::line_full);
+  EXPECT_EQ(refused->result.error().message, "full");
+}
+
 TEST(Wire, RoundTripsEmptyMessages) {
   auto requests = decode_request_batch(encode(request_batch{}));
   ASSERT_TRUE(requests) << requests.error().message;
@@ -201,13 +232,13 @@ TEST(Wire, RoundTripsEmptyMessages) {
 }
 
 TEST(Wire, EncodesToTheExactSizeOfTheLayout) {
-  // kind, version, gateway (u16 + 6), count, 6 requests of 61 bytes.
-  EXPECT_EQ(encode(some_requests()).size(), 2u + 2 + 6 + 4 + 6 * 61);
+  // kind, version, gateway (u16 + 6), count, 6 requests of 63 bytes, one naming a node (6).
+  EXPECT_EQ(encode(some_requests()).size(), 2u + 2 + 6 + 4 + 6 * 63 + 6);
   // kind, version, line, phase, seq, count, 4 events of 18 bytes.
   EXPECT_EQ(encode(some_events()).size(), 2u + 12 + 4 + 8 + 4 + 4 * 18);
   const auto e = encode(some_events());
   EXPECT_EQ(e[0], 'E');
-  EXPECT_EQ(e[1], 1);
+  EXPECT_EQ(e[1], 2);
   EXPECT_EQ(e[2], 3);  // little-endian: the line's scene, low byte first
   EXPECT_EQ(e[3], 0);
 }
@@ -250,11 +281,11 @@ TEST(Wire, RefusesAWrongKindByte) {
 TEST(Wire, RefusesAnotherVersion) {
   for (const auto& c : codecs()) {
     auto bytes = c.valid;
-    bytes[1] = 2;
+    bytes[1] = 1;
     auto got = c.decode_and_encode(bytes);
     ASSERT_FALSE(got) << c.name;
     EXPECT_EQ(got.code(), cluster_errc::bad_record);
-    EXPECT_NE(got.error().message.find("unsupported version 2"), std::string::npos) << got.error().message;
+    EXPECT_NE(got.error().message.find("unsupported version 1"), std::string::npos) << got.error().message;
   }
 }
 
@@ -317,7 +348,7 @@ TEST(Wire, RandomBytesNeverCrashAndWhatDecodesReencodesTheSame) {
   std::mt19937 rng(20240601);
   auto byte = [&rng] { return static_cast<char>(rng() & 0xFF); };
   const auto all = codecs();
-  const char kinds[] = {'R', 'A', 'E', 'V', 'C', 'c'};
+  const char kinds[] = {'R', 'A', 'E', 'V', 'C', 'c', 'T', 't'};
   int decoded = 0;
   auto check = [&](const std::string& bytes) {
     for (const auto& c : all) {
@@ -336,7 +367,7 @@ TEST(Wire, RandomBytesNeverCrashAndWhatDecodesReencodesTheSame) {
     // Most random strings would stop at the header: give half of them a valid one.
     if (bytes.size() >= 2 && i % 2 == 0) {
       bytes[0] = kinds[rng() % std::size(kinds)];
-      bytes[1] = 1;
+      bytes[1] = 2;
     }
     check(bytes);
   }

@@ -334,5 +334,52 @@ TEST(FrontWebSocket, AMessageWithHalfAFrameOrOverTheLimitClosesItsConnection) {
   land(*good);
 }
 
+
+// A world port that loses the answers to transfers, as a gateway whose node's answer timed out: the
+// world moves the player all the same.
+struct losing_port final : world_port {
+  world* w = nullptr;
+  void submit(const world_request& q, world_reply reply) override {
+    if (q.what != world_request::kind::transfer) return w->submit(q, std::move(reply));
+    w->submit(q, {});
+    if (reply) reply(fail(world_errc::node_unavailable, "node x did not answer within 5000 ms"));
+  }
+};
+
+// A client whose answer was lost stands elsewhere than it was told: once its view is sent again (a
+// gateway's link came back), it hears the scene it stands on (1006) as well.
+TEST(FrontLogin, AClientWhoseAnswerWasLostHearsWhereItStandsWithItsViewSentAgain) {
+  scene_table table = small_table();
+  pool_options po;
+  po.workers = 2;
+  po.log = [](log_level, std::string_view) {};
+  processor_pool pool(std::move(po));
+  ASSERT_TRUE(pool.start().has_value());
+  auto door = front::create(table, {});
+  world_options wo;
+  wo.on_line_events = door->on_line_events();
+  auto w = world::create(table, pool, std::move(wo));
+  w->start();
+  losing_port port;
+  port.w = w.get();
+  ASSERT_TRUE(door->start(port).has_value());
+  {
+    auto c = client::connect("127.0.0.1", door->tcp_port());
+    ASSERT_TRUE(c.has_value()) << c.error().message;
+    const auto me = log_in(**c, "alice");
+    ASSERT_TRUE((*c)->send(request{1, request_kind::transfer, test::field_id, 0, 0, 0}));
+    EXPECT_EQ(wait_for<answer>(**c, [](const answer& a) { return a.request_id == 1; }).code, "node_unavailable");
+    // The field's view comes from its events; the client was told nothing of the field yet.
+    wait_for<broadcast>(**c, [&](const broadcast& b) { return is(b, me.pid, broadcast_type::appeared); });
+    (void)wait_for<players_in_view>(**c);
+    door->resync_views();
+    EXPECT_EQ(wait_for<scene_info>(**c).scene, test::field_id);
+    (void)wait_for<players_in_view>(**c);
+  }
+  door->stop();
+  w->shutdown().wait_for(patience);
+  (void)pool.stop();
+}
+
 }  // namespace
 }  // namespace scenert::net

@@ -37,6 +37,9 @@ struct node_endpoint_stats {
   std::uint32_t gateways = 0;            ///< gateways heard from and alive now
   std::uint64_t answer_batches = 0, answers = 0;
   std::uint64_t event_batches = 0, views_asked = 0, publish_failures = 0;
+  std::uint64_t handoffs_out = 0;     ///< players this node handed over to another (journeys)
+  std::uint64_t handoffs_in = 0;      ///< players handed over to this node
+  std::uint64_t handoffs_failed = 0;  ///< hand-overs from here refused there or not answered in time
 };
 
 /// Create it, hand on_line_events() to the world's options, create the world, then start(world).
@@ -50,12 +53,14 @@ class node_endpoint {
 
   /// For world_options::on_line_events.
   [[nodiscard]] std::function<void(line_handle, phase_id, std::span<const line_event>)> on_line_events();
-  /// Subscribes to the node's requests, views and claims; `w` and `where` must outlive stop(). A
-  /// claim (a gateway resuming a client whose gateway died) is answered with where the player
-  /// stands; from then on its answers go to the claiming gateway, which sends its requests.
+  /// Subscribes to the node's requests, views, claims and journeys; `w` and `where` must outlive
+  /// stop(). A claim (a gateway resuming a client whose gateway died) is answered with where the
+  /// player stands; from then on its answers go to the claiming gateway, which sends its requests.
+  /// A request with a target node (a journey) is handed over there: the player leaves this node
+  /// once that node placed it, and stays when it refused or did not answer within a second.
   [[nodiscard]] cluster_result<void> start(world_port& w, player_locator where = {});
-  /// Declares silent gateways dead and takes their unclaimed players off once `resume` is over.
-  /// From one thread, a few times a second.
+  /// Declares silent gateways dead and takes their unclaimed players off once `resume` is over;
+  /// gives up hand-overs not answered in time. From one thread, a few times a second.
   void poll(std::chrono::steady_clock::time_point now);
   /// Unsubscribes, then sends the answers still held. Called by the destructor too.
   void stop();

@@ -46,9 +46,9 @@ struct remote_world_options {
   /// Another gateway claimed one of this gateway's players (its client resumed there): the front
   /// lets it go (from a library thread).
   std::function<void(player_id)> on_claimed_elsewhere;
-  /// Journeys between nodes (see below). Off by default: a gateway that dies between a journey's
-  /// two steps leaves the player on both nodes until a claim or its node's resume_ms settles it.
-  bool journeys = false;
+  /// Journeys between nodes (see below). Off: a request for a line or a team-mate on another node
+  /// is refused by the player's own node, as if that line were not open.
+  bool journeys = true;
 };
 
 struct remote_world_stats {
@@ -63,8 +63,10 @@ struct remote_world_stats {
 };
 
 /// With `journeys`, a request that takes its player to a line on another node (a team-mate there, a
-/// line hosted there) is a journey: the target node places the player, the route switches on its answer, the old node
-/// lets the player go, and the player's requests made meanwhile wait and follow it.
+/// line hosted there) is a journey: the node the player stands on hands it over to the target, which
+/// places it; once placed there it leaves the first node, which answers. The route switches on that
+/// answer, and the player's requests made meanwhile wait and follow it. The nodes see a journey
+/// through without the gateway, so a gateway that dies meanwhile leaves the player in one place.
 /// Thread-safety: submit() and resync_all() from any thread; poll() from one.
 class remote_world final : public world_port {
  public:

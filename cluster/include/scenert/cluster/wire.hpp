@@ -18,6 +18,9 @@ namespace scenert::cluster::wire {
 struct request_entry {
   std::uint64_t ticket = 0;
   world_request request;
+  /// A journey: the node that is to place the player with `request`; this node, where it stands
+  /// now, hands it over (an `arrival`) and lets it go once it is placed there. Empty: apply here.
+  std::string to{};
 };
 
 /// A gateway's requests to one node since its last batch (subject scenert.node.NODE.requests).
@@ -75,12 +78,30 @@ struct claim_answer {
   world_result result = placement{};
 };
 
+/// A player handed over between nodes (subject scenert.node.TO.arrive, replies to
+/// scenert.node.FROM.arrived): `to` places it with `request`, its answers going to `gateway`. The same
+/// message on scenert.node.TO.release takes back an arrival its node gave up waiting for.
+struct arrival {
+  std::uint64_t id = 0;  ///< the handing node's number for it
+  std::string from, gateway;
+  world_request request;
+};
+
+/// Where the arrival placed the player, or why not.
+struct arrival_answer {
+  std::uint64_t id = 0;
+  std::string node;
+  world_result result = placement{};
+};
+
 [[nodiscard]] std::string encode(const request_batch& b);
 [[nodiscard]] std::string encode(const answer_batch& b);
 [[nodiscard]] std::string encode(const event_batch& b);
 [[nodiscard]] std::string encode(const views& v);
 [[nodiscard]] std::string encode(const claim& c);
 [[nodiscard]] std::string encode(const claim_answer& a);
+[[nodiscard]] std::string encode(const arrival& a);
+[[nodiscard]] std::string encode(const arrival_answer& a);
 
 [[nodiscard]] cluster_result<request_batch> decode_request_batch(std::string_view bytes);
 [[nodiscard]] cluster_result<answer_batch> decode_answer_batch(std::string_view bytes);
@@ -88,5 +109,7 @@ struct claim_answer {
 [[nodiscard]] cluster_result<views> decode_views(std::string_view bytes);
 [[nodiscard]] cluster_result<claim> decode_claim(std::string_view bytes);
 [[nodiscard]] cluster_result<claim_answer> decode_claim_answer(std::string_view bytes);
+[[nodiscard]] cluster_result<arrival> decode_arrival(std::string_view bytes);
+[[nodiscard]] cluster_result<arrival_answer> decode_arrival_answer(std::string_view bytes);
 
 }  // namespace scenert::cluster::wire

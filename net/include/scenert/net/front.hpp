@@ -136,7 +136,8 @@ class front {
 
   /// Sends every logged-in client its view again (200 Tp 2 for itself, 202, the monsters it sees),
   /// from the mirrors once the lines' batches heard so far are applied: after events may have been
-  /// lost (a gateway whose link to the cluster came back). Any thread.
+  /// lost (a gateway whose link to the cluster came back). A client standing elsewhere than its last
+  /// answer said (that answer lost) hears its scene first (1006). Any thread.
   void resync_views();
   /// Places a player again whose line is gone (a cluster node died): it enters `scene` and, when
   /// `at` is given, walks back to that cell. Its client hears 201 for the old view (from the old
