@@ -29,26 +29,43 @@ std::string where(const line_record& r) {
 }  // namespace
 
 cluster_result<held_line> line_store::open(const scene_def& scene, const node_record& node) {
-  for (std::uint32_t id = 1; id <= scene.max_lines; ++id) {
-    const std::string key = key_of(scene.id, id);
-    for (int i = 0;; ++i) {
-      if (i == cas_tries)
-        return fail(cluster_errc::conflict, fmt::format("cluster: scene {} line {}: lost {} races in a row",
-                                                        scene.id, id, cas_tries));
-      auto old = read(lines_, key);
-      if (!old && old.code() != cluster_errc::not_found) return old.error();
-      if (old && old->record.state == line_state_in_cluster::open) break;  // served: the next id
-      line_record r{scene.id,       id, old ? old->record.generation + 1 : 1, node.name, node.epoch,
-                    scene.capacity, 0,  line_state_in_cluster::open};
-      auto rev =
-          old ? lines_.update(key, detail::encode(r), old->revision) : lines_.create(key, detail::encode(r));
-      if (rev) return held_line{std::move(r), *rev};
-      if (rev.code() != cluster_errc::conflict) return rev.error();
+  // The ids read as served before are passed over without a round trip; when that finds none free,
+  // every id is read once more (some may have closed since), so `full` means full.
+  auto& known = served_[scene.id];
+  for (bool again = !known.empty(); ; again = false) {
+    for (std::uint32_t id = 1; id <= scene.max_lines; ++id) {
+      if (known.contains(id)) continue;
+      auto opened = open_id(scene, id, node);
+      if (!opened) return opened.error();
+      if (*opened) {
+        known.insert(id);
+        return std::move(**opened);
+      }
+      known.insert(id);  // served by someone
     }
+    if (!again) break;
+    known.clear();
   }
   return fail(cluster_errc::full,
               fmt::format("cluster: scene {}: all {} lines are served (max_lines, cluster-wide)", scene.id,
                           scene.max_lines));
+}
+
+cluster_result<std::optional<held_line>> line_store::open_id(const scene_def& scene, std::uint32_t id,
+                                                             const node_record& node) {
+  const std::string key = key_of(scene.id, id);
+  for (int i = 0; i < cas_tries; ++i) {
+    auto old = read(lines_, key);
+    if (!old && old.code() != cluster_errc::not_found) return old.error();
+    if (old && old->record.state == line_state_in_cluster::open) return std::optional<held_line>{};  // served
+    line_record r{scene.id,       id, old ? old->record.generation + 1 : 1, node.name, node.epoch,
+                  scene.capacity, 0,  line_state_in_cluster::open};
+    auto rev = old ? lines_.update(key, detail::encode(r), old->revision) : lines_.create(key, detail::encode(r));
+    if (rev) return std::optional<held_line>{held_line{std::move(r), *rev}};
+    if (rev.code() != cluster_errc::conflict) return rev.error();
+  }
+  return fail(cluster_errc::conflict,
+              fmt::format("cluster: scene {} line {}: lost {} races in a row", scene.id, id, cas_tries));
 }
 
 cluster_result<void> line_store::write(held_line& line, line_record next, const char* what) {
@@ -72,6 +89,7 @@ cluster_result<void> line_store::close(held_line& line) {
   line_record next = line.record;
   next.players = 0;
   next.state = line_state_in_cluster::closed;
+  served_[line.record.scene].erase(line.record.line);  // free for this store's next open, either way
   return write(line, std::move(next), "close");
 }
 
@@ -94,6 +112,7 @@ cluster_result<std::vector<line_record>> line_store::tombstone(const std::string
       next.state = line_state_in_cluster::tombstoned;
       auto rev = lines_.update(key, detail::encode(next), held->revision);
       if (rev) {
+        served_[r.scene].erase(r.line);
         taken.push_back(r);
         break;
       }

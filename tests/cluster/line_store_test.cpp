@@ -95,6 +95,39 @@ TEST(LineStore, MaxLinesHoldsAcrossNodesRacing) {
   EXPECT_EQ(listed->size(), max_lines);
 }
 
+// A store passes over the ids it read as served without asking again; one freed meanwhile by another
+// node is found once nothing else is free, so `full` still means full.
+TEST(LineStore, IdsReadAsServedArePassedOverUntilNoneElseIsFree) {
+  test::nats_server server;
+  auto [link, kv] = test::open_bucket(server, "lines");
+  auto nodes = link->bucket("nodes");
+  ASSERT_TRUE(nodes);
+  auto a = node_lease::join(*nodes, "a", 0);
+  auto b = node_lease::join(*nodes, "b", 0);
+  ASSERT_TRUE(a && b);
+  line_store on_a(kv), on_b(kv);
+  const scene_def four = scene_of(dungeon, 4);
+  auto a1 = on_a.open(four, a->record());
+  auto a2 = on_a.open(four, a->record());
+  auto b3 = on_b.open(four, b->record());  // b reads 1 and 2 as served
+  ASSERT_TRUE(a1 && a2 && b3);
+  EXPECT_EQ(b3->record.line, 3u);
+  ASSERT_TRUE(on_a.close(*a1));
+  auto b4 = on_b.open(four, b->record());  // 1 is passed over: b read it as served
+  ASSERT_TRUE(b4);
+  EXPECT_EQ(b4->record.line, 4u);
+  auto b1 = on_b.open(four, b->record());  // nothing else free: every id read again
+  ASSERT_TRUE(b1) << b1.error().message;
+  EXPECT_EQ(b1->record.line, 1u);
+  EXPECT_EQ(b1->record.generation, 2u);
+  auto none = on_b.open(four, b->record());
+  ASSERT_FALSE(none);
+  EXPECT_EQ(none.code(), cluster_errc::full);
+  auto again = on_a.open(four, a->record());  // a closed 1 itself, and finds it taken
+  ASSERT_FALSE(again);
+  EXPECT_EQ(again.code(), cluster_errc::full);
+}
+
 // A node declared dead: its open lines are tombstoned (and only its own, of its epoch), it cannot
 // write them any more, and their ids open again elsewhere with the next generation.
 TEST(LineStore, ADeadNodesLinesAreTombstonedAndOpenAgainElsewhere) {

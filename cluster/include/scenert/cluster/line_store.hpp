@@ -4,7 +4,10 @@
 /// serve the same line generation, and a scene's `max_lines` holds across every node.
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include <scenert/cluster/cluster_errc.hpp>
@@ -47,8 +50,10 @@ class line_store {
   explicit line_store(kv_bucket lines) : lines_(std::move(lines)) {}
 
   /// Opens the lowest id of `scene` in 1..max_lines that no node serves (never opened, closed or
-  /// tombstoned), for `node` (its name and epoch), with the scene's capacity; `full` when every id
-  /// is served.
+  /// tombstoned) as far as this store knows, for `node` (its name and epoch), with the scene's
+  /// capacity. Ids it read as served before are passed over without asking (a scene with a thousand
+  /// lines opens its next in a round trip or two, not a thousand); when that finds none free, every
+  /// id is read again, so `full` means every id is served.
   [[nodiscard]] cluster_result<held_line> open(const scene_def& scene, const node_record& node);
   /// Publishes the line's player count; `fenced` when the line is no longer this node's.
   [[nodiscard]] cluster_result<void> set_players(held_line& line, std::uint32_t players);
@@ -63,7 +68,10 @@ class line_store {
 
  private:
   cluster_result<void> write(held_line& line, line_record next, const char* what);
+  /// Opens `id` if nobody serves it; empty when someone does.
+  cluster_result<std::optional<held_line>> open_id(const scene_def& scene, std::uint32_t id, const node_record& node);
   kv_bucket lines_;
+  std::unordered_map<scene_id, std::unordered_set<std::uint32_t>> served_;  // ids read as served
 };
 
 }  // namespace scenert::cluster
