@@ -102,6 +102,7 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
   std::map<std::string, clock::time_point> views_asked_at;
   std::set<std::string> unsynced;  // nodes whose views were asked for by resync_all, not given yet
   clock::time_point nodes_read{}, beaten{};
+  std::uint64_t dropped_seen = 0;  // the events' slow-consumer drops at the last poll (poll's thread)
   bool stopping = false;
   std::thread flusher;
 
@@ -771,9 +772,10 @@ cluster_result<std::unique_ptr<remote_world>> remote_world::start(nats_link& lin
       [raw](std::string_view, std::string_view data, std::string_view) { raw->on_answers(data); });
   if (!answers) return answers.error();
   i->answers_sub = std::move(answers).value();
-  auto events =
-      link.subscribe(subjects::all_lines, [raw](std::string_view subject, std::string_view data,
-                                                std::string_view) { raw->on_events(subject, data); });
+  auto events = link.subscribe(
+      subjects::all_lines,
+      [raw](std::string_view subject, std::string_view data, std::string_view) { raw->on_events(subject, data); },
+      raw->opt.max_pending_event_bytes);
   if (!events) return events.error();
   i->events_sub = std::move(events).value();
   auto views = link.subscribe(
@@ -812,6 +814,14 @@ void remote_world::claim(std::string_view token, claim_reply reply) {
 }
 
 void remote_world::poll(std::chrono::steady_clock::time_point now) {
+  // Batches dropped by the slow-consumer cut-off leave no gap behind when they were a line's last:
+  // every node is asked for its lines.
+  if (const auto dropped = impl_->events_sub->dropped(); dropped != impl_->dropped_seen) {
+    impl_->warn(fmt::format("gateway {}: {} line event batches dropped (too slow for them); asking every node "
+                            "for its lines", impl_->opt.gateway, dropped - impl_->dropped_seen));
+    impl_->dropped_seen = dropped;
+    impl_->resync_all();
+  }
   if (now - impl_->beaten >= beat_period) {
     impl_->beaten = now;
     (void)impl_->link.publish(subjects::gateway_beat(impl_->opt.gateway), {});

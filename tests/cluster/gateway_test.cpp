@@ -315,6 +315,70 @@ TEST_F(Gateways, AMissedBatchIsMadeGoodFromTheNodesViewsAndOrderHolds) {
   loop.join();
 }
 
+// A gateway too slow for its line events (its handler stalled, the library's pending limit reached)
+// loses batches to the slow-consumer cut-off: it goes on answering its clients' requests meanwhile,
+// and once it catches up its lines are made good from the node's views.
+TEST_F(Gateways, ASlowGatewayCutOffByTheLibraryResyncsItsLinesAndDoesNotHang) {
+  echo_world world;
+  node_endpoint a(*link, "a", 1);
+  auto events = a.on_line_events();
+  ASSERT_TRUE(a.start(world));
+  ASSERT_TRUE(node_lease::join(nodes, "a", 0));
+  std::mutex m;
+  std::condition_variable cv;
+  bool stalled = true;
+  std::map<player_id, grid::cell_point> seen;  // the front's view of the line, batch after batch
+  remote_world_options o;
+  o.gateway = "slow";
+  o.max_pending_event_bytes = 16u << 10;
+  o.on_line_events = [&](line_handle, phase_id, std::span<const line_event> batch) {
+    std::unique_lock lock(m);
+    cv.wait(lock, [&] { return !stalled; });
+    for (const auto& e : batch) {
+      if (e.what == kind::left)
+        seen.erase(e.player);
+      else
+        seen[e.player] = e.at;
+    }
+  };
+  auto g = remote_world::start(*link, nodes, std::move(o));
+  ASSERT_TRUE(g) << g.error().message;
+  std::atomic<bool> done{false};
+  std::thread loop([&] {
+    while (!done) {
+      (*g)->poll(std::chrono::steady_clock::now());
+      std::this_thread::sleep_for(50ms);
+    }
+  });
+  const line_handle line{2, 1, 1};
+  // 3,000 batches of a line with 40 players walking: far past the 16 KB the gateway may hold.
+  std::map<player_id, grid::cell_point> truth;
+  for (std::uint32_t i = 0; i < 3000; ++i) {
+    const player_id p = 1 + i % 40;
+    const grid::cell_point at{i % 97, i % 89};
+    truth[p] = at;
+    events(line, 0, std::vector<line_event>{{i < 40 ? kind::entered : kind::moved, p, at, false}});
+  }
+  EXPECT_TRUE(ask(**g, world_request::enter(77, 1)));  // its requests are answered all the same
+  {
+    std::lock_guard lock(m);
+    stalled = false;
+  }
+  cv.notify_all();
+  bool same = false;
+  for (int i = 0; i < 500 && !same; ++i) {
+    std::this_thread::sleep_for(20ms);
+    std::lock_guard lock(m);
+    same = seen == truth;
+  }
+  EXPECT_TRUE(same) << "the gateway's view of the line never caught up with the node's";
+  const auto s = (*g)->stats();
+  EXPECT_GT(s.dropped, 0u);  // the cut-off did drop batches
+  EXPECT_GT(s.views_applied, 0u);
+  done = true;
+  loop.join();
+}
+
 // A node's endpoint: what its lines published is what its views say, and its answers reach the
 // gateway that asked, one batch for a burst.
 TEST_F(Gateways, ANodesViewsAreWhatItsLinesPublished) {

@@ -46,6 +46,9 @@ struct remote_world_options {
   /// Another gateway claimed one of this gateway's players (its client resumed there): the front
   /// lets it go (from a library thread).
   std::function<void(player_id)> on_claimed_elsewhere;
+  /// Line events waiting for this gateway past this many bytes are dropped by the library (the
+  /// slow-consumer cut-off); the lines they belong to are made good from their nodes' views.
+  std::size_t max_pending_event_bytes = 64u << 20;
   /// Journeys between nodes (see below). Off: a request for a line or a team-mate on another node
   /// is refused by the player's own node, as if that line were not open.
   bool journeys = true;
