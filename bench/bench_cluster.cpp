@@ -3,13 +3,16 @@
 // on a free loopback port, N scene nodes in this process (each its own link, lease, endpoint, and
 // world whose lines open by compare-and-set in the shared `lines` bucket) and one remote_world as
 // the gateway. Same load on both; prints one JSON object with the ratio between them.
-//   bench_cluster [--seconds S] [--nodes N] [--window W] [--players P] [--workers K]
+//   bench_cluster [--seconds S] [--nodes N] [--window W] [--players P] [--workers K] [--travel J]
 // The load comes in waves of P players: a wave enters one of four dungeons (capacity 5, so it fills
 // and opens about P/5 lines), and leaves once the next wave is in. An emptied line closes at once
 // (idle_grace 0) and the dungeon is not entered again for three waves, so each wave opens its lines
 // anew: about one line open per five allocations, in both runs. At most W requests are in flight:
 // a closed loop, so one process (its world applies its inbox 100 times a second) answers about
 // W/2 enters per tick whatever its CPU; the CPU per allocation is the cost to compare.
+// Then J team joins, one at a time: a follower joins its leader, each entered just before and dealt
+// to a node like any new player; in the cluster a join to a leader on another node is a journey (the
+// player handed over between nodes), timed apart from the joins on one node.
 // CPU is reported per allocation (getrusage, plus the nats-server child's from /proc) because
 // wall-clock rates on a small shared machine are noisy. Progress goes to stderr.
 #include <scenert/cluster/cluster_directory.hpp>
@@ -30,6 +33,8 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <functional>
+#include <future>
 #include <iterator>
 #include <mutex>
 #include <sstream>
@@ -55,12 +60,13 @@ struct args {
   unsigned window = 256;        // requests in flight at most
   std::uint32_t players = 500;  // per wave
   unsigned workers = 2;         // per world's pool (each node models a process of its own)
+  unsigned travel = 200;        // team joins timed one at a time after the load
 };
 
 [[noreturn]] void usage(const std::string& why) {
   std::fprintf(stderr,
                "bench_cluster: %s\nusage: bench_cluster [--seconds S] [--nodes N] [--window W] "
-               "[--players P] [--workers K]\n",
+               "[--players P] [--workers K] [--travel J]\n",
                why.c_str());
   std::exit(2);
 }
@@ -84,6 +90,8 @@ args parse(int argc, char** argv) {
         a.players = static_cast<std::uint32_t>(std::stoul(val()));
       else if (k == "--workers")
         a.workers = static_cast<unsigned>(std::stoul(val()));
+      else if (k == "--travel")
+        a.travel = static_cast<unsigned>(std::stoul(val()));
       else
         usage(fmt::format("unknown flag {}", k));
     } catch (const std::logic_error&) {  // stod/stoul: not a number, or out of range
@@ -250,6 +258,60 @@ class driver {
   player_id next_ = 1;
 };
 
+// A request and its answer, waited for (at most 5 s).
+world_result ask(world_port& w, const world_request& q) {
+  auto done = std::make_shared<std::promise<world_result>>();
+  auto f = done->get_future();
+  w.submit(q, [done](world_result r) { done->set_value(std::move(r)); });
+  if (f.wait_for(5s) != std::future_status::ready)
+    return fail(world_errc::node_unavailable, "no answer in 5 s");
+  return f.get();
+}
+
+double percentile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  auto at = v.begin() + static_cast<std::ptrdiff_t>(q * static_cast<double>(v.size() - 1));
+  std::nth_element(v.begin(), at, v.end());
+  return *at;
+}
+
+struct travel_result {
+  std::vector<double> journey_ms, local_ms;  // joins that crossed nodes, joins on one node
+  std::uint64_t failed = 0;
+};
+
+// `journeys` counts the gateway's journeys so far (0 in one process): a join that raised it crossed.
+travel_result travel(world_port& w, player_id first, unsigned joins,
+                     const std::function<std::uint64_t()>& journeys) {
+  travel_result r;
+  for (unsigned i = 0; i < joins; ++i) {
+    const player_id leader = first + 2 * i, follower = leader + 1;
+    if (!ask(w, world_request::enter(leader, 1)) || !ask(w, world_request::enter(follower, 2))) {
+      ++r.failed;
+      continue;
+    }
+    const auto before = journeys();
+    const auto at = clock_type::now();
+    const bool joined = ask(w, world_request::join_team(follower, leader)).has_value();
+    const double ms = std::chrono::duration<double, std::milli>(clock_type::now() - at).count();
+    if (!joined)
+      ++r.failed;
+    else
+      (journeys() != before ? r.journey_ms : r.local_ms).push_back(ms);
+    (void)ask(w, world_request::leave(follower));
+    (void)ask(w, world_request::leave(leader));
+  }
+  return r;
+}
+
+std::string json(const travel_result& t) {
+  return fmt::format(
+      R"({{"journeys": {}, "journey_ms": {{"p50": {:.2f}, "p99": {:.2f}}}, "joins_on_one_node": {}, )"
+      R"("on_one_node_ms": {{"p50": {:.2f}, "p99": {:.2f}}}, "failed": {}}})",
+      t.journey_ms.size(), percentile(t.journey_ms, 0.5), percentile(t.journey_ms, 0.99), t.local_ms.size(),
+      percentile(t.local_ms, 0.5), percentile(t.local_ms, 0.99), t.failed);
+}
+
 // Lines opened by one world since its start (the snapshot is refreshed every 100 ms).
 std::uint64_t lines_opened(const world& w) {
   std::uint64_t n = 0;
@@ -268,7 +330,8 @@ std::string json(const load_result& r, std::uint64_t opened) {
       r.child_cpu_s * 1e6 / n);
 }
 
-load_result run_one_process(const scene_table& table, const args& a, std::uint64_t& opened) {
+load_result run_one_process(const scene_table& table, const args& a, std::uint64_t& opened,
+                            travel_result& joins) {
   pool_options po;
   po.workers = a.workers;
   processor_pool pool(po);
@@ -279,6 +342,7 @@ load_result run_one_process(const scene_table& table, const args& a, std::uint64
   auto r = driver(*w, a).run();
   std::this_thread::sleep_for(200ms);  // a fresh snapshot
   opened = lines_opened(*w);
+  joins = travel(*w, 100'000'000, a.travel, [] { return std::uint64_t{0}; });
   w->shutdown().wait();
   (void)pool.stop();
   return r;
@@ -365,6 +429,7 @@ struct cluster_figures {
   load_result load;
   std::uint64_t opened = 0, line_records = 0, open_in_store = 0, generations = 0;
   cl::remote_world_stats gateway;
+  travel_result joins;
 };
 
 cluster_figures run_cluster(const cl::test::nats_server& server, const scene_table& table, const args& a) {
@@ -384,6 +449,8 @@ cluster_figures run_cluster(const cl::test::nats_server& server, const scene_tab
     std::fprintf(stderr, "cluster of %u nodes: allocating for %.1f s...\n", a.nodes, a.seconds);
     f.load = driver(**gateway, a).run();
     f.gateway = (*gateway)->stats();
+    std::fprintf(stderr, "cluster: %u team joins, one at a time...\n", a.travel);
+    f.joins = travel(**gateway, 100'000'000, a.travel, [&g = **gateway] { return g.stats().journeys; });
   }
   std::this_thread::sleep_for(200ms);  // fresh snapshots
   for (auto& n : nodes) f.opened += lines_opened(*n->w);
@@ -409,11 +476,12 @@ int main(int argc, char** argv) {
   const scene_table table = dungeon_table();
   std::uint64_t one_opened = 0;
   load_result one;
+  travel_result one_joins;
   cluster_figures c;
   try {
     // First, so that a missing nats-server fails the run at once; idle during the one-process run.
     cl::test::nats_server server;
-    one = run_one_process(table, a, one_opened);
+    one = run_one_process(table, a, one_opened, one_joins);
     c = run_cluster(server, table, a);
   } catch (const std::exception& e) {  // the server is stopped by its pid on the way out
     std::fprintf(stderr, "bench_cluster: %s (scripts/setup.sh installs nats-server)\n", e.what());
@@ -430,7 +498,8 @@ int main(int argc, char** argv) {
       "%s,\n"
       "   \"line_records\": %llu, \"open_in_store\": %llu, \"opens_in_store\": %llu, \"gateway_timeouts\": "
       "%llu, "
-      "\"gateway_no_node\": %llu, \"warnings\": %llu},\n"
+      "\"gateway_no_node\": %llu, \"warnings\": %llu,\n   \"team_joins\": %s},\n"
+      " \"one_process_team_joins\": %s,\n"
       " \"allocations_per_s_one_process_over_cluster\": %.2f, "
       "\"cpu_per_allocation_cluster_over_one_process\": "
       "%.2f}\n",
@@ -438,7 +507,7 @@ int main(int argc, char** argv) {
       json(c.load, c.opened).c_str(), static_cast<unsigned long long>(c.line_records),
       static_cast<unsigned long long>(c.open_in_store), static_cast<unsigned long long>(c.generations),
       static_cast<unsigned long long>(c.gateway.timeouts), static_cast<unsigned long long>(c.gateway.no_node),
-      static_cast<unsigned long long>(warnings.load()), per_s(one) / std::max(per_s(c.load), 1e-9),
-      cpu_per(c.load) / std::max(cpu_per(one), 1e-12));
+      static_cast<unsigned long long>(warnings.load()), json(c.joins).c_str(), json(one_joins).c_str(),
+      per_s(one) / std::max(per_s(c.load), 1e-9), cpu_per(c.load) / std::max(cpu_per(one), 1e-12));
   return 0;
 }
