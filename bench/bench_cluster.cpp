@@ -25,7 +25,6 @@
 #include <scenert/scene/world.hpp>
 
 #include <fmt/format.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -44,6 +43,7 @@
 #include <vector>
 
 #include "nats_server.hpp"  // tests/cluster: the nats-server child, started and stopped by its pid
+#include "process_cpu.hpp"
 
 namespace {
 
@@ -103,15 +103,6 @@ args parse(int argc, char** argv) {
     usage(
         "--seconds (at most 600), --nodes (at most 16), --window, --players and --workers must be positive");
   return a;
-}
-
-double cpu_seconds() {
-  rusage u{};
-  ::getrusage(RUSAGE_SELF, &u);
-  auto s = [](const timeval& t) {
-    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
-  };
-  return s(u.ru_utime) + s(u.ru_stime);
 }
 
 // CPU seconds of the main thread's live children (the nats-server): getrusage counts a child only
@@ -185,7 +176,7 @@ class driver {
     const auto start = clock_type::now();
     const auto end =
         start + std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double>(a_.seconds));
-    const double cpu0 = cpu_seconds(), child0 = children_cpu_seconds();
+    const double cpu0 = bench::process_cpu_seconds(), child0 = children_cpu_seconds();
     std::shared_ptr<wave> previous;
     for (std::uint64_t n = 0; clock_type::now() < end; ++n) {
       auto current = enter_wave(static_cast<scene_id>(1 + n % dungeons), end);
@@ -194,7 +185,7 @@ class driver {
     }
     load_result r;
     r.seconds = std::chrono::duration<double>(clock_type::now() - start).count();
-    r.cpu_s = cpu_seconds() - cpu0, r.child_cpu_s = children_cpu_seconds() - child0;
+    r.cpu_s = bench::process_cpu_seconds() - cpu0, r.child_cpu_s = children_cpu_seconds() - child0;
     r.allocations = t_->allocated.load(), r.errors = t_->failed.load();
     if (previous) leave_wave(*previous);  // the world ends empty; not counted
     for (auto until = clock_type::now() + 15s; t_->in_flight.load() > 0 && clock_type::now() < until;)

@@ -16,7 +16,6 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -28,6 +27,8 @@
 #include <random>
 #include <string>
 #include <vector>
+
+#include "process_cpu.hpp"
 
 namespace {
 std::atomic<std::uint64_t> allocations{0};
@@ -46,16 +47,6 @@ namespace {
 using namespace std::chrono_literals;
 using namespace scenert;
 using clock_type = std::chrono::steady_clock;
-
-// CPU seconds of the whole process (user + system), every thread's.
-double cpu_seconds() {
-  rusage u{};
-  ::getrusage(RUSAGE_SELF, &u);
-  auto s = [](const timeval& t) {
-    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
-  };
-  return s(u.ru_utime) + s(u.ru_stime);
-}
 
 struct args {
   unsigned clients = 200;
@@ -168,7 +159,7 @@ int main(int argc, char** argv) {
   // The steady part: every client walks at its rate and reads what it gets.
   const auto before = door->stats();
   const std::uint64_t allocs_before = allocations.load();
-  const double cpu_before = cpu_seconds();
+  const double cpu_before = bench::process_cpu_seconds();
   std::uint64_t moves = 0, frames_in_before = 0;
   for (const auto& c : walkers) frames_in_before += c.frames_in;
   const auto start = clock_type::now();
@@ -192,7 +183,7 @@ int main(int argc, char** argv) {
   const double elapsed = std::chrono::duration<double>(clock_type::now() - start).count();
   const auto after = door->stats();
   const std::uint64_t allocs = allocations.load() - allocs_before;
-  const double cpu = cpu_seconds() - cpu_before;
+  const double cpu = bench::process_cpu_seconds() - cpu_before;
   std::uint64_t frames_in = 0;
   for (const auto& c : walkers) frames_in += c.frames_in;
   frames_in -= frames_in_before;

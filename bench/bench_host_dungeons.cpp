@@ -11,7 +11,6 @@
 #include <scenert/scene/world.hpp>
 
 #include <fmt/format.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <array>
@@ -22,6 +21,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "process_cpu.hpp"
 
 namespace {
 
@@ -93,13 +94,6 @@ std::size_t rss_bytes() {
   std::size_t pages = 0, resident = 0;
   statm >> pages >> resident;
   return resident * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-}
-
-double cpu_seconds() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
 }
 
 // Percentiles of the lateness recorded between two snapshots of the pool's histogram.
@@ -186,9 +180,9 @@ void bump(std::atomic<std::uint64_t>& n) {
 
 struct phase_clock {
   std::chrono::steady_clock::time_point wall = std::chrono::steady_clock::now();
-  double cpu = cpu_seconds();
+  double cpu = bench::process_cpu_seconds();
   double cpu_per_s() const {
-    return (cpu_seconds() - cpu) /
+    return (bench::process_cpu_seconds() - cpu) /
            std::chrono::duration<double>(std::chrono::steady_clock::now() - wall).count();
   }
 };

@@ -592,18 +592,32 @@ TEST_F(Gateways, ASilentGatewaysPlayersLeaveUnlessClaimedWithinResume) {
   EXPECT_EQ(a.stats().gateways_lost, 2u);  // g2 has not beaten either: its wait starts now
 }
 
+// Nodes a and b over worlds that keep who they host; b looks busy, so new players go to a.
+struct two_hosts {
+  host_world on_a, on_b;
+  cluster_result<node_lease> lease_a, lease_b;
+  node_endpoint a, b;
+  bool ok = false;
+  two_hosts(nats_link& link, kv_bucket& nodes)
+      : lease_a(node_lease::join(nodes, "a", 0)),
+        lease_b(node_lease::join(nodes, "b", 0)),
+        a(link, "a", 1),
+        b(link, "b", 1) {
+    ok = lease_a && lease_b && lease_b->beat(100) &&
+         a.start(on_a, [this](player_id p) { return on_a.where(p); }) &&
+         b.start(on_b, [this](player_id p) { return on_b.where(p); });
+  }
+};
+
 // Journeys: a team join to a mate on another node takes the player there (the target places it, the
 // old node lets it go), a mate this gateway does not know is looked for on the other nodes, the
 // requests made on the way follow the player, and a target that refuses leaves it where it was.
 TEST_F(Gateways, ATeamJoinToAMateOnAnotherNodeTakesThePlayerThere) {
   using k = world_request::kind;
-  host_world on_a, on_b;
-  auto lease_a = node_lease::join(nodes, "a", 0), lease_b = node_lease::join(nodes, "b", 0);
-  ASSERT_TRUE(lease_a && lease_b);
-  ASSERT_TRUE(lease_b->beat(100));  // b looks busy: new players go to a
-  node_endpoint a(*link, "a", 1), b(*link, "b", 1);
-  ASSERT_TRUE(a.start(on_a, [&](player_id p) { return on_a.where(p); }));
-  ASSERT_TRUE(b.start(on_b, [&](player_id p) { return on_b.where(p); }));
+  two_hosts h(*link, nodes);
+  ASSERT_TRUE(h.ok);
+  auto& on_a = h.on_a;
+  auto& on_b = h.on_b;
   {
     std::lock_guard lock(on_b.m);
     on_b.players.insert(40);  // a player of another gateway
@@ -651,13 +665,10 @@ TEST_F(Gateways, ATeamJoinToAMateOnAnotherNodeTakesThePlayerThere) {
 // journey's end) leaves the player's route where the journey took it.
 TEST_F(Gateways, AnAnswerFromTheNodeAPlayerLeftDoesNotRouteItBack) {
   using k = world_request::kind;
-  host_world on_a, on_b;
-  auto lease_a = node_lease::join(nodes, "a", 0), lease_b = node_lease::join(nodes, "b", 0);
-  ASSERT_TRUE(lease_a && lease_b);
-  ASSERT_TRUE(lease_b->beat(100));  // b looks busy: new players go to a
-  node_endpoint a(*link, "a", 1), b(*link, "b", 1);
-  ASSERT_TRUE(a.start(on_a, [&](player_id p) { return on_a.where(p); }));
-  ASSERT_TRUE(b.start(on_b, [&](player_id p) { return on_b.where(p); }));
+  two_hosts h(*link, nodes);
+  ASSERT_TRUE(h.ok);
+  auto& on_a = h.on_a;
+  auto& on_b = h.on_b;
   {
     std::lock_guard lock(on_b.m);
     on_b.players.insert(40);

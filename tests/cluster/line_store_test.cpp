@@ -21,6 +21,17 @@ scene_def scene_of(scene_id id, std::uint32_t max_lines, std::uint32_t capacity 
   return d;
 }
 
+// A server with a lines bucket, and two nodes `a` and `b` that joined the cluster.
+struct two_nodes {
+  test::nats_server server;
+  std::pair<std::unique_ptr<nats_link>, kv_bucket> opened = test::open_bucket(server, "lines");
+  kv_bucket& lines = opened.second;
+  cluster_result<kv_bucket> nodes = opened.first->bucket("nodes");
+  cluster_result<node_lease> a = node_lease::join(*nodes, "a", 0);
+  cluster_result<node_lease> b = node_lease::join(*nodes, "b", 0);
+  [[nodiscard]] bool ok() const { return nodes && a && b; }
+};
+
 // Three nodes, each with its own connection, open lines of one scene as fast as they can: exactly
 // max_lines open cluster-wide, each id once, and every other attempt is `full`.
 TEST(LineStore, MaxLinesHoldsAcrossNodesRacing) {
@@ -98,14 +109,11 @@ TEST(LineStore, MaxLinesHoldsAcrossNodesRacing) {
 // A store passes over the ids it read as served without asking again; one freed meanwhile by another
 // node is found once nothing else is free, so `full` still means full.
 TEST(LineStore, IdsReadAsServedArePassedOverUntilNoneElseIsFree) {
-  test::nats_server server;
-  auto [link, kv] = test::open_bucket(server, "lines");
-  auto nodes = link->bucket("nodes");
-  ASSERT_TRUE(nodes);
-  auto a = node_lease::join(*nodes, "a", 0);
-  auto b = node_lease::join(*nodes, "b", 0);
-  ASSERT_TRUE(a && b);
-  line_store on_a(kv), on_b(kv);
+  two_nodes c;
+  ASSERT_TRUE(c.ok());
+  auto& a = c.a;
+  auto& b = c.b;
+  line_store on_a(c.lines), on_b(c.lines);
   const scene_def four = scene_of(dungeon, 4);
   auto a1 = on_a.open(four, a->record());
   auto a2 = on_a.open(four, a->record());
@@ -131,14 +139,12 @@ TEST(LineStore, IdsReadAsServedArePassedOverUntilNoneElseIsFree) {
 // A node declared dead: its open lines are tombstoned (and only its own, of its epoch), it cannot
 // write them any more, and their ids open again elsewhere with the next generation.
 TEST(LineStore, ADeadNodesLinesAreTombstonedAndOpenAgainElsewhere) {
-  test::nats_server server;
-  auto [link, kv] = test::open_bucket(server, "lines");
-  auto nodes = link->bucket("nodes");
-  ASSERT_TRUE(nodes);
-  auto a = node_lease::join(*nodes, "a", 0);
-  auto b = node_lease::join(*nodes, "b", 0);
-  ASSERT_TRUE(a && b);
-  line_store store(kv);
+  two_nodes c;
+  ASSERT_TRUE(c.ok());
+  auto& nodes = c.nodes;
+  auto& a = c.a;
+  auto& b = c.b;
+  line_store store(c.lines);
   auto b1 = store.open(scene_of(dungeon, 4), b->record());
   auto a2 = store.open(scene_of(dungeon, 4), a->record());
   auto b3 = store.open(scene_of(dungeon, 4), b->record());
