@@ -592,7 +592,8 @@ TEST_F(Gateways, ASilentGatewaysPlayersLeaveUnlessClaimedWithinResume) {
   EXPECT_EQ(a.stats().gateways_lost, 2u);  // g2 has not beaten either: its wait starts now
 }
 
-// Nodes a and b over worlds that keep who they host; b looks busy, so new players go to a.
+// Nodes a and b over worlds that keep who they host; b looks busy, so new players go to a, and
+// hosts player 40, of another gateway.
 struct two_hosts {
   host_world on_a, on_b;
   cluster_result<node_lease> lease_a, lease_b;
@@ -603,6 +604,7 @@ struct two_hosts {
         lease_b(node_lease::join(nodes, "b", 0)),
         a(link, "a", 1),
         b(link, "b", 1) {
+    on_b.players.insert(40);
     ok = lease_a && lease_b && lease_b->beat(100) &&
          a.start(on_a, [this](player_id p) { return on_a.where(p); }) &&
          b.start(on_b, [this](player_id p) { return on_b.where(p); });
@@ -618,10 +620,6 @@ TEST_F(Gateways, ATeamJoinToAMateOnAnotherNodeTakesThePlayerThere) {
   ASSERT_TRUE(h.ok);
   auto& on_a = h.on_a;
   auto& on_b = h.on_b;
-  {
-    std::lock_guard lock(on_b.m);
-    on_b.players.insert(40);  // a player of another gateway
-  }
   auto g = gateway(5s, [](remote_world_options& o) { o.journeys = true; });
   ASSERT_NE(g, nullptr);
   ASSERT_TRUE(ask(*g, world_request::enter(10, 1)));
@@ -669,10 +667,6 @@ TEST_F(Gateways, AnAnswerFromTheNodeAPlayerLeftDoesNotRouteItBack) {
   ASSERT_TRUE(h.ok);
   auto& on_a = h.on_a;
   auto& on_b = h.on_b;
-  {
-    std::lock_guard lock(on_b.m);
-    on_b.players.insert(40);
-  }
   auto g = gateway();
   ASSERT_NE(g, nullptr);
   ASSERT_TRUE(ask(*g, world_request::enter(10, 1)));
