@@ -75,6 +75,7 @@ struct arrival_state {
   player_id player = 0;
   clock::time_point heard;
   bool answered = false, placed = false, released = false;
+  bool new_here = false;  // its gateway was first noted by this arrival: forgotten if refused
 };
 using arrival_key = std::pair<std::string, std::uint64_t>;
 
@@ -262,10 +263,15 @@ struct node_endpoint::impl : std::enable_shared_from_this<impl> {
       if (!fresh) return;  // heard twice, or released before it came
     }
     handoffs_in.fetch_add(1, std::memory_order_relaxed);
+    bool new_here = false;
     {
       std::lock_guard lock(gateways_m);
       heard(a->gateway, clock::now());
-      gateway_of[a->request.player] = a->gateway;
+      new_here = gateway_of.insert_or_assign(a->request.player, a->gateway).second;
+    }
+    {
+      std::lock_guard lock(travel_m);
+      arrivals[{a->from, a->id}].new_here = new_here;
     }
     w->submit(a->request, [weak = weak_from_this(), key = arrival_key{a->from, a->id}, p = a->request.player,
                            reply = std::string(reply)](world_result r) {
@@ -273,20 +279,22 @@ struct node_endpoint::impl : std::enable_shared_from_this<impl> {
     });
   }
 
+  // On the world's thread: nothing here waits for the world.
   void placed_here(const arrival_key& key, player_id p, const std::string& reply, world_result r) {
-    bool released = false;
+    bool released = false, new_here = false;
     {
       std::lock_guard lock(travel_m);
       auto& a = arrivals[key];
       a.answered = true;
       a.placed = r.has_value();
       released = a.released;
+      new_here = a.new_here;
     }
     if (released) {
       if (r) let_go_here(p);
       return;
     }
-    if (!r && where && where(p).where == location::state::none) {
+    if (!r && new_here) {  // refused, and never this node's before
       std::lock_guard lock(gateways_m);
       gateway_of.erase(p);
     }
