@@ -45,6 +45,18 @@ cluster_result<session_record> decode_session(std::string_view key, std::string_
   }
 }
 
+std::string encode(const party_record& r) { return json{{"node", r.node}}.dump(); }
+
+cluster_result<party_record> decode_party(std::string_view key, std::string_view text) {
+  auto j = json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return bad(key, "not a JSON object");
+  try {
+    return party_record{j.at("node").get<std::string>()};
+  } catch (const json::exception& e) {
+    return bad(key, fmt::format("not a party record ({})", e.what()));
+  }
+}
+
 cluster_result<node_record> decode_node(std::string_view key, std::string_view text) {
   auto j = json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.is_object()) return bad(key, "not a JSON object");

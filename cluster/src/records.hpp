@@ -16,6 +16,13 @@ struct session_record {
   std::string name, gateway;
 };
 
+/// The node holding a party's instance of a scene (key party.OWNER.SCENE of the sessions bucket).
+struct party_record {
+  std::string node;
+};
+
+std::string encode(const party_record& r);
+cluster_result<party_record> decode_party(std::string_view key, std::string_view json);
 std::string encode(const node_record& r);
 std::string encode(const session_record& r);
 cluster_result<session_record> decode_session(std::string_view key, std::string_view json);

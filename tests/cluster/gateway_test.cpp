@@ -61,7 +61,7 @@ struct host_world final : world_port {
       std::unique_lock lock(m);
       heard.push_back(q);
       using k = world_request::kind;
-      if (q.what == k::enter || q.what == k::enter_line) {
+      if (q.what == k::enter || q.what == k::enter_line || q.what == k::enter_instance) {
         players.insert(q.player);
       } else if (q.what == k::join_team && full) {
         r = fail(world_errc::line_full, "full");
@@ -657,6 +657,55 @@ TEST_F(Gateways, ATeamJoinToAMateOnAnotherNodeTakesThePlayerThere) {
   const auto s = g->stats();
   EXPECT_EQ(s.journeys, 2u);
   EXPECT_EQ(s.journeys_failed, 1u);
+}
+
+// A party's instance lives on one node: a member standing on another node travels there, and two
+// members entering at once through two gateways from two nodes end on one node as well.
+TEST_F(Gateways, APartysMembersEnterItsInstanceOnOneNodeWhereverTheyStand) {
+  using k = world_request::kind;
+  two_hosts h(*link, nodes);
+  ASSERT_TRUE(h.ok);
+  auto sessions = link->bucket("scenert-sessions");
+  ASSERT_TRUE(sessions);
+  auto named = [&](const char* name) {
+    return gateway(5s, [&, name](remote_world_options& o) {
+      o.gateway = name;
+      o.sessions = *sessions;
+    });
+  };
+  auto g1 = named("g1"), g2 = named("g2");
+  ASSERT_TRUE(g1 && g2);
+  constexpr scene_id dungeon = 5;
+  // 10 and 11 stand on a (b looks busy); 20 and 21 go to b, to its player 40.
+  for (player_id p : {10, 11}) ASSERT_TRUE(ask(*g1, world_request::enter(p, 1)));
+  for (player_id p : {20, 21}) {
+    ASSERT_TRUE(ask(*g2, world_request::enter(p, 1)));
+    ASSERT_TRUE(ask(*g2, world_request::join_team(p, 40)));
+  }
+  EXPECT_EQ(h.on_b.hosts(), (std::set<player_id>{20, 21, 40}));
+
+  ASSERT_TRUE(ask(*g1, world_request::enter_instance(10, dungeon, 7)));  // party 7's instance: on a
+  auto record = sessions->get("party.7.5");
+  ASSERT_TRUE(record) << record.error().message;
+  EXPECT_EQ(record->value, R"({"node":"a"})");
+  ASSERT_TRUE(ask(*g2, world_request::enter_instance(20, dungeon, 7)));  // 20 travels from b to a
+  EXPECT_EQ(h.on_b.heard_of(20), (std::vector<k>{k::join_team, k::leave}));
+  EXPECT_TRUE(h.on_a.hosts().contains(20));
+  EXPECT_FALSE(h.on_b.hosts().contains(20));
+
+  // Party 8: 11 on a and 21 on b enter at once; whoever recorded first, both end on one node.
+  auto first = std::make_shared<std::promise<world_result>>();
+  auto second = std::make_shared<std::promise<world_result>>();
+  g1->submit(world_request::enter_instance(11, dungeon, 8), [first](world_result r) { first->set_value(std::move(r)); });
+  g2->submit(world_request::enter_instance(21, dungeon, 8), [second](world_result r) { second->set_value(std::move(r)); });
+  ASSERT_TRUE(first->get_future().get());
+  ASSERT_TRUE(second->get_future().get());
+  for (int i = 0; i < 200 && h.on_a.hosts().contains(11) == h.on_b.hosts().contains(21); ++i)
+    std::this_thread::sleep_for(5ms);  // the one that travelled leaves its first node
+  const auto on_a = h.on_a.hosts(), on_b = h.on_b.hosts();
+  EXPECT_TRUE((on_a.contains(11) && on_a.contains(21) && !on_b.contains(21)) ||
+              (on_b.contains(11) && on_b.contains(21) && !on_a.contains(11)))
+      << "party 8 split across the nodes";
 }
 
 // A node's late answer to a request made before its player travelled on (a move answered after the
