@@ -74,7 +74,6 @@ struct pending_request {
   player_id mate = 0;       // join_team: looked for on the other nodes when its node does not have it
   std::string journey_to;   // a journey: the node `node` hands the player over to
   bool farewell = false;    // a leave for a copy of a claimed player: it routes nothing
-  std::optional<world_request> party;  // an instance entered afresh: its party's record follows
 };
 
 // A player between two nodes: its requests wait until the node it goes to answered.
@@ -171,7 +170,7 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
     travelling[p];
     const std::uint64_t ticket = next_ticket++;
     pending.emplace(ticket, pending_request{std::move(reply), p, q.what, from, clock::now() + opt.answer_timeout,
-                                            0, to, false, std::nullopt});
+                                            0, to, false});
     push(from, ticket, q, to);
   }
 
@@ -216,7 +215,7 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
     }
     const std::uint64_t ticket = next_ticket++;
     pending.emplace(ticket, pending_request{std::move(reply), q.player, q.what, node,
-                                            clock::now() + opt.answer_timeout, q.mate, {}, false, std::nullopt});
+                                            clock::now() + opt.answer_timeout, q.mate, {}, false});
     push(node, ticket, q);
   }
 
@@ -242,70 +241,56 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
 
   // --- party instances across nodes ---
 
-  // A party's instance of a scene lives on one node (its record in the sessions bucket): a member
-  // standing on another node travels there; a party with none gets one where its member stands,
-  // and the record follows the answer. The member's other requests wait meanwhile.
+  // A party's instance of a scene lives on one node, named in the sessions bucket before anyone
+  // enters it: the first member claims it for the node it stands on (compare-and-set; a record of a
+  // dead node is taken over), the others travel there from wherever they stand. So two members
+  // entering at once through two nodes never open two instances. Its other requests wait meanwhile.
   void to_party(const world_request& q, world_reply reply) {
     const std::string key = party_key(q.party, q.scene);
     std::string there;
-    if (auto got = opt.sessions->get(key))
-      if (auto r = detail::decode_party(key, got->value)) there = r->node;
+    for (int i = 0; i < 4 && there.empty(); ++i) {
+      auto got = opt.sessions->get(key);
+      std::optional<detail::party_record> rec;
+      if (got)
+        if (auto r = detail::decode_party(key, got->value)) rec = std::move(r).value();
+      std::string mine;
+      {
+        std::lock_guard lock(m);
+        if (rec && nodes.contains(rec->node)) {
+          there = rec->node;
+          break;
+        }
+        const auto from = node_of.find(q.player);
+        mine = from != node_of.end() ? from->second : route(q);
+      }
+      if (mine.empty()) break;
+      const std::string claim = detail::encode(detail::party_record{mine});
+      if (got ? static_cast<bool>(opt.sessions->update(key, claim, got->revision))
+              : got.code() == cluster_errc::not_found && static_cast<bool>(opt.sessions->create(key, claim)))
+        there = mine;
+      else if (got.code() != cluster_errc::not_found && !got)
+        break;  // the store is away: its own node places it, as without a cluster
+    }
     std::vector<std::pair<world_request, world_reply>> resubmit;
     {
       std::lock_guard lock(m);
-      if (!nodes.contains(there)) there.clear();  // none yet, or its node died: a fresh instance
       const auto from = node_of.find(q.player);
-      if (!there.empty() && from != node_of.end() && from->second != there)
+      if (!there.empty() && from != node_of.end() && from->second != there && nodes.contains(there))
         return depart(q.player, from->second, there, q, std::move(reply));
-      const std::string node = !there.empty() ? there : from != node_of.end() ? from->second : route(q);
+      const std::string node = from != node_of.end() ? from->second : !there.empty() ? there : route(q);
       if (!node.empty()) {
-        pending_request r{std::move(reply), q.player, q.what, node, clock::now() + opt.answer_timeout,
-                          0,  {},       false,  there.empty() ? std::optional<world_request>(q) : std::nullopt};
         const std::uint64_t ticket = next_ticket++;
-        pending.emplace(ticket, std::move(r));
+        pending.emplace(ticket, pending_request{std::move(reply), q.player, q.what, node,
+                                                clock::now() + opt.answer_timeout, 0, {}, false});
         push(node, ticket, q);
+      } else {
+        no_node.fetch_add(1, std::memory_order_relaxed);
       }
       release(q.player, resubmit);
-      if (node.empty()) no_node.fetch_add(1, std::memory_order_relaxed);
-      else reply = {};
     }
     if (reply)
       reply(fail(world_errc::node_unavailable, fmt::format("player {}: no live scene node in the cluster", q.player)));
     for (auto& [held, r] : resubmit) submit(held, std::move(r));
-  }
-
-  // A party's fresh instance stands on `node`: recorded there (compare-and-set). When another member
-  // got one on another node meanwhile (two entering at once through two nodes), this one travels there.
-  void record_party(pending_request r, const std::string& node, world_result placed) {
-    const world_request q = *r.party;
-    const std::string key = party_key(q.party, q.scene);
-    const std::string mine = detail::encode(detail::party_record{node});
-    std::string other;
-    for (int i = 0; i < 4 && other.empty(); ++i) {
-      auto got = opt.sessions->get(key);
-      if (!got) {
-        if (got.code() != cluster_errc::not_found || opt.sessions->create(key, mine)) break;
-        continue;  // created meanwhile: read it
-      }
-      auto rec = detail::decode_party(key, got->value);
-      if (rec && rec->node == node) break;
-      bool live = false;
-      {
-        std::lock_guard lock(m);
-        live = rec && nodes.contains(rec->node);
-      }
-      if (live)
-        other = rec->node;
-      else if (opt.sessions->update(key, mine, got->revision))  // its node died: this one is the party's
-        break;
-    }
-    {
-      std::lock_guard lock(m);
-      const auto at = node_of.find(r.player);
-      if (!other.empty() && at != node_of.end() && at->second == node && !travelling.contains(r.player))
-        return depart(r.player, node, other, q, std::move(r.reply));
-    }
-    if (r.reply) r.reply(std::move(placed));
   }
 
   // Where a node has a player (a "where": a node handing it over answers once that ended).
@@ -435,13 +420,6 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
             node_of[p->second.player] = batch->node;
           else if (p->second.what == world_request::kind::leave || a.result.code() == world_errc::not_in_scene)
             node_of.erase(p->second.player);
-        }
-        if (p->second.party && a.result) {  // the party's instance: recorded before the client hears
-          later([this, r = std::move(p->second), node = batch->node, placed = std::move(a.result)]() mutable {
-            record_party(std::move(r), node, std::move(placed));
-          });
-          pending.erase(p);
-          continue;
         }
         ready.emplace_back(std::move(p->second.reply), std::move(a.result));
         pending.erase(p);
@@ -623,7 +601,7 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
       }
       const std::uint64_t ticket = next_ticket++;
       pending.emplace(ticket, pending_request{{}, record->player, world_request::kind::leave, node,
-                                              clock::now() + opt.answer_timeout, 0, {}, true, std::nullopt});
+                                              clock::now() + opt.answer_timeout, 0, {}, true});
       push(node, ticket, world_request::leave(record->player));
     }
     if (!found) {
