@@ -8,7 +8,9 @@ namespace scenert::bench {
 inline double process_cpu_seconds() {
   rusage u{};
   ::getrusage(RUSAGE_SELF, &u);
-  auto s = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6; };
+  auto s = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+  };
   return s(u.ru_utime) + s(u.ru_stime);
 }
 

@@ -32,7 +32,7 @@ cluster_result<held_line> line_store::open(const scene_def& scene, const node_re
   // The ids read as served before are passed over without a round trip; when that finds none free,
   // every id is read once more (some may have closed since), so `full` means full.
   auto& known = served_[scene.id];
-  for (bool again = !known.empty(); ; again = false) {
+  for (bool again = !known.empty();; again = false) {
     for (std::uint32_t id = 1; id <= scene.max_lines; ++id) {
       if (known.contains(id)) continue;
       auto opened = open_id(scene, id, node);
@@ -60,7 +60,8 @@ cluster_result<std::optional<held_line>> line_store::open_id(const scene_def& sc
     if (old && old->record.state == line_state_in_cluster::open) return std::optional<held_line>{};  // served
     line_record r{scene.id,       id, old ? old->record.generation + 1 : 1, node.name, node.epoch,
                   scene.capacity, 0,  line_state_in_cluster::open};
-    auto rev = old ? lines_.update(key, detail::encode(r), old->revision) : lines_.create(key, detail::encode(r));
+    auto rev =
+        old ? lines_.update(key, detail::encode(r), old->revision) : lines_.create(key, detail::encode(r));
     if (rev) return std::optional<held_line>{held_line{std::move(r), *rev}};
     if (rev.code() != cluster_errc::conflict) return rev.error();
   }

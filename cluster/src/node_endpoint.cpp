@@ -7,8 +7,8 @@
 #include <array>
 #include <condition_variable>
 #include <map>
-#include <optional>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
@@ -118,8 +118,8 @@ struct node_endpoint::impl : std::enable_shared_from_this<impl> {
       arrived_sub, release_sub;
 
   std::atomic<std::uint64_t> request_batches{0}, requests{0}, bad_batches{0}, answer_batches{0}, answers{0},
-      event_batches{0}, views_asked{0}, publish_failures{0}, claims{0},
-      gateways_lost{0}, players_abandoned{0}, handoffs_out{0}, handoffs_in{0}, handoffs_failed{0};
+      event_batches{0}, views_asked{0}, publish_failures{0}, claims{0}, gateways_lost{0},
+      players_abandoned{0}, handoffs_out{0}, handoffs_in{0}, handoffs_failed{0};
 
   impl(nats_link& l, std::string n, std::uint64_t e, node_endpoint_options o)
       : link(l), node(std::move(n)), epoch(e), opt(o) {}
@@ -162,7 +162,9 @@ struct node_endpoint::impl : std::enable_shared_from_this<impl> {
           ++it;
         }
       }
-      std::erase_if(gateways, [&](const auto& g) { return g.second.dead_since && now - *g.second.dead_since >= opt.resume; });
+      std::erase_if(gateways, [&](const auto& g) {
+        return g.second.dead_since && now - *g.second.dead_since >= opt.resume;
+      });
     }
     players_abandoned.fetch_add(abandoned.size(), std::memory_order_relaxed);
     for (player_id p : abandoned) w->submit(world_request::leave(p), {});
@@ -176,15 +178,17 @@ struct node_endpoint::impl : std::enable_shared_from_this<impl> {
   void hand_over(std::shared_ptr<const std::string> gateway, const wire::request_entry& e) {
     if (!valid_name(e.to) || e.to == node) {
       bad_batches.fetch_add(1, std::memory_order_relaxed);
-      return answer(*gateway, e.ticket,
-                    fail(world_errc::node_unavailable,
-                         fmt::format("player {}: no journey from node {} to '{}'", e.request.player, node, e.to)));
+      return answer(
+          *gateway, e.ticket,
+          fail(world_errc::node_unavailable,
+               fmt::format("player {}: no journey from node {} to '{}'", e.request.player, node, e.to)));
     }
     std::uint64_t id = 0;
     {
       std::lock_guard lock(travel_m);
       id = next_handoff++;
-      handoffs.emplace(id, handoff{e.request.player, gateway, e.ticket, e.to, clock::now() + handoff_timeout});
+      handoffs.emplace(id,
+                       handoff{e.request.player, gateway, e.ticket, e.to, clock::now() + handoff_timeout});
     }
     handoffs_out.fetch_add(1, std::memory_order_relaxed);
     if (!link.publish(subjects::arrive(e.to), wire::encode(wire::arrival{id, node, *gateway, e.request}),
@@ -243,7 +247,8 @@ struct node_endpoint::impl : std::enable_shared_from_this<impl> {
     }
     for (auto& [id, h] : late) {
       handoffs_failed.fetch_add(1, std::memory_order_relaxed);
-      publish(subjects::release(h.to), wire::encode(wire::arrival{id, node, *h.gateway, world_request::leave(h.player)}));
+      publish(subjects::release(h.to),
+              wire::encode(wire::arrival{id, node, *h.gateway, world_request::leave(h.player)}));
       answer(*h.gateway, h.ticket,
              fail(world_errc::node_unavailable, fmt::format("player {}: node {} did not take it within {} ms",
                                                             h.player, h.to, handoff_timeout.count())));
@@ -259,7 +264,8 @@ struct node_endpoint::impl : std::enable_shared_from_this<impl> {
     }
     {
       std::lock_guard lock(travel_m);
-      auto [it, fresh] = arrivals.try_emplace({a->from, a->id}, arrival_state{a->request.player, clock::now()});
+      auto [it, fresh] =
+          arrivals.try_emplace({a->from, a->id}, arrival_state{a->request.player, clock::now()});
       if (!fresh) return;  // heard twice, or released before it came
     }
     handoffs_in.fetch_add(1, std::memory_order_relaxed);
@@ -311,7 +317,8 @@ struct node_endpoint::impl : std::enable_shared_from_this<impl> {
     bool placed = false;
     {
       std::lock_guard lock(travel_m);
-      auto [it, fresh] = arrivals.try_emplace({a->from, a->id}, arrival_state{a->request.player, clock::now()});
+      auto [it, fresh] =
+          arrivals.try_emplace({a->from, a->id}, arrival_state{a->request.player, clock::now()});
       it->second.released = true;
       placed = it->second.answered && it->second.placed;
     }
@@ -330,7 +337,8 @@ struct node_endpoint::impl : std::enable_shared_from_this<impl> {
   // from here and has not left yet.
   bool in_transit(player_id p) {
     std::lock_guard lock(travel_m);
-    return std::any_of(handoffs.begin(), handoffs.end(), [p](const auto& h) { return h.second.player == p; }) ||
+    return std::any_of(handoffs.begin(), handoffs.end(),
+                       [p](const auto& h) { return h.second.player == p; }) ||
            std::any_of(arrivals.begin(), arrivals.end(), [p](const auto& a) {
              return a.second.player == p && !a.second.answered && !a.second.released;
            });
@@ -445,7 +453,8 @@ struct node_endpoint::impl : std::enable_shared_from_this<impl> {
       heard(c->gateway, clock::now());
       gateway_of[c->player] = c->gateway;
     }
-    wire::claim_answer a{node, fail(world_errc::not_in_scene, fmt::format("player {}: not on node {}", c->player, node))};
+    wire::claim_answer a{
+        node, fail(world_errc::not_in_scene, fmt::format("player {}: not on node {}", c->player, node))};
     // A player between two lines is claimed where it goes: its events come from there.
     if (at.where == location::state::in_line)
       a.result = placement{at.line, at.space, at.phase};
@@ -497,24 +506,27 @@ cluster_result<void> node_endpoint::start(world_port& w, player_locator where) {
       [i = impl_.get()](std::string_view, std::string_view, std::string_view reply) { i->on_views(reply); });
   if (!views) return views.error();
   impl_->views_sub = std::move(views).value();
-  auto claims = impl_->link.subscribe(subjects::claim(impl_->node),
-                                      [i = impl_.get()](std::string_view, std::string_view data,
-                                                        std::string_view reply) { i->on_claim(data, reply, true); });
+  auto claims =
+      impl_->link.subscribe(subjects::claim(impl_->node),
+                            [i = impl_.get()](std::string_view, std::string_view data,
+                                              std::string_view reply) { i->on_claim(data, reply, true); });
   if (!claims) return claims.error();
   impl_->claims_sub = std::move(claims).value();
-  auto wheres = impl_->link.subscribe(subjects::where(impl_->node),
-                                     [i = impl_.get()](std::string_view, std::string_view data,
-                                                       std::string_view reply) { i->on_claim(data, reply, false); });
+  auto wheres =
+      impl_->link.subscribe(subjects::where(impl_->node),
+                            [i = impl_.get()](std::string_view, std::string_view data,
+                                              std::string_view reply) { i->on_claim(data, reply, false); });
   if (!wheres) return wheres.error();
   impl_->where_sub = std::move(wheres).value();
-  auto beats = impl_->link.subscribe(
-      subjects::all_gateway_beats,
-      [i = impl_.get()](std::string_view subject, std::string_view, std::string_view) { i->on_beat(subject); });
+  auto beats = impl_->link.subscribe(subjects::all_gateway_beats,
+                                     [i = impl_.get()](std::string_view subject, std::string_view,
+                                                       std::string_view) { i->on_beat(subject); });
   if (!beats) return beats.error();
   impl_->beats_sub = std::move(beats).value();
-  auto arrive = impl_->link.subscribe(subjects::arrive(impl_->node),
-                                      [i = impl_.get()](std::string_view, std::string_view data,
-                                                        std::string_view reply) { i->on_arrive(data, reply); });
+  auto arrive =
+      impl_->link.subscribe(subjects::arrive(impl_->node),
+                            [i = impl_.get()](std::string_view, std::string_view data,
+                                              std::string_view reply) { i->on_arrive(data, reply); });
   if (!arrive) return arrive.error();
   impl_->arrive_sub = std::move(arrive).value();
   auto arrived = impl_->link.subscribe(
@@ -558,7 +570,8 @@ node_endpoint_stats node_endpoint::stats() const {
   s.claims = n(i.claims), s.gateways_lost = n(i.gateways_lost), s.players_abandoned = n(i.players_abandoned);
   s.answer_batches = n(i.answer_batches), s.answers = n(i.answers), s.event_batches = n(i.event_batches);
   s.views_asked = n(i.views_asked), s.publish_failures = n(i.publish_failures);
-  s.handoffs_out = n(i.handoffs_out), s.handoffs_in = n(i.handoffs_in), s.handoffs_failed = n(i.handoffs_failed);
+  s.handoffs_out = n(i.handoffs_out), s.handoffs_in = n(i.handoffs_in),
+  s.handoffs_failed = n(i.handoffs_failed);
   std::lock_guard lock(impl_->gateways_m);
   for (const auto& [name, g] : i.gateways) s.gateways += g.dead_since ? 0 : 1;
   return s;

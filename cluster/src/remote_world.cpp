@@ -71,9 +71,9 @@ struct pending_request {
   world_request::kind what{};
   std::string node;
   clock::time_point deadline;
-  player_id mate = 0;       // join_team: looked for on the other nodes when its node does not have it
-  std::string journey_to;   // a journey: the node `node` hands the player over to
-  bool farewell = false;    // a leave for a copy of a claimed player: it routes nothing
+  player_id mate = 0;      // join_team: looked for on the other nodes when its node does not have it
+  std::string journey_to;  // a journey: the node `node` hands the player over to
+  bool farewell = false;   // a leave for a copy of a claimed player: it routes nothing
 };
 
 // A player between two nodes: its requests wait until the node it goes to answered.
@@ -123,7 +123,8 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
 
   std::atomic<std::uint64_t> request_batches{0}, requests{0}, answers{0}, timeouts{0}, no_node{0},
       event_batches{0}, gaps{0}, views_asked{0}, views_applied{0}, bad_messages{0}, nodes_lost{0},
-      players_orphaned{0}, claims{0}, claims_refused{0}, claimed_elsewhere{0}, journeys{0}, journeys_failed{0};
+      players_orphaned{0}, claims{0}, claims_refused{0}, claimed_elsewhere{0}, journeys{0},
+      journeys_failed{0};
 
   impl(nats_link& l, kv_bucket b, remote_world_options o)
       : link(l), nodes_bucket(std::move(b)), opt(std::move(o)) {}
@@ -148,7 +149,8 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
   }
 
   // Queues a request for a node (m held); `to`: a journey there.
-  void push(const std::string& node, std::uint64_t ticket, const world_request& q, const std::string& to = {}) {
+  void push(const std::string& node, std::uint64_t ticket, const world_request& q,
+            const std::string& to = {}) {
     auto& out = outbox[node];
     out.push_back({ticket, q, to});
     if (out.size() == 1) cv.notify_one();
@@ -169,8 +171,8 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
               world_reply reply) {
     travelling[p];
     const std::uint64_t ticket = next_ticket++;
-    pending.emplace(ticket, pending_request{std::move(reply), p, q.what, from, clock::now() + opt.answer_timeout,
-                                            0, to, false});
+    pending.emplace(ticket, pending_request{std::move(reply), p, q.what, from,
+                                            clock::now() + opt.answer_timeout, 0, to, false});
     push(from, ticket, q, to);
   }
 
@@ -192,7 +194,8 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
   }
 
   void submit(const world_request& q, world_reply reply) {
-    const std::string line_host = q.what == world_request::kind::transfer_line ? host_of(q.line) : std::string{};
+    const std::string line_host =
+        q.what == world_request::kind::transfer_line ? host_of(q.line) : std::string{};
     std::unique_lock lock(m);
     if (auto t = travelling.find(q.player); t != travelling.end()) {
       t->second.held.emplace_back(q, std::move(reply));
@@ -214,8 +217,10 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
       return;
     }
     const std::uint64_t ticket = next_ticket++;
-    pending.emplace(ticket, pending_request{std::move(reply), q.player, q.what, node,
-                                            clock::now() + opt.answer_timeout, q.mate, {}, false});
+    pending.emplace(
+        ticket,
+        pending_request{
+            std::move(reply), q.player, q.what, node, clock::now() + opt.answer_timeout, q.mate, {}, false});
     push(node, ticket, q);
   }
 
@@ -280,8 +285,10 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
       const std::string node = from != node_of.end() ? from->second : !there.empty() ? there : route(q);
       if (!node.empty()) {
         const std::uint64_t ticket = next_ticket++;
-        pending.emplace(ticket, pending_request{std::move(reply), q.player, q.what, node,
-                                                clock::now() + opt.answer_timeout, 0, {}, false});
+        pending.emplace(
+            ticket,
+            pending_request{
+                std::move(reply), q.player, q.what, node, clock::now() + opt.answer_timeout, 0, {}, false});
         push(node, ticket, q);
       } else {
         no_node.fetch_add(1, std::memory_order_relaxed);
@@ -289,13 +296,15 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
       release(q.player, resubmit);
     }
     if (reply)
-      reply(fail(world_errc::node_unavailable, fmt::format("player {}: no live scene node in the cluster", q.player)));
+      reply(fail(world_errc::node_unavailable,
+                 fmt::format("player {}: no live scene node in the cluster", q.player)));
     for (auto& [held, r] : resubmit) submit(held, std::move(r));
   }
 
   // Where a node has a player (a "where": a node handing it over answers once that ended).
   std::optional<placement> ask_where(const std::string& node, player_id p) {
-    auto answer = link.request(subjects::where(node), wire::encode(wire::claim{p, opt.gateway}), claim_timeout);
+    auto answer =
+        link.request(subjects::where(node), wire::encode(wire::claim{p, opt.gateway}), claim_timeout);
     if (!answer) return std::nullopt;
     auto a = wire::decode_claim_answer(*answer);
     if (!a || !a->result) return std::nullopt;
@@ -307,9 +316,9 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
   // Found nowhere with its node gone, the player is handed to the front to be placed again.
   void settle(pending_request r) {
     timeouts.fetch_add(1, std::memory_order_relaxed);
-    world_result result = fail(world_errc::node_unavailable,
-                               fmt::format("player {}: node {} did not answer within {} ms", r.player, r.node,
-                                           opt.answer_timeout.count()));
+    world_result result =
+        fail(world_errc::node_unavailable, fmt::format("player {}: node {} did not answer within {} ms",
+                                                       r.player, r.node, opt.answer_timeout.count()));
     std::string at;
     bool moved = false;
     if (ask_where(r.node, r.player)) {
@@ -418,7 +427,8 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
           const bool placed = a.result.has_value() && p->second.what != world_request::kind::leave;
           if (placed)
             node_of[p->second.player] = batch->node;
-          else if (p->second.what == world_request::kind::leave || a.result.code() == world_errc::not_in_scene)
+          else if (p->second.what == world_request::kind::leave ||
+                   a.result.code() == world_errc::not_in_scene)
             node_of.erase(p->second.player);
         }
         ready.emplace_back(std::move(p->second.reply), std::move(a.result));
@@ -548,9 +558,11 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
   }
 
   void remember(const std::string& token, player_id player, const std::string& name) {
-    auto made = opt.sessions->create(token_key(token), detail::encode(detail::session_record{player, name, opt.gateway}));
-    if (!made) warn(fmt::format("gateway {}: player {}: resume token not shared: {}", opt.gateway, player,
-                                made.error().message));
+    auto made = opt.sessions->create(token_key(token),
+                                     detail::encode(detail::session_record{player, name, opt.gateway}));
+    if (!made)
+      warn(fmt::format("gateway {}: player {}: resume token not shared: {}", opt.gateway, player,
+                       made.error().message));
   }
 
   void forget(const std::string& token) {
@@ -600,8 +612,14 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
         continue;
       }
       const std::uint64_t ticket = next_ticket++;
-      pending.emplace(ticket, pending_request{{}, record->player, world_request::kind::leave, node,
-                                              clock::now() + opt.answer_timeout, 0, {}, true});
+      pending.emplace(ticket, pending_request{{},
+                                              record->player,
+                                              world_request::kind::leave,
+                                              node,
+                                              clock::now() + opt.answer_timeout,
+                                              0,
+                                              {},
+                                              true});
       push(node, ticket, world_request::leave(record->player));
     }
     if (!found) {
@@ -649,7 +667,8 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
     if (v.standing.empty() || !opt.on_line_events) return;
     std::vector<line_event> gone;
     gone.reserve(v.standing.size());
-    for (const auto& [id, e] : v.standing) gone.push_back({line_event::kind::left, e.player, e.at, e.monster});
+    for (const auto& [id, e] : v.standing)
+      gone.push_back({line_event::kind::left, e.player, e.at, e.monster});
     opt.on_line_events(v.line, k.phase, gone);
   }
 
@@ -839,7 +858,9 @@ cluster_result<std::unique_ptr<remote_world>> remote_world::start(nats_link& lin
   i->answers_sub = std::move(answers).value();
   auto events = link.subscribe(
       subjects::all_lines,
-      [raw](std::string_view subject, std::string_view data, std::string_view) { raw->on_events(subject, data); },
+      [raw](std::string_view subject, std::string_view data, std::string_view) {
+        raw->on_events(subject, data);
+      },
       raw->opt.max_pending_event_bytes);
   if (!events) return events.error();
   i->events_sub = std::move(events).value();
@@ -866,7 +887,9 @@ void remote_world::submit(const world_request& request, world_reply reply) {
 
 void remote_world::remember(std::string_view token, player_id player, std::string_view name) {
   if (!impl_->opt.sessions) return;
-  impl_->later([i = impl_.get(), t = std::string(token), player, n = std::string(name)] { i->remember(t, player, n); });
+  impl_->later([i = impl_.get(), t = std::string(token), player, n = std::string(name)] {
+    i->remember(t, player, n);
+  });
 }
 
 void remote_world::forget(std::string_view token) {
@@ -875,15 +898,18 @@ void remote_world::forget(std::string_view token) {
 }
 
 void remote_world::claim(std::string_view token, claim_reply reply) {
-  impl_->later([i = impl_.get(), t = std::string(token), reply = std::move(reply)]() mutable { reply(i->claim(t)); });
+  impl_->later(
+      [i = impl_.get(), t = std::string(token), reply = std::move(reply)]() mutable { reply(i->claim(t)); });
 }
 
 void remote_world::poll(std::chrono::steady_clock::time_point now) {
   // Batches dropped by the slow-consumer cut-off leave no gap behind when they were a line's last:
   // every node is asked for its lines.
   if (const auto dropped = impl_->events_sub->dropped(); dropped != impl_->dropped_seen) {
-    impl_->warn(fmt::format("gateway {}: {} line event batches dropped (too slow for them); asking every node "
-                            "for its lines", impl_->opt.gateway, dropped - impl_->dropped_seen));
+    impl_->warn(
+        fmt::format("gateway {}: {} line event batches dropped (too slow for them); asking every node "
+                    "for its lines",
+                    impl_->opt.gateway, dropped - impl_->dropped_seen));
     impl_->dropped_seen = dropped;
     impl_->resync_all();
   }

@@ -236,8 +236,7 @@ std::string encode(const request_batch& b) {
 
 std::string encode(const answer_batch& b) {
   std::size_t size = header_size + string_head + b.node.size() + 8 + count_size;
-  for (const auto& a : b.answers)
-    size += 8 + result_size(a.result);
+  for (const auto& a : b.answers) size += 8 + result_size(a.result);
   writer w(size, answer_kind);
   w.str(b.node);
   w.uint(b.epoch);

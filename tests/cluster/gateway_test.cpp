@@ -138,7 +138,8 @@ result<claimed_player, world_errc> claim(world_port& w, std::string_view token) 
   auto answer = std::make_shared<std::promise<result<claimed_player, world_errc>>>();
   auto f = answer->get_future();
   w.claim(token, [answer](result<claimed_player, world_errc> r) { answer->set_value(std::move(r)); });
-  if (f.wait_for(10s) != std::future_status::ready) return fail(world_errc::shutting_down, "no answer in 10 s");
+  if (f.wait_for(10s) != std::future_status::ready)
+    return fail(world_errc::shutting_down, "no answer in 10 s");
   return f.get();
 }
 
@@ -464,7 +465,8 @@ TEST_F(Gateways, AClientResumesOnAnotherGatewayWhichClaimsItsPlayerFromItsNode) 
   std::atomic<int> looks{0};
   ASSERT_TRUE(a.start(world_a, [&looks](player_id p) {
     if (p == 7) return location{location::state::in_line, {1, 1, 1}, {}, 9, 3, false};
-    if (p == 9 && ++looks <= 3) return location{location::state::switching, {1, 1, 1}, {1, 2, 1}, 0, 0, false};
+    if (p == 9 && ++looks <= 3)
+      return location{location::state::switching, {1, 1, 1}, {1, 2, 1}, 0, 0, false};
     if (p == 9) return location{location::state::in_line, {1, 2, 1}, {}, 0, 0, false};
     return location{};
   }));
@@ -696,8 +698,10 @@ TEST_F(Gateways, APartysMembersEnterItsInstanceOnOneNodeWhereverTheyStand) {
   // Party 8: 11 on a and 21 on b enter at once; whoever recorded first, both end on one node.
   auto first = std::make_shared<std::promise<world_result>>();
   auto second = std::make_shared<std::promise<world_result>>();
-  g1->submit(world_request::enter_instance(11, dungeon, 8), [first](world_result r) { first->set_value(std::move(r)); });
-  g2->submit(world_request::enter_instance(21, dungeon, 8), [second](world_result r) { second->set_value(std::move(r)); });
+  g1->submit(world_request::enter_instance(11, dungeon, 8),
+             [first](world_result r) { first->set_value(std::move(r)); });
+  g2->submit(world_request::enter_instance(21, dungeon, 8),
+             [second](world_result r) { second->set_value(std::move(r)); });
   ASSERT_TRUE(first->get_future().get());
   ASSERT_TRUE(second->get_future().get());
   for (int i = 0; i < 200 && h.on_a.hosts().contains(11) == h.on_b.hosts().contains(21); ++i)
@@ -752,12 +756,14 @@ TEST_F(Gateways, NodesSeeAJourneyThroughWithoutTheGatewayThatAskedForIt) {
   // The gateway "gone" asks and is never there to hear: only its answers' subject is watched.
   std::mutex m;
   std::map<std::uint64_t, world_result> answers;
-  auto sub = link->subscribe("scenert.gateway.gone.answers", [&](std::string_view, std::string_view data, std::string_view) {
-    auto batch = wire::decode_answer_batch(data);
-    ASSERT_TRUE(batch) << batch.error().message;
-    std::lock_guard lock(m);
-    for (auto& e : batch->answers) answers.insert_or_assign(e.ticket, std::move(e.result));
-  });
+  auto sub = link->subscribe("scenert.gateway.gone.answers",
+                             [&](std::string_view, std::string_view data, std::string_view) {
+                               auto batch = wire::decode_answer_batch(data);
+                               ASSERT_TRUE(batch) << batch.error().message;
+                               std::lock_guard lock(m);
+                               for (auto& e : batch->answers)
+                                 answers.insert_or_assign(e.ticket, std::move(e.result));
+                             });
   ASSERT_TRUE(sub);
   auto send = [&](std::uint64_t ticket, const world_request& q, std::string to) {
     ASSERT_TRUE(link->publish("scenert.node.a.requests",

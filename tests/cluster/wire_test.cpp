@@ -58,7 +58,9 @@ views some_views() {
   return v;
 }
 
-arrival some_arrival() { return {0xFEDCBA9876543210ull, "node_a", "gate-1", world_request::join_team(12, 10)}; }
+arrival some_arrival() {
+  return {0xFEDCBA9876543210ull, "node_a", "gate-1", world_request::join_team(12, 10)};
+}
 
 void expect_same(const line_event& a, const line_event& b) {
   EXPECT_EQ(a.what, b.what);
@@ -89,20 +91,22 @@ std::function<cluster_result<std::string>(std::string_view)> round_trip(Decode d
 }
 
 std::vector<codec> codecs() {
-  return {{"request batch", encode(some_requests()), round_trip(decode_request_batch)},
-          {"answer batch", encode(some_answers()), round_trip(decode_answer_batch)},
-          {"event batch", encode(some_events()), round_trip(decode_event_batch)},
-          {"views", encode(some_views()), round_trip(decode_views)},
-          {"claim", encode(claim{0x0102030405060708ull, "gate-2"}), round_trip(decode_claim)},
-          {"claim answer", encode(claim_answer{"node_b", placement{{4, 1, 2}, 8, 5}}),
-           round_trip(decode_claim_answer)},
-          {"claim answer", encode(claim_answer{"node_b", fail(world_errc::not_in_scene, "player 9: nowhere")}),
-           round_trip(decode_claim_answer)},
-          {"arrival", encode(some_arrival()), round_trip(decode_arrival)},
-          {"arrival answer", encode(arrival_answer{9, "node_b", placement{{4, 1, 2}, 0, 0}}),
-           round_trip(decode_arrival_answer)},
-          {"arrival answer", encode(arrival_answer{9, "node_b", fail(world_errc::line_full, "scene 4 line 1 is full")}),
-           round_trip(decode_arrival_answer)}};
+  return {
+      {"request batch", encode(some_requests()), round_trip(decode_request_batch)},
+      {"answer batch", encode(some_answers()), round_trip(decode_answer_batch)},
+      {"event batch", encode(some_events()), round_trip(decode_event_batch)},
+      {"views", encode(some_views()), round_trip(decode_views)},
+      {"claim", encode(claim{0x0102030405060708ull, "gate-2"}), round_trip(decode_claim)},
+      {"claim answer", encode(claim_answer{"node_b", placement{{4, 1, 2}, 8, 5}}),
+       round_trip(decode_claim_answer)},
+      {"claim answer", encode(claim_answer{"node_b", fail(world_errc::not_in_scene, "player 9: nowhere")}),
+       round_trip(decode_claim_answer)},
+      {"arrival", encode(some_arrival()), round_trip(decode_arrival)},
+      {"arrival answer", encode(arrival_answer{9, "node_b", placement{{4, 1, 2}, 0, 0}}),
+       round_trip(decode_arrival_answer)},
+      {"arrival answer",
+       encode(arrival_answer{9, "node_b", fail(world_errc::line_full, "scene 4 line 1 is full")}),
+       round_trip(decode_arrival_answer)}};
 }
 
 TEST(Wire, RoundTripsRequests) {
@@ -185,8 +189,8 @@ TEST(Wire, RoundTripsClaimsAndTheirAnswers) {
   EXPECT_EQ(here->result->line, (line_handle{4, 1, 2}));
   EXPECT_EQ(here->result->space, 8u);
   EXPECT_EQ(here->result->phase, 5u);
-  auto nowhere =
-      decode_claim_answer(encode(claim_answer{"node_b", fail(world_errc::not_in_scene, "player 9: nowhere")}));
+  auto nowhere = decode_claim_answer(
+      encode(claim_answer{"node_b", fail(world_errc::not_in_scene, "player 9: nowhere")}));
   ASSERT_TRUE(nowhere) << nowhere.error().message;
   ASSERT_FALSE(nowhere->result);
   EXPECT_EQ(nowhere->result.code(), world_errc::not_in_scene);
@@ -208,7 +212,8 @@ TEST(Wire, RoundTripsArrivalsAndTheirAnswers) {
   EXPECT_EQ(placed->node, "node_b");
   ASSERT_TRUE(placed->result);
   EXPECT_EQ(placed->result->line, (line_handle{4, 1, 2}));
-  auto refused = decode_arrival_answer(encode(arrival_answer{9, "node_b", fail(world_errc::line_full, "full")}));
+  auto refused =
+      decode_arrival_answer(encode(arrival_answer{9, "node_b", fail(world_errc::line_full, "full")}));
   ASSERT_TRUE(refused) << refused.error().message;
   ASSERT_FALSE(refused->result);
   EXPECT_EQ(refused->result.code(), world_errc::line_full);

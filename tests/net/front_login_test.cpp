@@ -209,8 +209,8 @@ struct two_fronts {
     b = front::create(table, front_options{.resume = 5s, .first_player_id = 1'000'000});
     to_a.self = a.get(), to_b.self = b.get();
     world_options wo;
-    wo.on_line_events = [ea = a->on_line_events(), eb = b->on_line_events()](
-                            line_handle l, phase_id p, std::span<const line_event> e) {
+    wo.on_line_events = [ea = a->on_line_events(), eb = b->on_line_events()](line_handle l, phase_id p,
+                                                                             std::span<const line_event> e) {
       ea(l, p, e);
       eb(l, p, e);
     };
@@ -248,7 +248,8 @@ TEST(FrontLogin, ATokenThatAnotherFrontHoldsIsClaimedThereAndTheFirstLetsItGo) {
   const auto w = land(*watcher);
   auto on_a = two_fronts::connect(*f.a);
   const auto first = log_in(*on_a, "alice");
-  wait_for<broadcast>(*watcher, [&](const broadcast& m) { return is(m, first.pid, broadcast_type::appeared); });
+  wait_for<broadcast>(*watcher,
+                      [&](const broadcast& m) { return is(m, first.pid, broadcast_type::appeared); });
 
   auto on_b = two_fronts::connect(*f.b);
   players_in_view view;
@@ -334,7 +335,6 @@ TEST(FrontWebSocket, AMessageWithHalfAFrameOrOverTheLimitClosesItsConnection) {
   land(*good);
 }
 
-
 // A world port that loses the answers to transfers, as a gateway whose node's answer timed out: the
 // world moves the player all the same.
 struct losing_port final : world_port {
@@ -368,7 +368,8 @@ TEST(FrontLogin, AClientWhoseAnswerWasLostHearsWhereItStandsWithItsViewSentAgain
     ASSERT_TRUE(c.has_value()) << c.error().message;
     const auto me = log_in(**c, "alice");
     ASSERT_TRUE((*c)->send(request{1, request_kind::transfer, test::field_id, 0, 0, 0}));
-    EXPECT_EQ(wait_for<answer>(**c, [](const answer& a) { return a.request_id == 1; }).code, "node_unavailable");
+    EXPECT_EQ(wait_for<answer>(**c, [](const answer& a) { return a.request_id == 1; }).code,
+              "node_unavailable");
     // The field's view comes from its events; the client was told nothing of the field yet.
     wait_for<broadcast>(**c, [&](const broadcast& b) { return is(b, me.pid, broadcast_type::appeared); });
     (void)wait_for<players_in_view>(**c);

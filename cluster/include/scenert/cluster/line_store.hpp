@@ -69,7 +69,8 @@ class line_store {
  private:
   cluster_result<void> write(held_line& line, line_record next, const char* what);
   /// Opens `id` if nobody serves it; empty when someone does.
-  cluster_result<std::optional<held_line>> open_id(const scene_def& scene, std::uint32_t id, const node_record& node);
+  cluster_result<std::optional<held_line>> open_id(const scene_def& scene, std::uint32_t id,
+                                                   const node_record& node);
   kv_bucket lines_;
   std::unordered_map<scene_id, std::unordered_set<std::uint32_t>> served_;  // ids read as served
 };

@@ -31,10 +31,10 @@ struct node_endpoint_options {
 
 struct node_endpoint_stats {
   std::uint64_t request_batches = 0, requests = 0, bad_batches = 0;
-  std::uint64_t claims = 0;  ///< gateways' claims of players answered (found or not)
-  std::uint64_t gateways_lost = 0;       ///< gateways that fell silent or said they were gone
-  std::uint64_t players_abandoned = 0;   ///< their players nobody claimed within resume: taken off
-  std::uint32_t gateways = 0;            ///< gateways heard from and alive now
+  std::uint64_t claims = 0;             ///< gateways' claims of players answered (found or not)
+  std::uint64_t gateways_lost = 0;      ///< gateways that fell silent or said they were gone
+  std::uint64_t players_abandoned = 0;  ///< their players nobody claimed within resume: taken off
+  std::uint32_t gateways = 0;           ///< gateways heard from and alive now
   std::uint64_t answer_batches = 0, answers = 0;
   std::uint64_t event_batches = 0, views_asked = 0, publish_failures = 0;
   std::uint64_t handoffs_out = 0;     ///< players this node handed over to another (journeys)

@@ -59,8 +59,9 @@ struct remote_world_stats {
   std::uint64_t event_batches = 0, gaps = 0, views_asked = 0, views_applied = 0, bad_messages = 0;
   std::uint64_t dropped = 0;  ///< event batches the library dropped for the gateway (slow consumer)
   std::uint64_t nodes_lost = 0, players_orphaned = 0;
-  std::uint64_t claims = 0, claims_refused = 0;  ///< players claimed from other gateways, and tokens nobody held
-  std::uint64_t claimed_elsewhere = 0;           ///< this gateway's players claimed by another
+  std::uint64_t claims = 0,
+                claims_refused = 0;     ///< players claimed from other gateways, and tokens nobody held
+  std::uint64_t claimed_elsewhere = 0;  ///< this gateway's players claimed by another
   std::uint64_t journeys = 0, journeys_failed = 0;  ///< players taken to another node, and refused there
   std::uint32_t live_nodes = 0, players = 0;
 };
