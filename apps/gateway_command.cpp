@@ -73,6 +73,12 @@ void render_gateway_metrics(prometheus_text& out, const cluster::remote_world_st
   out.counter("scenert_gateway_journeys_failed_total",
               "Journeys refused by the target node or not seen through: the player stayed where it was.",
               c(s.journeys_failed));
+  out.counter("scenert_gateway_entries_to_room_total",
+              "Entries and scene changes sent to the node of the line with room the scene's policy picked.",
+              c(s.entries_to_room));
+  out.counter("scenert_gateway_entries_to_new_line_total",
+              "Entries and scene changes sent where a line opens (every line of the scene was full).",
+              c(s.entries_to_new_line));
 }
 
 }  // namespace
@@ -105,6 +111,10 @@ CLI::App* add_gateway_command(CLI::App& app, gateway_options& o) {
   cmd->add_flag("!--no-journeys", o.journeys,
                 "A team join to a mate on another node, or a line switch to a line hosted there, is answered "
                 "by the player's own node as if that line were not open (default: the player travels there)");
+  cmd->add_option("--open-lines-on", o.open_lines_on,
+                  "Where a scene's next line opens once all its lines are full: least-loaded (the node with "
+                  "the fewest players; default) or player-node (the node the player stands on: no journey)")
+      ->check(CLI::IsMember({"least-loaded", "player-node"}));
   cmd->footer(
       "Exit status: 0 stopped cleanly; 1 invalid table; 2 usage error, unreadable file, an endpoint that\n"
       "cannot be bound or a cluster that cannot be reached.");
@@ -161,6 +171,9 @@ int run_gateway(const gateway_options& o) {
   ro.gateway = name;
   ro.answer_timeout = milliseconds(o.answer_timeout_ms);
   ro.journeys = o.journeys;
+  ro.table = table;
+  ro.open_lines_on = o.open_lines_on == "player-node" ? cluster::line_opening::player_node
+                                                      : cluster::line_opening::least_loaded_node;
   ro.on_line_events = door->on_line_events();
   ro.warn = [](std::string_view what) { spdlog::warn("{}", what); };
   ro.sessions = *sessions;

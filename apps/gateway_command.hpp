@@ -15,6 +15,7 @@ struct gateway_options {
   std::string name;   ///< empty: gateway-PID
   std::int64_t answer_timeout_ms = 5000;
   bool journeys = true;
+  std::string open_lines_on = "least-loaded";  ///< or "player-node"
 };
 
 /// Adds the `gateway` subcommand to `app`; `options` is filled in when it is parsed.

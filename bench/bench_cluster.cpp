@@ -44,6 +44,7 @@
 
 #include "nats_server.hpp"  // tests/cluster: the nats-server child, started and stopped by its pid
 #include "process_cpu.hpp"
+#include "scene_node.hpp"  // tests/cluster: a scene node in this process
 
 namespace {
 
@@ -340,81 +341,15 @@ load_result run_one_process(const scene_table& table, const args& a, std::uint64
 }
 
 namespace cl = scenert::cluster;
-constexpr const char* nodes_bucket = "scenert-nodes";  // the buckets `scenert run --cluster` shares
-constexpr const char* lines_bucket = "scenert-lines";
-
-// A scene node as `scenert run --cluster` wires one, minus the watch of other nodes' deaths.
-struct scene_node {
-  // The endpoint and the pool stop before the world they point to goes (also when a start failed).
-  ~scene_node() {
-    if (endpoint) endpoint->stop();
-    if (pool) (void)pool->stop();
-  }
-  std::string name;
-  std::unique_ptr<cl::nats_link> link;
-  std::optional<cl::node_lease> lease;
-  std::unique_ptr<cl::node_endpoint> endpoint;
-  std::unique_ptr<processor_pool> pool;
-  std::shared_ptr<world> w;
-};
+using cl::test::lines_bucket;
+using cl::test::nodes_bucket;
+using cl::test::poller;
+using cl::test::scene_node;
 
 std::atomic<std::uint64_t> warnings{0};
 void warn(std::string_view what) {
   if (warnings.fetch_add(1) < 5) std::fprintf(stderr, "warning: %.*s\n", int(what.size()), what.data());
 }
-
-std::unique_ptr<scene_node> start_node(const cl::test::nats_server& server, const scene_table& table,
-                                       const args& a, std::string name) {
-  auto n = std::make_unique<scene_node>();
-  n->name = std::move(name);
-  auto [link, nodes] = cl::test::open_bucket(server, nodes_bucket, n->name);
-  n->link = std::move(link);
-  auto lines = n->link->bucket(lines_bucket);
-  auto lease = cl::node_lease::join(nodes, n->name, 0);
-  if (!lines || !lease) throw std::runtime_error(n->name + ": cannot join the cluster");
-  n->lease.emplace(std::move(lease).value());
-  n->endpoint = std::make_unique<cl::node_endpoint>(*n->link, n->name, n->lease->record().epoch);
-  world_options wo;
-  wo.directory =
-      cl::make_cluster_directory(table, cl::line_store(*lines), n->lease->record(), {1000ms, warn});
-  wo.on_line_events = n->endpoint->on_line_events();
-  pool_options po;
-  po.workers = a.workers;
-  n->pool = std::make_unique<processor_pool>(po);
-  (void)n->pool->start();
-  n->w = world::create(table, *n->pool, std::move(wo));
-  n->w->start();
-  if (auto started = n->endpoint->start(*n->w); !started)
-    throw std::runtime_error(n->name + ": " + started.error().message);
-  return n;
-}
-
-// What the run loop of `scenert run` and `scenert gateway` does a few times a second: the gateway
-// rereads the nodes' loads, the endpoints and leases keep the cluster's view of them alive.
-class poller {
- public:
-  poller(cl::remote_world& g, std::vector<std::unique_ptr<scene_node>>& nodes)
-      : thread_([&g, &nodes, this] {
-          for (auto beat = clock_type::now(); !stop_.load(); std::this_thread::sleep_for(100ms)) {
-            const auto now = clock_type::now();
-            g.poll(now);
-            for (auto& n : nodes) n->endpoint->poll(now);
-            if (now < beat) continue;
-            beat = now + 1s;
-            for (auto& n : nodes)
-              if (auto b = n->lease->beat(static_cast<std::uint32_t>(n->w->snapshot()->players)); !b)
-                warn(b.error().message);
-          }
-        }) {}
-  ~poller() {
-    stop_ = true;
-    thread_.join();
-  }
-
- private:
-  std::atomic<bool> stop_{false};
-  std::thread thread_;
-};
 
 struct cluster_figures {
   load_result load;
@@ -426,17 +361,18 @@ struct cluster_figures {
 cluster_figures run_cluster(const cl::test::nats_server& server, const scene_table& table, const args& a) {
   std::vector<std::unique_ptr<scene_node>> nodes;
   for (unsigned i = 1; i <= a.nodes; ++i)
-    nodes.push_back(start_node(server, table, a, fmt::format("n{}", i)));
+    nodes.push_back(cl::test::start_node(server, table, fmt::format("n{}", i), a.workers, warn));
   auto [link, nodes_kv] = cl::test::open_bucket(server, nodes_bucket, "gateway");
   cl::remote_world_options o;
   o.gateway = "g";
   o.on_line_events = [](line_handle, phase_id, std::span<const line_event>) {};
   o.warn = warn;
+  o.table = std::make_shared<const scene_table>(table);  // as `scenert gateway`: entries go by the lines
   auto gateway = cl::remote_world::start(*link, nodes_kv, std::move(o));
   if (!gateway) throw std::runtime_error("gateway: " + gateway.error().message);
   cluster_figures f;
   {
-    poller keep_alive(**gateway, nodes);
+    poller keep_alive(**gateway, nodes, warn);
     std::fprintf(stderr, "cluster of %u nodes: allocating for %.1f s...\n", a.nodes, a.seconds);
     f.load = driver(**gateway, a).run();
     f.gateway = (*gateway)->stats();
@@ -489,7 +425,9 @@ int main(int argc, char** argv) {
       "%s,\n"
       "   \"line_records\": %llu, \"open_in_store\": %llu, \"opens_in_store\": %llu, \"gateway_timeouts\": "
       "%llu, "
-      "\"gateway_no_node\": %llu, \"warnings\": %llu,\n   \"team_joins\": %s},\n"
+      "\"gateway_no_node\": %llu,\n   \"entries_to_room\": %llu, \"entries_to_new_line\": %llu, "
+      "\"warnings\": "
+      "%llu,\n   \"team_joins\": %s},\n"
       " \"one_process_team_joins\": %s,\n"
       " \"allocations_per_s_one_process_over_cluster\": %.2f, "
       "\"cpu_per_allocation_cluster_over_one_process\": "
@@ -498,6 +436,8 @@ int main(int argc, char** argv) {
       json(c.load, c.opened).c_str(), static_cast<unsigned long long>(c.line_records),
       static_cast<unsigned long long>(c.open_in_store), static_cast<unsigned long long>(c.generations),
       static_cast<unsigned long long>(c.gateway.timeouts), static_cast<unsigned long long>(c.gateway.no_node),
+      static_cast<unsigned long long>(c.gateway.entries_to_room),
+      static_cast<unsigned long long>(c.gateway.entries_to_new_line),
       static_cast<unsigned long long>(warnings.load()), json(c.joins).c_str(), json(one_joins).c_str(),
       per_s(one) / std::max(per_s(c.load), 1e-9), cpu_per(c.load) / std::max(cpu_per(one), 1e-12));
   return 0;

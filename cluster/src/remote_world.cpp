@@ -46,6 +46,8 @@ bool valid_token(std::string_view t) {
          });
 }
 
+using line_key = std::pair<scene_id, std::uint32_t>;
+
 struct view_key {
   scene_id scene;
   std::uint32_t line;
@@ -63,6 +65,7 @@ struct line_view {
   std::unordered_map<std::uint64_t, line_event> standing;
   bool waiting = false;                 // a batch was missed: the node's views are asked for
   std::vector<wire::event_batch> held;  // batches heard while waiting
+  std::uint32_t players = 0;            // of those standing, players (not monsters)
 };
 
 struct pending_request {
@@ -74,6 +77,13 @@ struct pending_request {
   player_id mate = 0;      // join_team: looked for on the other nodes when its node does not have it
   std::string journey_to;  // a journey: the node `node` hands the player over to
   bool farewell = false;   // a leave for a copy of a claimed player: it routes nothing
+  line_key promise{};      // the line counted for this player until answered (scene 0: none)
+};
+
+// Where a player's requests go, and the scene it was last placed in (0: not heard).
+struct stand {
+  std::string node;
+  scene_id scene = 0;
 };
 
 // A player between two nodes: its requests wait until the node it goes to answered.
@@ -95,7 +105,8 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
 
   mutable std::mutex m;
   std::condition_variable cv;
-  std::unordered_map<player_id, std::string> node_of;  // where each player's requests go
+  std::unordered_map<player_id, stand> node_of;  // where each player's requests go
+  std::map<line_key, std::uint32_t> promised;    // players sent to each line, not answered yet
   std::unordered_map<std::uint64_t, pending_request> pending;
   std::unordered_map<player_id, journey> travelling;
   std::uint64_t next_ticket = 1;
@@ -124,7 +135,7 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
   std::atomic<std::uint64_t> request_batches{0}, requests{0}, answers{0}, timeouts{0}, no_node{0},
       event_batches{0}, gaps{0}, views_asked{0}, views_applied{0}, bad_messages{0}, nodes_lost{0},
       players_orphaned{0}, claims{0}, claims_refused{0}, claimed_elsewhere{0}, journeys{0},
-      journeys_failed{0};
+      journeys_failed{0}, entries_to_room{0}, entries_to_new_line{0};
 
   impl(nats_link& l, kv_bucket b, remote_world_options o)
       : link(l), nodes_bucket(std::move(b)), opt(std::move(o)) {}
@@ -137,9 +148,14 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
 
   // The node a player's request goes to (m held): its own, its mate's, or the least loaded.
   std::string route(const world_request& q) {
-    if (auto at = node_of.find(q.player); at != node_of.end()) return at->second;
+    if (auto at = node_of.find(q.player); at != node_of.end()) return at->second.node;
     if (q.what == world_request::kind::join_team)
-      if (auto at = node_of.find(q.mate); at != node_of.end()) return at->second;
+      if (auto at = node_of.find(q.mate); at != node_of.end()) return at->second.node;
+    return least_loaded();
+  }
+
+  // The live node with the fewest players, counting those sent to it since its load was read (m held).
+  std::string least_loaded() {
     known_node* best = nullptr;
     for (auto& [name, n] : nodes)
       if (best == nullptr || n.record.load + n.sent < best->record.load + best->sent) best = &n;
@@ -148,12 +164,88 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
     return best->record.name;
   }
 
+  // --- the table's lines across the nodes ---
+
+  struct heard_line {
+    std::string node;
+    std::uint32_t line = 0, players = 0;
+  };
+
+  // The scene a request puts its player in by the scene's policy (an entry, a scene change) when
+  // anyone may share its lines; 0 for any other request.
+  scene_id shared_scene(const world_request& q) const {
+    using k = world_request::kind;
+    if (!opt.table || (q.what != k::enter && q.what != k::transfer)) return 0;
+    const scene_def* d = opt.table->find_scene(q.scene);
+    return d != nullptr && d->kind != scene_kind::space && d->instances == instance_mode::shared ? q.scene
+                                                                                                 : 0;
+  }
+
+  // A scene's lines as heard on their events, players summed over each line's phases (before m).
+  std::vector<heard_line> heard_lines(scene_id scene) {
+    std::vector<heard_line> out;
+    std::lock_guard lock(lines_m);
+    for (auto it = lines.lower_bound(view_key{scene, 0, 0}); it != lines.end() && it->first.scene == scene;
+         ++it) {
+      if (!out.empty() && out.back().line == it->first.line)
+        out.back().players += it->second.players;
+      else
+        out.push_back({it->second.node, it->first.line, it->second.players});
+    }
+    return out;
+  }
+
+  // Where an entry or a scene change goes (m held): the node of the line the scene's policy picks
+  // among every live node's with room, counted in `promise` until answered; when all are full, where
+  // a line opens. A line heard empty is passed over: it may have closed (its node knows).
+  std::string place(const world_request& q, const std::vector<heard_line>& heard, line_key& promise) {
+    const scene_def& def = *opt.table->find_scene(q.scene);
+    const auto own = node_of.find(q.player);
+    const std::string own_node = own != node_of.end() ? own->second.node : std::string{};
+    std::vector<line_load> loads;
+    for (const auto& h : heard) {
+      if (h.players == 0 || !nodes.contains(h.node)) continue;
+      const auto sent = promised.find({q.scene, h.line});
+      loads.push_back({h.node, h.line, h.players + (sent != promised.end() ? sent->second : 0)});
+    }
+    if (auto i = choose_line(def.policy, def.capacity, loads, own_node)) {
+      entries_to_room.fetch_add(1, std::memory_order_relaxed);
+      promise = {q.scene, loads[*i].line};
+      ++promised[promise];
+      return std::string(loads[*i].node);
+    }
+    entries_to_new_line.fetch_add(1, std::memory_order_relaxed);
+    if (opt.open_lines_on == line_opening::player_node && !own_node.empty()) return own_node;
+    return least_loaded();
+  }
+
+  // A request answered or given up (m held): its line no longer counts it.
+  void unpromise(line_key promise) {
+    if (promise.first == 0) return;
+    if (auto p = promised.find(promise); p != promised.end() && --p->second == 0) promised.erase(p);
+  }
+
   // Queues a request for a node (m held); `to`: a journey there.
   void push(const std::string& node, std::uint64_t ticket, const world_request& q,
             const std::string& to = {}) {
     auto& out = outbox[node];
     out.push_back({ticket, q, to});
     if (out.size() == 1) cv.notify_one();
+  }
+
+  // Sends a request to a node, its answer awaited until the timeout (m held).
+  void send(const std::string& node, const world_request& q, world_reply reply, line_key promise = {}) {
+    const std::uint64_t ticket = next_ticket++;
+    pending.emplace(ticket, pending_request{std::move(reply),
+                                            q.player,
+                                            q.what,
+                                            node,
+                                            clock::now() + opt.answer_timeout,
+                                            q.mate,
+                                            {},
+                                            false,
+                                            promise});
+    push(node, ticket, q);
   }
 
   // The node that hosts a line, as its events said (0 generation: the line open now under that id).
@@ -168,34 +260,41 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
   // once the target placed it (the player left) or refused it (it stays). The route switches on
   // that answer; the requests held meanwhile follow it. A gateway dying meanwhile changes nothing.
   void depart(player_id p, const std::string& from, const std::string& to, const world_request& q,
-              world_reply reply) {
+              world_reply reply, line_key promise = {}) {
     travelling[p];
     const std::uint64_t ticket = next_ticket++;
     pending.emplace(ticket, pending_request{std::move(reply), p, q.what, from,
-                                            clock::now() + opt.answer_timeout, 0, to, false});
+                                            clock::now() + opt.answer_timeout, 0, to, false, promise});
     push(from, ticket, q, to);
   }
 
-  // Whether a request takes its player to another node (m held): a team-mate or a line hosted there.
-  bool travels(const world_request& q, const std::string& line_host, world_reply& reply) {
+  // Whether a request takes its player to another node (m held): a team-mate or a line hosted there,
+  // or (`placed_on`) the node a scene change was placed on.
+  bool travels(const world_request& q, const std::string& line_host, const std::string& placed_on,
+               line_key promise, world_reply& reply) {
     auto from = node_of.find(q.player);
     if (!opt.journeys || from == node_of.end()) return false;
     std::string to;
     world_request there = q;
     if (q.what == world_request::kind::join_team) {
-      if (auto mate = node_of.find(q.mate); mate != node_of.end()) to = mate->second;
+      if (auto mate = node_of.find(q.mate); mate != node_of.end()) to = mate->second.node;
     } else if (q.what == world_request::kind::transfer_line) {
       to = line_host;
       there = world_request::enter_line(q.player, q.line);  // nowhere there yet: it enters
+    } else if (q.what == world_request::kind::transfer) {
+      to = placed_on;
+      there = world_request::enter(q.player, q.scene);
     }
-    if (to.empty() || to == from->second || !nodes.contains(to)) return false;
-    depart(q.player, from->second, to, there, std::move(reply));
+    if (to.empty() || to == from->second.node || !nodes.contains(to)) return false;
+    depart(q.player, from->second.node, to, there, std::move(reply), promise);
     return true;
   }
 
   void submit(const world_request& q, world_reply reply) {
     const std::string line_host =
         q.what == world_request::kind::transfer_line ? host_of(q.line) : std::string{};
+    const scene_id shared = shared_scene(q);
+    const auto heard = shared != 0 ? heard_lines(shared) : std::vector<heard_line>{};
     std::unique_lock lock(m);
     if (auto t = travelling.find(q.player); t != travelling.end()) {
       t->second.held.emplace_back(q, std::move(reply));
@@ -206,8 +305,22 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
       lock.unlock();
       return later([this, q, reply = std::move(reply)]() mutable { to_party(q, std::move(reply)); });
     }
-    if (travels(q, line_host, reply)) return;
-    std::string node = route(q);
+    // An entry by a player nowhere yet, or a scene change to another scene, goes by the lines.
+    const auto at = node_of.find(q.player);
+    const bool by_lines =
+        shared != 0 && (q.what == world_request::kind::enter
+                            ? at == node_of.end()
+                            : at != node_of.end() && at->second.scene != 0 && at->second.scene != shared);
+    line_key promise{};
+    const std::string placed_on = by_lines ? place(q, heard, promise) : std::string{};
+    if (travels(q, line_host, placed_on, promise, reply)) return;
+    std::string node;
+    if (!placed_on.empty() && (at == node_of.end() || placed_on == at->second.node)) {
+      node = placed_on;
+    } else {  // its own node chooses among its lines after all
+      unpromise(std::exchange(promise, {}));
+      node = route(q);
+    }
     if (node.empty()) {
       lock.unlock();
       no_node.fetch_add(1, std::memory_order_relaxed);
@@ -216,24 +329,19 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
                    fmt::format("player {}: no live scene node in the cluster", q.player)));
       return;
     }
-    const std::uint64_t ticket = next_ticket++;
-    pending.emplace(
-        ticket,
-        pending_request{
-            std::move(reply), q.player, q.what, node, clock::now() + opt.answer_timeout, q.mate, {}, false});
-    push(node, ticket, q);
+    send(node, q, std::move(reply), promise);
   }
 
-  // A journey's end (m held): `at` is where the player stands now (empty: nowhere known); the
-  // requests held meanwhile go (to `resubmit`) there.
-  void arrive(const pending_request& r, const std::string& at, bool moved,
+  // A journey's end (m held): `at` is where the player stands now (empty: nowhere known), in
+  // `scene` (0: where it was); the requests held meanwhile go (to `resubmit`) there.
+  void arrive(const pending_request& r, const std::string& at, bool moved, scene_id scene,
               std::vector<std::pair<world_request, world_reply>>& resubmit) {
     release(r.player, resubmit);
     (moved ? journeys : journeys_failed).fetch_add(1, std::memory_order_relaxed);
-    if (at.empty())
-      node_of.erase(r.player);
-    else
-      node_of[r.player] = at;
+    if (at.empty()) return (void)node_of.erase(r.player);
+    auto& here = node_of[r.player];
+    here.node = at;
+    if (scene != 0) here.scene = scene;
   }
 
   // Ends a player's hold (m held): the requests it made meanwhile go to `resubmit`.
@@ -266,7 +374,7 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
           break;
         }
         const auto from = node_of.find(q.player);
-        mine = from != node_of.end() ? from->second : route(q);
+        mine = from != node_of.end() ? from->second.node : route(q);
       }
       if (mine.empty()) break;
       const std::string claim = detail::encode(detail::party_record{mine});
@@ -280,16 +388,11 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
     {
       std::lock_guard lock(m);
       const auto from = node_of.find(q.player);
-      if (!there.empty() && from != node_of.end() && from->second != there && nodes.contains(there))
-        return depart(q.player, from->second, there, q, std::move(reply));
-      const std::string node = from != node_of.end() ? from->second : !there.empty() ? there : route(q);
+      if (!there.empty() && from != node_of.end() && from->second.node != there && nodes.contains(there))
+        return depart(q.player, from->second.node, there, q, std::move(reply));
+      const std::string node = from != node_of.end() ? from->second.node : !there.empty() ? there : route(q);
       if (!node.empty()) {
-        const std::uint64_t ticket = next_ticket++;
-        pending.emplace(
-            ticket,
-            pending_request{
-                std::move(reply), q.player, q.what, node, clock::now() + opt.answer_timeout, 0, {}, false});
-        push(node, ticket, q);
+        send(node, q, std::move(reply));
       } else {
         no_node.fetch_add(1, std::memory_order_relaxed);
       }
@@ -332,7 +435,7 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
     bool lost = false;
     {
       std::lock_guard lock(m);
-      arrive(r, at, moved, resubmit);
+      arrive(r, at, moved, moved ? result->line.scene : 0, resubmit);
       lost = at.empty() && !nodes.contains(r.node);
     }
     if (r.reply) r.reply(std::move(result));
@@ -359,7 +462,8 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
       if (!a || !a->result) continue;
       std::unique_lock lock(m);
       auto at = node_of.find(r.player);
-      if (at == node_of.end() || at->second != from || travelling.contains(r.player) || !nodes.contains(node))
+      if (at == node_of.end() || at->second.node != from || travelling.contains(r.player) ||
+          !nodes.contains(node))
         break;  // it moved meanwhile: the answer stands
       depart(r.player, from, node, world_request::join_team(r.player, r.mate), std::move(r.reply));
       return;
@@ -401,13 +505,15 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
       for (auto& a : batch->answers) {
         auto p = pending.find(a.ticket);
         if (p == pending.end()) continue;  // timed out already
+        unpromise(std::exchange(p->second.promise, {}));
         if (p->second.farewell) {
           pending.erase(p);
           continue;
         }
         if (!p->second.journey_to.empty()) {  // the handing node's answer: moved, or stayed
           const bool moved = a.result.has_value();
-          arrive(p->second, moved ? p->second.journey_to : batch->node, moved, resubmit);
+          arrive(p->second, moved ? p->second.journey_to : batch->node, moved,
+                 moved ? a.result->line.scene : 0, resubmit);
           ready.emplace_back(std::move(p->second.reply), std::move(a.result));
           pending.erase(p);
           continue;
@@ -423,12 +529,14 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
         // An answer moves the route only while the route is where the request went: a move answered
         // by the node a player has just travelled from says nothing of where it stands now.
         const auto route_now = node_of.find(p->second.player);
-        if (route_now == node_of.end() || route_now->second == batch->node) {
+        if (route_now == node_of.end() || route_now->second.node == batch->node) {
           const bool placed = a.result.has_value() && p->second.what != world_request::kind::leave;
-          if (placed)
-            node_of[p->second.player] = batch->node;
-          else if (p->second.what == world_request::kind::leave ||
-                   a.result.code() == world_errc::not_in_scene)
+          if (placed) {
+            auto& here = node_of[p->second.player];
+            here.node = batch->node;
+            if (a.result->line.scene != 0) here.scene = a.result->line.scene;
+          } else if (p->second.what == world_request::kind::leave ||
+                     a.result.code() == world_errc::not_in_scene)
             node_of.erase(p->second.player);
         }
         ready.emplace_back(std::move(p->second.reply), std::move(a.result));
@@ -451,6 +559,7 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
           ++p;
           continue;
         }
+        unpromise(std::exchange(p->second.promise, {}));
         if (p->second.farewell && nodes.contains(p->second.node)) {  // said again until the node heard it
           p->second.deadline = now + opt.answer_timeout;
           push(p->second.node, p->first, world_request::leave(p->second.player));
@@ -503,11 +612,11 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
       std::lock_guard lock(m);
       for (auto it = node_of.begin(); it != node_of.end();) {
         // A player on a journey is found by its journey's end (the target may have it).
-        if (it->second != node || travelling.contains(it->first)) {
+        if (it->second.node != node || travelling.contains(it->first)) {
           ++it;
           continue;
         }
-        orphans.emplace(it->first, orphan{it->first, 0, std::nullopt});
+        orphans.emplace(it->first, orphan{it->first, it->second.scene, std::nullopt});
         it = node_of.erase(it);
       }
     }
@@ -608,7 +717,7 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
       std::lock_guard lock(m);
       if (!found) {
         found.emplace(node, *a->result);
-        node_of[record->player] = node;
+        node_of[record->player] = stand{node, a->result->line.scene};
         continue;
       }
       const std::uint64_t ticket = next_ticket++;
@@ -619,7 +728,8 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
                                               clock::now() + opt.answer_timeout,
                                               0,
                                               {},
-                                              true});
+                                              true,
+                                              {}});
       push(node, ticket, world_request::leave(record->player));
     }
     if (!found) {
@@ -675,10 +785,16 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
   // Applies a batch that follows the view's last one (lines_m held).
   void apply(line_view& v, const wire::event_batch& b) {
     for (const auto& e : b.events) {
-      if (e.what == line_event::kind::left)
-        v.standing.erase(entity_of(e));
-      else
-        v.standing[entity_of(e)] = line_event{line_event::kind::entered, e.player, e.at, e.monster};
+      const std::uint32_t player = e.monster ? 0 : 1;
+      if (e.what == line_event::kind::left) {
+        if (v.standing.erase(entity_of(e)) != 0) v.players -= player;
+      } else {
+        const bool fresh = v.standing
+                               .insert_or_assign(entity_of(e), line_event{line_event::kind::entered, e.player,
+                                                                          e.at, e.monster})
+                               .second;
+        if (fresh) v.players += player;
+      }
     }
     v.seq = b.seq;
     if (opt.on_line_events) opt.on_line_events(b.line, b.phase, b.events);
@@ -699,6 +815,8 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
         diff.push_back({line_event::kind::moved, e.player, e.at, e.monster});
     }
     v.standing = std::move(now);
+    v.players = static_cast<std::uint32_t>(
+        std::count_if(v.standing.begin(), v.standing.end(), [](const auto& s) { return !s.second.monster; }));
     v.seq = state.seq;
     if (!diff.empty() && opt.on_line_events) opt.on_line_events(v.line, state.phase, diff);
   }
@@ -946,7 +1064,9 @@ remote_world_stats remote_world::stats() const {
                        n(i.claims_refused),
                        n(i.claimed_elsewhere),
                        n(i.journeys),
-                       n(i.journeys_failed)};
+                       n(i.journeys_failed),
+                       n(i.entries_to_room),
+                       n(i.entries_to_new_line)};
   std::lock_guard lock(i.m);
   s.live_nodes = static_cast<std::uint32_t>(i.nodes.size());
   s.players = static_cast<std::uint32_t>(i.node_of.size());

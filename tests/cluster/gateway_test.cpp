@@ -18,15 +18,19 @@
 #include <set>
 #include <thread>
 
-#include "nats_server.hpp"
+#include "gateway_fixture.hpp"
 
 namespace scenert::cluster {
 namespace {
 
+using test::ask;
+using test::Gateways;
+using test::host_world;
+using test::recorder;
+using test::two_hosts;
+
 using namespace std::chrono_literals;
 using kind = line_event::kind;
-
-constexpr const char* nodes_bucket = "scenert-nodes";
 
 // A node's world that places everyone on scene 1 line 1 and remembers what it was asked.
 struct echo_world final : world_port {
@@ -42,95 +46,6 @@ struct echo_world final : world_port {
   std::size_t count() {
     std::lock_guard lock(m);
     return heard.size();
-  }
-};
-
-// A node's world that keeps who it hosts: enters and team joins (to a mate it hosts) place, leaves
-// take off, moves of players it does not host are not_in_scene. `full` refuses every join.
-struct host_world final : world_port {
-  std::mutex m;
-  std::set<player_id> players;
-  std::vector<world_request> heard;
-  bool full = false;
-  bool park = false;        // answers wait for answer_parked() (a slow world)
-  bool park_moves = false;  // only the moves' answers wait
-  std::vector<std::pair<world_reply, world_result>> parked;
-  void submit(const world_request& q, world_reply reply) override {
-    world_result r = placement{line_handle{1, 1, 1}, 0, 0};
-    {
-      std::unique_lock lock(m);
-      heard.push_back(q);
-      using k = world_request::kind;
-      if (q.what == k::enter || q.what == k::enter_line || q.what == k::enter_instance) {
-        players.insert(q.player);
-      } else if (q.what == k::join_team && full) {
-        r = fail(world_errc::line_full, "full");
-      } else if (q.what == k::join_team && !players.contains(q.mate)) {
-        r = fail(world_errc::teammate_not_found, "no such mate here");
-      } else if (q.what == k::join_team) {
-        players.insert(q.player);
-      } else if (q.what == k::leave) {
-        players.erase(q.player);
-      } else if (!players.contains(q.player)) {
-        r = fail(world_errc::not_in_scene, "not here");
-      }
-      if (park || (park_moves && q.what == k::move)) {
-        parked.emplace_back(std::move(reply), std::move(r));
-        return;
-      }
-    }
-    if (reply) reply(std::move(r));
-  }
-  void answer_parked() {
-    std::vector<std::pair<world_reply, world_result>> now;
-    {
-      std::lock_guard lock(m);
-      park = park_moves = false;
-      now = std::exchange(parked, {});
-    }
-    for (auto& [reply, r] : now)
-      if (reply) reply(std::move(r));
-  }
-  location where(player_id p) {
-    std::lock_guard lock(m);
-    return players.contains(p) ? location{location::state::in_line, {1, 1, 1}, {}, 0, 0, false} : location{};
-  }
-  std::set<player_id> hosts() {
-    std::lock_guard lock(m);
-    return players;
-  }
-  // What it heard about one player, by kind.
-  std::vector<world_request::kind> heard_of(player_id p) {
-    std::lock_guard lock(m);
-    std::vector<world_request::kind> out;
-    for (const auto& q : heard)
-      if (q.player == p) out.push_back(q.what);
-    return out;
-  }
-};
-
-// What a gateway handed its front, batch by batch.
-struct recorder {
-  struct batch {
-    line_handle line;
-    phase_id phase;
-    std::vector<line_event> events;
-  };
-  std::mutex m;
-  std::condition_variable cv;
-  std::vector<batch> got;
-  std::function<void(line_handle, phase_id, std::span<const line_event>)> sink() {
-    return [this](line_handle l, phase_id p, std::span<const line_event> e) {
-      std::lock_guard lock(m);
-      got.push_back({l, p, {e.begin(), e.end()}});
-      cv.notify_all();
-    };
-  }
-  // The batches once there are `n` (at most 5 s).
-  std::vector<batch> wait_for(std::size_t n) {
-    std::unique_lock lock(m);
-    cv.wait_for(lock, 5s, [&] { return got.size() >= n; });
-    return got;
   }
 };
 
@@ -159,37 +74,6 @@ struct let_go_list {
     std::unique_lock lock(m);
     cv.wait_for(lock, 5s, [&] { return players.size() >= n; });
     return players;
-  }
-};
-
-world_result ask(world_port& w, const world_request& q) {
-  auto answer = std::make_shared<std::promise<world_result>>();
-  auto f = answer->get_future();
-  w.submit(q, [answer](world_result r) { answer->set_value(std::move(r)); });
-  if (f.wait_for(5s) != std::future_status::ready) return fail(world_errc::shutting_down, "no answer in 5 s");
-  return f.get();
-}
-
-struct Gateways : ::testing::Test {
-  test::nats_server server;
-  std::unique_ptr<nats_link> link;
-  kv_bucket nodes = [this] {
-    auto [l, b] = test::open_bucket(server, nodes_bucket);
-    link = std::move(l);
-    return b;
-  }();
-  recorder front;
-
-  std::unique_ptr<remote_world> gateway(std::chrono::milliseconds timeout = 5s,
-                                        std::function<void(remote_world_options&)> more = {}) {
-    remote_world_options o;
-    o.gateway = "g";
-    o.answer_timeout = timeout;
-    o.on_line_events = front.sink();
-    if (more) more(o);
-    auto w = remote_world::start(*link, nodes, std::move(o));
-    EXPECT_TRUE(w) << w.error().message;
-    return w ? std::move(w).value() : nullptr;
   }
 };
 
@@ -593,25 +477,6 @@ TEST_F(Gateways, ASilentGatewaysPlayersLeaveUnlessClaimedWithinResume) {
   EXPECT_EQ(a.stats().players_abandoned, 1u);
   EXPECT_EQ(a.stats().gateways_lost, 2u);  // g2 has not beaten either: its wait starts now
 }
-
-// Nodes a and b over worlds that keep who they host; b looks busy, so new players go to a, and
-// hosts player 40, of another gateway.
-struct two_hosts {
-  host_world on_a, on_b;
-  cluster_result<node_lease> lease_a, lease_b;
-  node_endpoint a, b;
-  bool ok = false;
-  two_hosts(nats_link& link, kv_bucket& nodes)
-      : lease_a(node_lease::join(nodes, "a", 0)),
-        lease_b(node_lease::join(nodes, "b", 0)),
-        a(link, "a", 1),
-        b(link, "b", 1) {
-    on_b.players.insert(40);
-    ok = lease_a && lease_b && lease_b->beat(100) &&
-         a.start(on_a, [this](player_id p) { return on_a.where(p); }) &&
-         b.start(on_b, [this](player_id p) { return on_b.where(p); });
-  }
-};
 
 // Journeys: a team join to a mate on another node takes the player there (the target places it, the
 // old node lets it go), a mate this gateway does not know is looked for on the other nodes, the

@@ -1,7 +1,7 @@
 #pragma once
 /// remote_world: the world as a gateway's front sees it, the scene nodes behind NATS. A request goes
-/// to the node that hosts its player (a player nowhere yet: the least-loaded live node), in one batch
-/// per node; the answers come back in one batch per node. Every line's events reach the front in
+/// to the node that hosts its player (a player nowhere yet: the node of the line it will stand on),
+/// in one batch per node; the answers come back in one batch per node. Every line's events reach the front in
 /// order; a gateway that missed some (a lost link, the slow-consumer cut-off) asks the line's node
 /// for its lines as they stand and hands the front the difference.
 
@@ -17,6 +17,7 @@
 
 #include <scenert/cluster/cluster_errc.hpp>
 #include <scenert/cluster/kv_bucket.hpp>
+#include <scenert/cluster/line_choice.hpp>
 #include <scenert/cluster/nats_link.hpp>
 #include <scenert/scene/line_event.hpp>
 #include <scenert/scene/world.hpp>
@@ -52,6 +53,13 @@ struct remote_world_options {
   /// Journeys between nodes (see below). Off: a request for a line or a team-mate on another node
   /// is refused by the player's own node, as if that line were not open.
   bool journeys = true;
+  /// The table the nodes host. With it, a player entering a scene whose lines anyone may share (a
+  /// town, a field, a shared dungeon) goes to the node of the line the scene's policy picks among
+  /// every node's, as heard on their events, and a player changing scenes travels there (with
+  /// `journeys`); when every line is full, the line opens where `open_lines_on` says. Unset: a
+  /// player's requests go to its own node, a new player's to the least-loaded.
+  std::shared_ptr<const scene_table> table;
+  line_opening open_lines_on = line_opening::least_loaded_node;
 };
 
 struct remote_world_stats {
@@ -63,6 +71,8 @@ struct remote_world_stats {
                 claims_refused = 0;     ///< players claimed from other gateways, and tokens nobody held
   std::uint64_t claimed_elsewhere = 0;  ///< this gateway's players claimed by another
   std::uint64_t journeys = 0, journeys_failed = 0;  ///< players taken to another node, and refused there
+  std::uint64_t entries_to_room = 0;                ///< entries and scene changes sent to a line with room
+  std::uint64_t entries_to_new_line = 0;            ///< those sent where a line opens (every line was full)
   std::uint32_t live_nodes = 0, players = 0;
 };
 

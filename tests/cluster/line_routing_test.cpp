@@ -1,0 +1,172 @@
+// The table's lines across the nodes: an entering player (or one changing scenes) goes to the node
+// of the line the scene's policy picks among every node's, so no node opens a line while another
+// node's line has room; once every line is full, the next opens on the least-loaded node (or, by
+// the gateway's setting, on the player's own).
+
+#include <scenert/cluster/line_store.hpp>
+#include <scenert/cluster/wire.hpp>
+
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <map>
+
+#include "gateway_fixture.hpp"
+#include "scene_node.hpp"
+
+namespace scenert::cluster {
+namespace {
+
+using namespace std::chrono_literals;
+using kind = line_event::kind;
+using k = world_request::kind;
+using test::ask;
+using test::Gateways;
+using test::two_hosts;
+
+constexpr scene_id field = 10;
+
+std::shared_ptr<const scene_table> field_of_two() {
+  auto t = std::make_shared<scene_table>();
+  scene_def d;
+  d.id = field, d.name = "field", d.kind = scene_kind::field, d.capacity = 2, d.hard_capacity = 2;
+  d.min_lines = 0, d.max_lines = 8, d.policy = allocation_policy::fill_first;
+  t->scenes.push_back(d);
+  return t;
+}
+
+// A node's line as its events tell the gateways, batch by batch.
+struct fake_line {
+  nats_link& link;
+  std::string subject;
+  line_handle line;
+  std::uint64_t seq = 0;
+  void publish(std::vector<line_event> events) {
+    ASSERT_TRUE(link.publish(subject, wire::encode(wire::event_batch{line, 0, ++seq, std::move(events)})));
+  }
+};
+
+// Node b looks busy (new players go to a by load alone) and serves the field's line 1; the host
+// worlds answer every placement on scene 1, so every player stands in another scene than the field.
+TEST_F(Gateways, AnEntryGoesToALineWithRoomOnAnyNodeBeforeALineOpens) {
+  two_hosts h(*link, nodes);
+  ASSERT_TRUE(h.ok);
+  auto g = gateway(5s, [](remote_world_options& o) { o.table = field_of_two(); });
+  ASSERT_NE(g, nullptr);
+  std::size_t heard = 0;
+  auto publish = [&](fake_line& l, std::vector<line_event> events) {
+    l.publish(std::move(events));
+    ASSERT_EQ(front.wait_for(++heard).size(), heard);
+  };
+  fake_line b1{*link, "scenert.line.b.10.1", {field, 1, 1}};
+  publish(b1, {{kind::entered, 40, {1, 1}, false}, {kind::entered, 900, {2, 2}, true}});  // 1 of 2
+
+  ASSERT_TRUE(ask(*g, world_request::enter(10, field)));  // to b's line with room, not to idle a
+  EXPECT_EQ(h.on_b.heard_of(10), std::vector<k>{k::enter});
+  publish(b1, {{kind::entered, 10, {1, 1}, false}});      // 2 of 2: full
+  ASSERT_TRUE(ask(*g, world_request::enter(11, field)));  // every line full: least-loaded a opens one
+  EXPECT_EQ(h.on_a.heard_of(11), std::vector<k>{k::enter});
+
+  // 12 stands on a elsewhere; a seat frees on b's line: its scene change takes it there.
+  ASSERT_TRUE(ask(*g, world_request::enter(12, 1)));
+  ASSERT_EQ(h.on_a.heard_of(12), std::vector<k>{k::enter});
+  publish(b1, {{kind::left, 10, {}, false}});
+  ASSERT_TRUE(ask(*g, world_request::transfer(12, field)));
+  EXPECT_EQ(h.on_b.heard_of(12), std::vector<k>{k::enter});
+  for (int i = 0; i < 200 && h.on_a.heard_of(12).size() < 2; ++i) std::this_thread::sleep_for(5ms);
+  EXPECT_EQ(h.on_a.heard_of(12), (std::vector<k>{k::enter, k::leave}));
+
+  // One seat, two players at once: the first is counted on the line until answered, so the
+  // second goes where a line opens.
+  publish(b1, {{kind::left, 40, {}, false}, {kind::entered, 12, {1, 1}, false}});  // 1 of 2
+  auto first = std::make_shared<std::promise<world_result>>();
+  auto second = std::make_shared<std::promise<world_result>>();
+  g->submit(world_request::enter(13, field), [first](world_result r) { first->set_value(std::move(r)); });
+  g->submit(world_request::enter(14, field), [second](world_result r) { second->set_value(std::move(r)); });
+  ASSERT_TRUE(first->get_future().get());
+  ASSERT_TRUE(second->get_future().get());
+  EXPECT_EQ(h.on_b.heard_of(13), std::vector<k>{k::enter});
+  EXPECT_EQ(h.on_a.heard_of(14), std::vector<k>{k::enter});
+  const auto s = g->stats();
+  EXPECT_EQ(s.entries_to_room, 3u);      // 10, 12, 13
+  EXPECT_EQ(s.entries_to_new_line, 2u);  // 11, 14
+  EXPECT_EQ(s.journeys, 1u);
+}
+
+// With lines opening on the player's node, a scene change when every line is full stays on the
+// node the player stands on (no journey), though another node is less loaded.
+TEST_F(Gateways, LinesMayOpenOnThePlayersOwnNode) {
+  two_hosts h(*link, nodes);
+  ASSERT_TRUE(h.ok);
+  auto g = gateway(5s, [](remote_world_options& o) {
+    o.table = field_of_two();
+    o.open_lines_on = line_opening::player_node;
+  });
+  ASSERT_NE(g, nullptr);
+  fake_line b1{*link, "scenert.line.b.10.1", {field, 1, 1}};
+  b1.publish({{kind::entered, 40, {1, 1}, false}, {kind::entered, 41, {1, 1}, false}});  // full
+  ASSERT_EQ(front.wait_for(1).size(), 1u);
+  ASSERT_TRUE(ask(*g, world_request::enter(10, 1)));         // on a, by load
+  ASSERT_TRUE(ask(*g, world_request::transfer(10, field)));  // a opens the line
+  EXPECT_EQ(h.on_a.heard_of(10), (std::vector<k>{k::enter, k::transfer}));
+  EXPECT_TRUE(h.on_b.heard_of(10).empty());
+  EXPECT_EQ(g->stats().journeys, 0u);
+  EXPECT_EQ(g->stats().entries_to_new_line, 1u);
+}
+
+// Real worlds on two nodes: twelve players entering a field of capacity four one after another fill
+// three lines, as in one process, wherever their lines are; without the table the gateway deals
+// them out by load and each node opens its own lines (four).
+TEST(LineRouting, PlayersFillTheClustersLinesBeforeAnyNodeOpensAnother) {
+  auto table = std::make_shared<scene_table>();
+  table->maps.push_back(map_def{1, "meadow", 32, 32, 8, 8, 1, 1, {}});
+  scene_def d;
+  d.id = field, d.name = "field", d.kind = scene_kind::field, d.capacity = 4, d.hard_capacity = 4;
+  d.min_lines = 0, d.max_lines = 8, d.map = 1, d.policy = allocation_policy::fill_first;
+  table->scenes.push_back(d);
+  auto warn = [](std::string_view what) { std::fprintf(stderr, "%.*s\n", int(what.size()), what.data()); };
+  for (const bool by_lines : {true, false}) {
+    SCOPED_TRACE(by_lines ? "by the lines" : "by load alone");
+    test::nats_server server;
+    std::vector<std::unique_ptr<test::scene_node>> nodes;
+    for (const char* name : {"a", "b"}) nodes.push_back(test::start_node(server, *table, name, 1, warn));
+    auto [link, nodes_kv] = test::open_bucket(server, test::nodes_bucket, "gateway");
+    std::mutex m;
+    std::condition_variable cv;
+    std::set<player_id> standing;  // players the gateway heard enter
+    remote_world_options o;
+    o.gateway = "g";
+    o.on_line_events = [&](line_handle, phase_id, std::span<const line_event> events) {
+      std::lock_guard lock(m);
+      for (const auto& e : events)
+        if (!e.monster && e.what == kind::entered) standing.insert(e.player);
+      cv.notify_all();
+    };
+    if (by_lines) o.table = table;
+    auto g = remote_world::start(*link, nodes_kv, std::move(o));
+    ASSERT_TRUE(g) << g.error().message;
+    for (player_id p = 1; p <= 12; ++p) {
+      ASSERT_TRUE(test::ask(**g, world_request::enter(p, field)));
+      std::unique_lock lock(m);  // heard before the next enters, as a client's pace allows
+      ASSERT_TRUE(cv.wait_for(lock, 5s, [&] { return standing.contains(p); })) << "player " << p;
+    }
+    auto lines_kv = link->bucket(test::lines_bucket);
+    ASSERT_TRUE(lines_kv);
+    auto lines = line_store(*lines_kv).lines(field);
+    ASSERT_TRUE(lines) << lines.error().message;
+    std::map<std::string, int> open_on;
+    for (const auto& l : *lines)
+      if (l.record.state == line_state_in_cluster::open) ++open_on[l.record.node];
+    // By the lines: a's line fills, b opens the second (fewer players sent), a the third. By load
+    // alone (nobody polls the loads here, so the players sent alternate): two lines on each node.
+    EXPECT_EQ(open_on, (by_lines ? std::map<std::string, int>{{"a", 2}, {"b", 1}}
+                                 : std::map<std::string, int>{{"a", 2}, {"b", 2}}));
+    g->reset();
+    for (auto& n : nodes) n->endpoint->stop();
+    for (auto& n : nodes) n->w->shutdown().wait();
+  }
+}
+
+}  // namespace
+}  // namespace scenert::cluster
