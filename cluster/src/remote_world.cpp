@@ -78,12 +78,14 @@ struct pending_request {
   std::string journey_to;  // a journey: the node `node` hands the player over to
   bool farewell = false;   // a leave for a copy of a claimed player: it routes nothing
   line_key promise{};      // the line counted for this player until answered (scene 0: none)
+  bool instance = false;   // it enters a private instance: the scene it stood in is its way home
 };
 
-// Where a player's requests go, and the scene it was last placed in (0: not heard).
+// Where a player's requests go, and the scene it was last placed in (0: not heard). In a private
+// instance (`instance`, entered through this gateway), `home` is the scene it came from.
 struct stand {
   std::string node;
-  scene_id scene = 0;
+  scene_id scene = 0, instance = 0, home = 0;
 };
 
 // A player between two nodes: its requests wait until the node it goes to answered.
@@ -171,14 +173,51 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
     std::uint32_t line = 0, players = 0;
   };
 
-  // The scene a request puts its player in by the scene's policy (an entry, a scene change) when
-  // anyone may share its lines; 0 for any other request.
-  scene_id shared_scene(const world_request& q) const {
+  // Whether anyone may share the scene's lines (its policy places players): not a phase, not a
+  // dungeon of private instances.
+  bool shared(scene_id scene) const {
+    const scene_def* d = opt.table ? opt.table->find_scene(scene) : nullptr;
+    return d != nullptr && d->kind != scene_kind::space && d->instances == instance_mode::shared;
+  }
+
+  // The scene a request puts its player in by the scene's policy, an entry or a scene change into a
+  // shared scene; 0 for any other request.
+  scene_id by_policy(const world_request& q) const {
     using k = world_request::kind;
-    if (!opt.table || (q.what != k::enter && q.what != k::transfer)) return 0;
-    const scene_def* d = opt.table->find_scene(q.scene);
-    return d != nullptr && d->kind != scene_kind::space && d->instances == instance_mode::shared ? q.scene
-                                                                                                 : 0;
+    return (q.what == k::enter || q.what == k::transfer) && shared(q.scene) ? q.scene : 0;
+  }
+
+  // Whether a request enters a private instance (a party's, or a solo player's own), as the world
+  // decides by the scene's `instances`: the scene left is then the way home.
+  bool private_instance(const world_request& q) const {
+    using k = world_request::kind;
+    const scene_def* d = opt.table ? opt.table->find_scene(q.scene) : nullptr;
+    if (d == nullptr) return false;
+    if (q.what == k::enter || q.what == k::transfer) return d->instances == instance_mode::party;
+    return q.what == k::enter_instance && d->instances != instance_mode::shared &&
+           (q.party != 0 || d->instances == instance_mode::party);
+  }
+
+  // The way home of a player leaving its party, while it stands in the instance it entered here
+  // and that way home is a shared scene; else 0 (its node decides, as in one process).
+  scene_id home_of(player_id p) {
+    std::lock_guard lock(m);
+    auto at = node_of.find(p);
+    if (at == node_of.end() || at->second.instance == 0 || at->second.instance != at->second.scene) return 0;
+    return shared(at->second.home) ? at->second.home : 0;
+  }
+
+  // Notes where a request placed its player (m held): its node and scene, and its way home.
+  void placed(const pending_request& r, const std::string& node, scene_id scene) {
+    auto& here = node_of[r.player];
+    here.node = node;
+    if (r.instance && scene != 0) {
+      if (here.scene != 0 && here.scene != scene) here.home = here.scene;  // another instance: kept
+      here.instance = scene;
+    } else if (r.what == world_request::kind::leave_party) {
+      here.instance = here.home = 0;
+    }
+    if (scene != 0) here.scene = scene;
   }
 
   // A scene's lines as heard on their events, players summed over each line's phases (before m).
@@ -198,19 +237,19 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
   // Where an entry or a scene change goes (m held): the node of the line the scene's policy picks
   // among every live node's with room, counted in `promise` until answered; when all are full, where
   // a line opens. A line heard empty is passed over: it may have closed (its node knows).
-  std::string place(const world_request& q, const std::vector<heard_line>& heard, line_key& promise) {
-    const scene_def& def = *opt.table->find_scene(q.scene);
-    const auto own = node_of.find(q.player);
+  std::string place(player_id p, scene_id scene, const std::vector<heard_line>& heard, line_key& promise) {
+    const scene_def& def = *opt.table->find_scene(scene);
+    const auto own = node_of.find(p);
     const std::string own_node = own != node_of.end() ? own->second.node : std::string{};
     std::vector<line_load> loads;
     for (const auto& h : heard) {
       if (h.players == 0 || !nodes.contains(h.node)) continue;
-      const auto sent = promised.find({q.scene, h.line});
+      const auto sent = promised.find({scene, h.line});
       loads.push_back({h.node, h.line, h.players + (sent != promised.end() ? sent->second : 0)});
     }
     if (auto i = choose_line(def.policy, def.capacity, loads, own_node)) {
       entries_to_room.fetch_add(1, std::memory_order_relaxed);
-      promise = {q.scene, loads[*i].line};
+      promise = {scene, loads[*i].line};
       ++promised[promise];
       return std::string(loads[*i].node);
     }
@@ -234,7 +273,8 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
   }
 
   // Sends a request to a node, its answer awaited until the timeout (m held).
-  void send(const std::string& node, const world_request& q, world_reply reply, line_key promise = {}) {
+  pending_request& send(const std::string& node, const world_request& q, world_reply reply,
+                        line_key promise = {}) {
     const std::uint64_t ticket = next_ticket++;
     pending.emplace(ticket, pending_request{std::move(reply),
                                             q.player,
@@ -246,6 +286,7 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
                                             false,
                                             promise});
     push(node, ticket, q);
+    return pending.at(ticket);
   }
 
   // The node that hosts a line, as its events said (0 generation: the line open now under that id).
@@ -259,17 +300,18 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
   // A journey to another node (m held): the node the player stands on hands it over, and answers
   // once the target placed it (the player left) or refused it (it stays). The route switches on
   // that answer; the requests held meanwhile follow it. A gateway dying meanwhile changes nothing.
-  void depart(player_id p, const std::string& from, const std::string& to, const world_request& q,
-              world_reply reply, line_key promise = {}) {
+  pending_request& depart(player_id p, const std::string& from, const std::string& to, const world_request& q,
+                          world_reply reply, line_key promise = {}) {
     travelling[p];
     const std::uint64_t ticket = next_ticket++;
     pending.emplace(ticket, pending_request{std::move(reply), p, q.what, from,
                                             clock::now() + opt.answer_timeout, 0, to, false, promise});
     push(from, ticket, q, to);
+    return pending.at(ticket);
   }
 
   // Whether a request takes its player to another node (m held): a team-mate or a line hosted there,
-  // or (`placed_on`) the node a scene change was placed on.
+  // or (`placed_on`) the node of the line a scene change or a way home goes to.
   bool travels(const world_request& q, const std::string& line_host, const std::string& placed_on,
                line_key promise, world_reply& reply) {
     auto from = node_of.find(q.player);
@@ -284,17 +326,21 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
     } else if (q.what == world_request::kind::transfer) {
       to = placed_on;
       there = world_request::enter(q.player, q.scene);
+    } else if (q.what == world_request::kind::leave_party) {
+      to = placed_on;  // its ticket goes with its leave from the instance's node
+      there = world_request::enter(q.player, promise.first);
     }
     if (to.empty() || to == from->second.node || !nodes.contains(to)) return false;
-    depart(q.player, from->second.node, to, there, std::move(reply), promise);
+    depart(q.player, from->second.node, to, there, std::move(reply), promise).instance = private_instance(q);
     return true;
   }
 
   void submit(const world_request& q, world_reply reply) {
     const std::string line_host =
         q.what == world_request::kind::transfer_line ? host_of(q.line) : std::string{};
-    const scene_id shared = shared_scene(q);
-    const auto heard = shared != 0 ? heard_lines(shared) : std::vector<heard_line>{};
+    const scene_id home = q.what == world_request::kind::leave_party ? home_of(q.player) : 0;
+    const scene_id target = home != 0 ? home : by_policy(q);
+    const auto heard = target != 0 ? heard_lines(target) : std::vector<heard_line>{};
     std::unique_lock lock(m);
     if (auto t = travelling.find(q.player); t != travelling.end()) {
       t->second.held.emplace_back(q, std::move(reply));
@@ -305,14 +351,18 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
       lock.unlock();
       return later([this, q, reply = std::move(reply)]() mutable { to_party(q, std::move(reply)); });
     }
-    // An entry by a player nowhere yet, or a scene change to another scene, goes by the lines.
+    // An entry by a player nowhere yet, a scene change to another scene, or a way home out of a
+    // party's instance goes by the lines.
+    using k = world_request::kind;
     const auto at = node_of.find(q.player);
     const bool by_lines =
-        shared != 0 && (q.what == world_request::kind::enter
-                            ? at == node_of.end()
-                            : at != node_of.end() && at->second.scene != 0 && at->second.scene != shared);
+        target != 0 &&
+        (q.what == k::enter ? at == node_of.end()
+         : q.what == k::leave_party
+             ? at != node_of.end() && at->second.home == home && at->second.instance == at->second.scene
+             : at != node_of.end() && at->second.scene != 0 && at->second.scene != target);
     line_key promise{};
-    const std::string placed_on = by_lines ? place(q, heard, promise) : std::string{};
+    const std::string placed_on = by_lines ? place(q.player, target, heard, promise) : std::string{};
     if (travels(q, line_host, placed_on, promise, reply)) return;
     std::string node;
     if (!placed_on.empty() && (at == node_of.end() || placed_on == at->second.node)) {
@@ -329,7 +379,7 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
                    fmt::format("player {}: no live scene node in the cluster", q.player)));
       return;
     }
-    send(node, q, std::move(reply), promise);
+    send(node, q, std::move(reply), promise).instance = private_instance(q);
   }
 
   // A journey's end (m held): `at` is where the player stands now (empty: nowhere known), in
@@ -339,9 +389,8 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
     release(r.player, resubmit);
     (moved ? journeys : journeys_failed).fetch_add(1, std::memory_order_relaxed);
     if (at.empty()) return (void)node_of.erase(r.player);
-    auto& here = node_of[r.player];
-    here.node = at;
-    if (scene != 0) here.scene = scene;
+    if (moved) return placed(r, at, scene);
+    node_of[r.player].node = at;
   }
 
   // Ends a player's hold (m held): the requests it made meanwhile go to `resubmit`.
@@ -388,11 +437,15 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
     {
       std::lock_guard lock(m);
       const auto from = node_of.find(q.player);
-      if (!there.empty() && from != node_of.end() && from->second.node != there && nodes.contains(there))
-        return depart(q.player, from->second.node, there, q, std::move(reply));
+      if (!there.empty() && from != node_of.end() && from->second.node != there && nodes.contains(there)) {
+        const auto way_home =
+            world_request::enter_instance_from(q.player, q.scene, q.party, from->second.scene);
+        depart(q.player, from->second.node, there, way_home, std::move(reply)).instance = private_instance(q);
+        return;
+      }
       const std::string node = from != node_of.end() ? from->second.node : !there.empty() ? there : route(q);
       if (!node.empty()) {
-        send(node, q, std::move(reply));
+        send(node, q, std::move(reply)).instance = private_instance(q);
       } else {
         no_node.fetch_add(1, std::memory_order_relaxed);
       }
@@ -530,13 +583,11 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
         // by the node a player has just travelled from says nothing of where it stands now.
         const auto route_now = node_of.find(p->second.player);
         if (route_now == node_of.end() || route_now->second.node == batch->node) {
-          const bool placed = a.result.has_value() && p->second.what != world_request::kind::leave;
-          if (placed) {
-            auto& here = node_of[p->second.player];
-            here.node = batch->node;
-            if (a.result->line.scene != 0) here.scene = a.result->line.scene;
-          } else if (p->second.what == world_request::kind::leave ||
-                     a.result.code() == world_errc::not_in_scene)
+          const bool landed = a.result.has_value() && p->second.what != world_request::kind::leave;
+          if (landed)
+            placed(p->second, batch->node, a.result->line.scene);
+          else if (p->second.what == world_request::kind::leave ||
+                   a.result.code() == world_errc::not_in_scene)
             node_of.erase(p->second.player);
         }
         ready.emplace_back(std::move(p->second.reply), std::move(a.result));

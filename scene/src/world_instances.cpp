@@ -74,7 +74,9 @@ std::optional<world_result> world::impl::do_enter_instance(const world_request& 
   if (loc.where == location::state::in_line && loc.line == *to)
     return refuse(world_errc::same_line,
                   fmt::format("player {}: enter instance: already on {}", r.player, where(*to)));
-  const scene_id from = loc.where == location::state::in_line ? loc.line.scene : 0;
+  const scene_id from = loc.where == location::state::in_line ? loc.line.scene
+                        : loc.where == location::state::none  ? r.line.scene  // stood there on another node
+                                                              : 0;
   auto& ticket = tickets[r.player];  // from another instance of this scene: keep the way home
   ticket = {owner, from != 0 && from != r.scene ? from : ticket.return_to};
   if (loc.where == location::state::none) return place_on(r.player, *to);

@@ -26,7 +26,8 @@ using namespace std::chrono_literals;
 inline constexpr const char* gateway_nodes_bucket = "scenert-nodes";
 
 // A node's world that keeps who it hosts: enters and team joins (to a mate it hosts) place, leaves
-// take off, moves of players it does not host are not_in_scene. `full` refuses every join.
+// take off, moves of players it does not host are not_in_scene; a placement names the request's scene
+// (scene 1 when it names none). `full` refuses every join.
 struct host_world final : world_port {
   std::mutex m;
   std::set<player_id> players;
@@ -36,7 +37,7 @@ struct host_world final : world_port {
   bool park_moves = false;  // only the moves' answers wait
   std::vector<std::pair<world_reply, world_result>> parked;
   void submit(const world_request& q, world_reply reply) override {
-    world_result r = placement{line_handle{1, 1, 1}, 0, 0};
+    world_result r = placement{line_handle{q.scene != 0 ? q.scene : 1, 1, 1}, 0, 0};  // its scene
     {
       std::unique_lock lock(m);
       heard.push_back(q);

@@ -94,6 +94,51 @@ TEST_F(Gateways, AnEntryGoesToALineWithRoomOnAnyNodeBeforeALineOpens) {
   EXPECT_EQ(s.journeys, 1u);
 }
 
+// A party member's way home goes with it: handed over to its party's instance on another node, it
+// names the scene it stood in; leaving the party, it goes back there by the lines, wherever they are.
+TEST_F(Gateways, APartyMembersWayHomeCrossesNodesWithIt) {
+  two_hosts h(*link, nodes);
+  ASSERT_TRUE(h.ok);
+  auto sessions = link->bucket("scenert-sessions");
+  ASSERT_TRUE(sessions);
+  ASSERT_TRUE(sessions->create("party.7.11", R"({"node":"b"})"));  // party 7's crypt lives on b
+  auto table = std::make_shared<scene_table>(*field_of_two());
+  scene_def crypt = table->scenes[0];
+  crypt.id = 11, crypt.name = "crypt", crypt.kind = scene_kind::dungeon,
+  crypt.instances = instance_mode::party;
+  table->scenes.push_back(crypt);
+  auto g = gateway(5s, [&](remote_world_options& o) {
+    o.table = table;
+    o.sessions = *sessions;
+  });
+  ASSERT_NE(g, nullptr);
+  ASSERT_TRUE(ask(*g, world_request::enter(10, field)));  // no line heard: least-loaded a opens one
+  ASSERT_TRUE(ask(*g, world_request::enter_instance(10, 11, 7)));
+  std::vector<world_request> on_b;
+  {
+    std::lock_guard lock(h.on_b.m);
+    on_b = h.on_b.heard;
+  }
+  ASSERT_EQ(on_b.size(), 1u);
+  EXPECT_EQ(on_b[0].what, k::enter_instance);
+  EXPECT_EQ(on_b[0].line.scene, field);  // the way home, for the world there
+
+  // A seat on a's field line: the way home goes there, off b.
+  fake_line a1{*link, "scenert.line.a.10.1", {field, 1, 1}};
+  a1.publish({{kind::entered, 30, {1, 1}, false}});
+  ASSERT_EQ(front.wait_for(1).size(), 1u);
+  auto home = ask(*g, world_request::leave_party(10));
+  ASSERT_TRUE(home) << home.error().message;
+  EXPECT_EQ(home->line.scene, field);
+  EXPECT_EQ(h.on_a.heard_of(10), (std::vector<k>{k::enter, k::leave, k::enter}));
+  for (int i = 0; i < 200 && h.on_b.heard_of(10).size() < 2; ++i) std::this_thread::sleep_for(5ms);
+  EXPECT_EQ(h.on_b.heard_of(10), (std::vector<k>{k::enter_instance, k::leave}));
+  EXPECT_EQ(g->stats().journeys, 2u);
+  // Home again, its next scene change goes by the lines as anyone's.
+  ASSERT_TRUE(ask(*g, world_request::move(10, {2, 2})));
+  EXPECT_EQ(h.on_a.heard_of(10).back(), k::move);
+}
+
 // With lines opening on the player's node, a scene change when every line is full stays on the
 // node the player stands on (no journey), though another node is less loaded.
 TEST_F(Gateways, LinesMayOpenOnThePlayersOwnNode) {

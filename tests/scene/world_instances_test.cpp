@@ -103,6 +103,19 @@ TEST_F(Instances, AMemberWhoLeavesThePartyIsMovedOut) {
   EXPECT_EQ(home->line.scene, town_id);
 }
 
+// A member handed over from another node names the scene it stood in there: its way home.
+TEST_F(Instances, AMemberFromAnotherNodeGoesBackToTheSceneItCameFrom) {
+  in_town({1});
+  auto a = enter(1, crypt_id, red);
+  auto in = mw.ask(R::enter_instance_from(2, crypt_id, red, test::field_id));
+  ASSERT_TRUE(in) << in.error().message;
+  EXPECT_EQ(in->line, a);
+  auto out = mw.ask(R::leave_party(2));
+  ASSERT_TRUE(out) << out.error().message;
+  EXPECT_EQ(out->line.scene, test::field_id);
+  EXPECT_EQ(mw.where(2).line.scene, test::field_id);
+}
+
 TEST_F(Instances, AnInstanceClosesAfterItsLastMemberLeftAndItsHandleGoesStale) {
   in_town({1, 2});
   auto a = enter(1, crypt_id, red);

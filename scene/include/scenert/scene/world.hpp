@@ -98,6 +98,11 @@ struct world_request {
   static world_request enter_instance(player_id p, scene_id s, party_id party) {
     return {kind::enter_instance, p, s, {}, 0, {}, party};
   }
+  /// enter_instance for a player from nowhere here that stood in scene `came_from` elsewhere (handed
+  /// over from another node): that scene is its way home when it leaves the party.
+  static world_request enter_instance_from(player_id p, scene_id s, party_id party, scene_id came_from) {
+    return {kind::enter_instance, p, s, {came_from, 0, 0}, 0, {}, party};
+  }
   /// The player left its party: off the party's instance, back to the scene it came from (or the
   /// table's first town when it came from nowhere).
   static world_request leave_party(player_id p) { return {kind::leave_party, p, 0, {}, 0, {}, 0}; }
