@@ -35,6 +35,9 @@ constexpr std::size_t max_held = 4096;
 // How long a node may take to say whether it hosts a claimed player (one on its way somewhere is
 // answered once it got there: up to a second).
 constexpr auto claim_timeout = std::chrono::milliseconds(2000);
+// A player placed on a line counts there until the line's events show it (a tick or so later), or
+// this long at most (its entry may have come before the answer).
+constexpr auto heard_within = std::chrono::seconds(1);
 
 std::string token_key(std::string_view token) { return fmt::format("token.{}", token); }
 std::string party_key(party_id owner, scene_id scene) { return fmt::format("party.{}.{}", owner, scene); }
@@ -46,7 +49,16 @@ bool valid_token(std::string_view t) {
          });
 }
 
-using line_key = std::pair<scene_id, std::uint32_t>;
+// A line players were sent to, counted there until its events show them: a node's line by its id,
+// or (line 0, until answered) a line a node opens for them because every line was full, numbered
+// by this gateway (`opening`).
+struct line_key {
+  scene_id scene = 0;
+  std::uint32_t line = 0;
+  std::string node;
+  std::uint64_t opening = 0;
+  friend auto operator<=>(const line_key&, const line_key&) = default;
+};
 
 struct view_key {
   scene_id scene;
@@ -108,7 +120,10 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
   mutable std::mutex m;
   std::condition_variable cv;
   std::unordered_map<player_id, stand> node_of;  // where each player's requests go
-  std::map<line_key, std::uint32_t> promised;    // players sent to each line, not answered yet
+  std::map<line_key, std::uint32_t> promised;    // players sent to each line, not heard there yet
+  std::uint64_t openings = 0;                    // lines this gateway had opened (line_key::opening)
+  // Players answered as placed on a line whose events have not shown them yet: their promise there.
+  std::unordered_map<player_id, std::pair<line_key, clock::time_point>> unheard;
   std::unordered_map<std::uint64_t, pending_request> pending;
   std::unordered_map<player_id, journey> travelling;
   std::uint64_t next_ticket = 1;
@@ -123,6 +138,7 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
 
   std::mutex lines_m;
   std::map<view_key, line_view> lines;
+  std::vector<player_id> entering;  // players heard entering lines, whose promises end (lines_m)
 
   // The sessions bucket's writes and the claims, one at a time on their own thread: each is a
   // round trip or more to the server, never made on a front's I/O thread.
@@ -235,32 +251,77 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
   }
 
   // Where an entry or a scene change goes (m held): the node of the line the scene's policy picks
-  // among every live node's with room, counted in `promise` until answered; when all are full, where
-  // a line opens. A line heard empty is passed over: it may have closed (its node knows).
+  // among every live node's with room, counted in `promise` until heard there; when all are full,
+  // where a line opens. A line heard empty is passed over: it may have closed (its node knows). A line
+  // opening for players not answered yet counts as a line of theirs (id 0), so that a burst into a
+  // full scene fills the line it opens before another node opens one.
   std::string place(player_id p, scene_id scene, const std::vector<heard_line>& heard, line_key& promise) {
     const scene_def& def = *opt.table->find_scene(scene);
     const auto own = node_of.find(p);
     const std::string own_node = own != node_of.end() ? own->second.node : std::string{};
     std::vector<line_load> loads;
+    std::vector<const line_key*> keys;  // each load's promise (null: none yet)
     for (const auto& h : heard) {
-      if (h.players == 0 || !nodes.contains(h.node)) continue;
-      const auto sent = promised.find({scene, h.line});
-      loads.push_back({h.node, h.line, h.players + (sent != promised.end() ? sent->second : 0)});
+      const auto sent = promised.find(line_key{scene, h.line, h.node, 0});
+      const std::uint32_t players = h.players + (sent != promised.end() ? sent->second : 0);
+      if (players == 0 || !nodes.contains(h.node)) continue;
+      loads.push_back({h.node, h.line, players});
+      keys.push_back(sent != promised.end() ? &sent->first : nullptr);
     }
+    // Lines opening, and lines whose events have not come yet (`heard` is by line id).
+    for (auto it = promised.lower_bound(line_key{scene, 0, {}, 0});
+         it != promised.end() && it->first.scene == scene; ++it) {
+      const auto& [key, players] = *it;
+      auto h = std::lower_bound(heard.begin(), heard.end(), key.line,
+                                [](const heard_line& l, std::uint32_t id) { return l.line < id; });
+      const bool counted = key.line != 0 && h != heard.end() && h->line == key.line && h->node == key.node;
+      if (counted || !nodes.contains(key.node)) continue;
+      loads.push_back({key.node, key.line, players});
+      keys.push_back(&key);
+    }
+    std::string node;
     if (auto i = choose_line(def.policy, def.capacity, loads, own_node)) {
       entries_to_room.fetch_add(1, std::memory_order_relaxed);
-      promise = {scene, loads[*i].line};
-      ++promised[promise];
-      return std::string(loads[*i].node);
+      node = std::string(loads[*i].node);
+      promise = keys[*i] != nullptr ? *keys[*i] : line_key{scene, loads[*i].line, node, 0};
+    } else {
+      entries_to_new_line.fetch_add(1, std::memory_order_relaxed);
+      node = opt.open_lines_on == line_opening::player_node && !own_node.empty() ? own_node : least_loaded();
+      promise = {scene, 0, node, ++openings};
     }
-    entries_to_new_line.fetch_add(1, std::memory_order_relaxed);
-    if (opt.open_lines_on == line_opening::player_node && !own_node.empty()) return own_node;
-    return least_loaded();
+    if (node.empty())
+      promise = {};
+    else
+      ++promised[promise];
+    return node;
   }
 
-  // A request answered or given up (m held): its line no longer counts it.
+  // A request answered (m held): a player placed counts on the line it got until the line's events
+  // show it; otherwise its line no longer counts it.
+  void answered(player_id p, line_key promise, const world_result& r, const std::string& node) {
+    unpromise(promise);
+    if (promise.scene == 0 || !r || r->line.scene != promise.scene) return;
+    line_key on{promise.scene, r->line.line, node, 0};
+    ++promised[on];
+    auto& was = unheard[p];
+    unpromise(std::exchange(was, {std::move(on), clock::now() + heard_within}).first);
+  }
+
+  // Players heard entering lines (lines_m held; takes m): they count there by their events now.
+  void heard_entering() {
+    if (entering.empty()) return;
+    std::lock_guard lock(m);
+    for (player_id p : entering)
+      if (auto u = unheard.find(p); u != unheard.end()) {
+        unpromise(u->second.first);
+        unheard.erase(u);
+      }
+    entering.clear();
+  }
+
+  // A request given up, or its line heard (m held): its line no longer counts it.
   void unpromise(line_key promise) {
-    if (promise.first == 0) return;
+    if (promise.scene == 0) return;
     if (auto p = promised.find(promise); p != promised.end() && --p->second == 0) promised.erase(p);
   }
 
@@ -328,7 +389,7 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
       there = world_request::enter(q.player, q.scene);
     } else if (q.what == world_request::kind::leave_party) {
       to = placed_on;  // its ticket goes with its leave from the instance's node
-      there = world_request::enter(q.player, promise.first);
+      there = world_request::enter(q.player, promise.scene);
     }
     if (to.empty() || to == from->second.node || !nodes.contains(to)) return false;
     depart(q.player, from->second.node, to, there, std::move(reply), promise).instance = private_instance(q);
@@ -558,7 +619,8 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
       for (auto& a : batch->answers) {
         auto p = pending.find(a.ticket);
         if (p == pending.end()) continue;  // timed out already
-        unpromise(std::exchange(p->second.promise, {}));
+        answered(p->second.player, std::exchange(p->second.promise, {}), a.result,
+                 p->second.journey_to.empty() ? batch->node : p->second.journey_to);
         if (p->second.farewell) {
           pending.erase(p);
           continue;
@@ -605,6 +667,14 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
     std::vector<std::pair<world_request, world_reply>> resubmit;
     {
       std::lock_guard lock(m);
+      for (auto u = unheard.begin(); u != unheard.end();) {  // placed, but never heard entering
+        if (u->second.second > now) {
+          ++u;
+          continue;
+        }
+        unpromise(u->second.first);
+        u = unheard.erase(u);
+      }
       for (auto p = pending.begin(); p != pending.end();) {
         if (p->second.deadline > now) {
           ++p;
@@ -840,6 +910,7 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
       if (e.what == line_event::kind::left) {
         if (v.standing.erase(entity_of(e)) != 0) v.players -= player;
       } else {
+        if (!e.monster && e.what == line_event::kind::entered) entering.push_back(e.player);
         const bool fresh = v.standing
                                .insert_or_assign(entity_of(e), line_event{line_event::kind::entered, e.player,
                                                                           e.at, e.monster})
@@ -860,9 +931,10 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
       if (!now.contains(id)) diff.push_back({line_event::kind::left, e.player, e.at, e.monster});
     for (const auto& [id, e] : now) {
       auto was = v.standing.find(id);
-      if (was == v.standing.end())
+      if (was == v.standing.end()) {
         diff.push_back({line_event::kind::entered, e.player, e.at, e.monster});
-      else if (was->second.at != e.at)
+        if (!e.monster) entering.push_back(e.player);
+      } else if (was->second.at != e.at)
         diff.push_back({line_event::kind::moved, e.player, e.at, e.monster});
     }
     v.standing = std::move(now);
@@ -905,6 +977,7 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
         v.held.push_back(std::move(*b));
         ask = true;
       }  // older than the last applied: heard already
+      heard_entering();
     }
     if (ask) ask_views(std::string(node));
   }
@@ -952,6 +1025,7 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
       v = line_view{got->node, s->line, 0, {}, false, {}};
       replace(v, *s);
     }
+    heard_entering();
     if (ask) ask_views(got->node);
   }
 

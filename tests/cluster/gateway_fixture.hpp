@@ -27,17 +27,18 @@ inline constexpr const char* gateway_nodes_bucket = "scenert-nodes";
 
 // A node's world that keeps who it hosts: enters and team joins (to a mate it hosts) place, leaves
 // take off, moves of players it does not host are not_in_scene; a placement names the request's scene
-// (scene 1 when it names none). `full` refuses every join.
+// (scene 1 when it names none) and the world's `line`. `full` refuses every join.
 struct host_world final : world_port {
   std::mutex m;
   std::set<player_id> players;
   std::vector<world_request> heard;
+  std::uint32_t line = 1;  // the line id its placements name
   bool full = false;
   bool park = false;        // answers wait for answer_parked() (a slow world)
   bool park_moves = false;  // only the moves' answers wait
   std::vector<std::pair<world_reply, world_result>> parked;
   void submit(const world_request& q, world_reply reply) override {
-    world_result r = placement{line_handle{q.scene != 0 ? q.scene : 1, 1, 1}, 0, 0};  // its scene
+    world_result r = placement{line_handle{q.scene != 0 ? q.scene : 1, line, 1}, 0, 0};
     {
       std::unique_lock lock(m);
       heard.push_back(q);
@@ -159,6 +160,7 @@ struct two_hosts {
         a(link, "a", 1),
         b(link, "b", 1) {
     on_b.players.insert(40);
+    on_b.line = 2;  // line ids are the cluster's: no two nodes place on one
     ok = lease_a && lease_b && lease_b->beat(100) &&
          a.start(on_a, [this](player_id p) { return on_a.where(p); }) &&
          b.start(on_b, [this](player_id p) { return on_b.where(p); });

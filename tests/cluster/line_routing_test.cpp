@@ -47,8 +47,7 @@ struct fake_line {
   }
 };
 
-// Node b looks busy (new players go to a by load alone) and serves the field's line 1; the host
-// worlds answer every placement on scene 1, so every player stands in another scene than the field.
+// Node b looks busy (new players go to a by load alone) and serves the field's line 2.
 TEST_F(Gateways, AnEntryGoesToALineWithRoomOnAnyNodeBeforeALineOpens) {
   two_hosts h(*link, nodes);
   ASSERT_TRUE(h.ok);
@@ -59,7 +58,7 @@ TEST_F(Gateways, AnEntryGoesToALineWithRoomOnAnyNodeBeforeALineOpens) {
     l.publish(std::move(events));
     ASSERT_EQ(front.wait_for(++heard).size(), heard);
   };
-  fake_line b1{*link, "scenert.line.b.10.1", {field, 1, 1}};
+  fake_line b1{*link, "scenert.line.b.10.2", {field, 2, 1}};
   publish(b1, {{kind::entered, 40, {1, 1}, false}, {kind::entered, 900, {2, 2}, true}});  // 1 of 2
 
   ASSERT_TRUE(ask(*g, world_request::enter(10, field)));  // to b's line with room, not to idle a
@@ -67,6 +66,11 @@ TEST_F(Gateways, AnEntryGoesToALineWithRoomOnAnyNodeBeforeALineOpens) {
   publish(b1, {{kind::entered, 10, {1, 1}, false}});      // 2 of 2: full
   ASSERT_TRUE(ask(*g, world_request::enter(11, field)));  // every line full: least-loaded a opens one
   EXPECT_EQ(h.on_a.heard_of(11), std::vector<k>{k::enter});
+  // 11 counts on the line a answered (1) before its events show it: the next fills that line.
+  ASSERT_TRUE(ask(*g, world_request::enter(15, field)));
+  EXPECT_EQ(h.on_a.heard_of(15), std::vector<k>{k::enter});
+  fake_line a1{*link, "scenert.line.a.10.1", {field, 1, 1}};
+  publish(a1, {{kind::entered, 11, {1, 1}, false}, {kind::entered, 15, {1, 1}, false}});  // full too
 
   // 12 stands on a elsewhere; a seat frees on b's line: its scene change takes it there.
   ASSERT_TRUE(ask(*g, world_request::enter(12, 1)));
@@ -89,9 +93,31 @@ TEST_F(Gateways, AnEntryGoesToALineWithRoomOnAnyNodeBeforeALineOpens) {
   EXPECT_EQ(h.on_b.heard_of(13), std::vector<k>{k::enter});
   EXPECT_EQ(h.on_a.heard_of(14), std::vector<k>{k::enter});
   const auto s = g->stats();
-  EXPECT_EQ(s.entries_to_room, 3u);      // 10, 12, 13
+  EXPECT_EQ(s.entries_to_room, 4u);      // 10, 15, 12, 13
   EXPECT_EQ(s.entries_to_new_line, 2u);  // 11, 14
   EXPECT_EQ(s.journeys, 1u);
+}
+
+// A burst into a scene with no line: the players sent to open one fill it before the next opens, on
+// the least-loaded node (both idle here): two on one node, the third on the other.
+TEST_F(Gateways, ABurstFillsTheLineItOpensBeforeAnotherOpens) {
+  two_hosts h(*link, nodes);
+  ASSERT_TRUE(h.ok);
+  ASSERT_TRUE(h.lease_b->beat(0));  // as idle as a
+  auto g = gateway(5s, [](remote_world_options& o) { o.table = field_of_two(); });
+  ASSERT_NE(g, nullptr);
+  std::vector<std::shared_ptr<std::promise<world_result>>> answers;
+  for (player_id p = 10; p < 13; ++p) {
+    answers.push_back(std::make_shared<std::promise<world_result>>());
+    g->submit(world_request::enter(p, field),
+              [a = answers.back()](world_result r) { a->set_value(std::move(r)); });
+  }
+  for (auto& a : answers) ASSERT_TRUE(a->get_future().get());
+  const auto on_a = h.on_a.hosts(), on_b = h.on_b.hosts();
+  EXPECT_EQ(on_a, (std::set<player_id>{10, 11}));
+  EXPECT_EQ(on_b, (std::set<player_id>{12, 40}));
+  EXPECT_EQ(g->stats().entries_to_new_line, 2u);
+  EXPECT_EQ(g->stats().entries_to_room, 1u);
 }
 
 // A party member's way home goes with it: handed over to its party's instance on another node, it
@@ -149,7 +175,7 @@ TEST_F(Gateways, LinesMayOpenOnThePlayersOwnNode) {
     o.open_lines_on = line_opening::player_node;
   });
   ASSERT_NE(g, nullptr);
-  fake_line b1{*link, "scenert.line.b.10.1", {field, 1, 1}};
+  fake_line b1{*link, "scenert.line.b.10.2", {field, 2, 1}};
   b1.publish({{kind::entered, 40, {1, 1}, false}, {kind::entered, 41, {1, 1}, false}});  // full
   ASSERT_EQ(front.wait_for(1).size(), 1u);
   ASSERT_TRUE(ask(*g, world_request::enter(10, 1)));         // on a, by load
