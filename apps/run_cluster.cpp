@@ -32,6 +32,7 @@ cluster_result<std::unique_ptr<cluster_node>> cluster_node::join(const scene_tab
       new cluster_node(o, std::move(link).value(), *nodes, *lines, std::move(lease).value()));
   cluster_directory_options dopt;
   dopt.warn = [](std::string_view what) { spdlog::warn("{}", what); };
+  dopt.linked = [l = node->link_.get()] { return l->connected(); };
   auto directory =
       make_synced_cluster_directory(table, line_store(*lines), node->lease_.record(), std::move(dopt));
   node->directory_ = std::move(directory.directory);

@@ -38,6 +38,11 @@ class cluster_directory final : public line_directory, public player_count_sync 
     if (auto it = resting_.find(scene); it != resting_.end() && now < it->second) return std::nullopt;
     const scene_def* def = table_.find_scene(scene);
     if (def == nullptr) return std::nullopt;
+    if (!linked()) {
+      resting_[scene] = now + opt_.backoff;
+      warn(fmt::format("cluster: scene {}: no line opens while the link to the server is down", scene));
+      return std::nullopt;
+    }
     std::lock_guard lock(mutex_);  // the store is one thread's at a time, and sync() uses it too
     auto held = store_.open(*def, self_);
     if (!held) {
@@ -64,13 +69,14 @@ class cluster_directory final : public line_directory, public player_count_sync 
   }
   void quarantine_line(line_handle line) override { local_->quarantine_line(line); }
   void close_line(line_handle line) override { local_->close_line(line); }
-  // The id is free here: the store may hand it out again, to any node.
+  // The id is free here: the store may hand it out again, to any node. A close the store did not
+  // take (the link down) waits for sync(): meanwhile the id stays this node's, unused.
   void free_line(scene_id scene, std::uint32_t line) override {
     local_->free_line(scene, line);
     std::lock_guard lock(mutex_);
     auto it = held_.find(key_of(scene, line));
     if (it == held_.end()) return;
-    if (auto closed = store_.close(it->second.line); !closed) warn(closed.error().message);
+    close_or_keep(std::move(it->second.line), it->second.fenced);
     held_.erase(it);
   }
   result<line_info, world_errc> check(line_handle line) const override { return local_->check(line); }
@@ -113,6 +119,11 @@ class cluster_directory final : public line_directory, public player_count_sync 
   std::size_t player_count() const override { return local_->player_count(); }
 
   std::size_t sync() override {
+    if (!linked()) return 0;
+    {
+      std::lock_guard lock(mutex_);
+      for (auto& line : std::exchange(closing_, {})) close_or_keep(std::move(line), false);
+    }
     std::size_t written = 0;
     for (const std::uint64_t key : changed()) {
       std::lock_guard lock(mutex_);  // per line: the world's thread waits one write at most
@@ -136,6 +147,17 @@ class cluster_directory final : public line_directory, public player_count_sync 
  private:
   void warn(std::string_view what) const {
     if (opt_.warn) opt_.warn(what);
+  }
+  bool linked() const { return !opt_.linked || opt_.linked(); }
+  // Writes a freed line closed, or keeps it for sync() when the store cannot take it now (mutex_
+  // held). A fenced line is someone else's: nothing to write.
+  void close_or_keep(held_line line, bool fenced) {
+    if (fenced) return;
+    if (!linked()) return closing_.push_back(std::move(line));
+    auto closed = store_.close(line);
+    if (closed) return;
+    warn(closed.error().message);
+    if (closed.code() != cluster_errc::fenced) closing_.push_back(std::move(line));
   }
   // Only the world's thread changes held_'s shape (under the lock) and the counts, so it reads both
   // without the lock: a player's move costs a hash lookup and a relaxed store, never I/O.
@@ -161,7 +183,8 @@ class cluster_directory final : public line_directory, public player_count_sync 
   node_record self_;
   cluster_directory_options opt_;
   mutable std::mutex mutex_;  // the store and the held lines' records, shared with sync()'s thread
-  std::unordered_map<std::uint64_t, held_entry> held_;                 // this node's lines in the store
+  std::unordered_map<std::uint64_t, held_entry> held_;  // this node's lines in the store
+  std::vector<held_line> closing_;  // freed here, not yet written closed (the store was away)
   std::map<scene_id, std::chrono::steady_clock::time_point> resting_;  // scenes not asked until then
 };
 

@@ -35,6 +35,7 @@ struct node_fixture {
   scene_table table = field_table();
   std::mutex warned;  // warnings come from the world's thread or the syncing one
   std::vector<std::string> warnings;
+  std::atomic<bool> up{true};  // the link, as the directory is told of it
   synced_cluster_directory dir;
 
   node_fixture() {
@@ -51,6 +52,7 @@ struct node_fixture {
       std::lock_guard lock(warned);
       warnings.emplace_back(what);
     };
+    o.linked = [this] { return up.load(); };
     dir = make_synced_cluster_directory(table, line_store(*lines), lease->record(), std::move(o));
   }
   // The bucket's records of the field, by line id.
@@ -181,6 +183,34 @@ TEST(ClusterDirectory, SyncsFromAnotherThreadMeetTheWorldsCounts) {
   EXPECT_EQ(n.in_store().at(1).record.players, n.players_here(*one));
   EXPECT_EQ(n.players_here(*one), 20u);
   EXPECT_TRUE(n.warnings.empty()) << n.warnings.front();
+}
+
+// With the link down the world's thread asks the store nothing: no line opens (the scene rests), a
+// line freed meanwhile stays this node's in the store until a sync once the link is back closes it.
+TEST(ClusterDirectory, WithTheLinkDownNothingWaitsAndAFreedLineIsClosedOnceItIsBack) {
+  node_fixture n;
+  auto line = n.dir.directory->open_line(field, 0);
+  ASSERT_TRUE(line);
+  n.up = false;
+  EXPECT_EQ(n.dir.directory->open_line(field, 0), std::nullopt);
+  {
+    std::lock_guard lock(n.warned);
+    ASSERT_EQ(n.warnings.size(), 1u);
+    EXPECT_NE(n.warnings[0].find("link to the server is down"), std::string::npos) << n.warnings[0];
+  }
+  n.dir.directory->close_line(*line);
+  n.dir.directory->free_line(field, line->line);
+  EXPECT_EQ(n.dir.counts->sync(), 0u);
+  auto stored = n.in_store();
+  ASSERT_EQ(stored.size(), 1u);
+  EXPECT_EQ(stored.at(line->line).record.state, line_state_in_cluster::open);  // not written yet
+
+  n.up = true;
+  (void)n.dir.counts->sync();
+  stored = n.in_store();
+  ASSERT_EQ(stored.size(), 1u);
+  EXPECT_EQ(stored.at(line->line).record.state, line_state_in_cluster::closed);
+  EXPECT_EQ(stored.at(line->line).record.generation, line->generation);
 }
 
 }  // namespace

@@ -59,7 +59,7 @@ inline std::unique_ptr<scene_node> start_node(const nats_server& server, const s
   n->endpoint = std::make_unique<node_endpoint>(*n->link, n->name, n->lease->record().epoch);
   world_options wo;
   wo.directory =
-      make_cluster_directory(table, line_store(*lines), n->lease->record(), {1000ms, std::move(warn)});
+      make_cluster_directory(table, line_store(*lines), n->lease->record(), {1000ms, std::move(warn), {}});
   wo.on_line_events = n->endpoint->on_line_events();
   pool_options po;
   po.workers = workers;

@@ -21,6 +21,10 @@ struct cluster_directory_options {
   /// Told when the store refused or missed a write (a line closed while fenced, a server away); on the
   /// world's thread, or on sync()'s.
   std::function<void(std::string_view)> warn;
+  /// Whether the link to the server is up (unset: always). While it is down no line opens (the
+  /// world's thread never waits for a round trip that cannot succeed), and a line freed meanwhile is
+  /// written closed by a later sync().
+  std::function<bool()> linked;
 };
 
 /// Keeps the `players` of a node's lines in the store roughly current. The directory counts on the
@@ -30,9 +34,10 @@ struct cluster_directory_options {
 class player_count_sync {
  public:
   virtual ~player_count_sync() = default;
-  /// Writes each held line's count that changed since its last write (one compare-and-set each, at
-  /// the line's revision); returns how many were written. A fenced line is told to `warn` once and
-  /// left alone from then on; a store that does not answer ends the pass (the next one tries again).
+  /// Writes the closes that could not be written when their lines were freed, then each held line's
+  /// count that changed since its last write (one compare-and-set each, at the line's revision);
+  /// returns how many counts were written. Nothing while the link is down. A fenced line is told to `warn`
+  /// once and left alone from then on; a store that does not answer ends the pass (the next one tries again).
   virtual std::size_t sync() = 0;
 };
 
