@@ -105,6 +105,52 @@ struct journey {
   std::vector<std::pair<world_request, world_reply>> held;
 };
 
+// Work that waits on the server (round trips, often more than one), done on threads of its own so
+// that no front I/O thread or library thread waits for it. Stopping runs what was queued first.
+class chore_queue {
+ public:
+  void start(unsigned threads) {
+    for (unsigned i = 0; i < threads; ++i) threads_.emplace_back([this] { work(); });
+  }
+  void push(unique_function<void()> chore) {
+    std::lock_guard lock(m_);
+    chores_.push_back(std::move(chore));
+    cv_.notify_one();
+  }
+  void stop() {
+    {
+      std::lock_guard lock(m_);
+      stopping_ = true;
+    }
+    cv_.notify_all();
+    for (auto& t : threads_) t.join();
+    threads_.clear();
+  }
+
+ private:
+  void work() {
+    std::unique_lock lock(m_);
+    for (;;) {
+      cv_.wait(lock, [this] { return stopping_ || !chores_.empty(); });
+      if (chores_.empty()) return;
+      auto chore = std::move(chores_.front());
+      chores_.pop_front();
+      lock.unlock();
+      chore();
+      lock.lock();
+    }
+  }
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::deque<unique_function<void()>> chores_;
+  bool stopping_ = false;
+  std::vector<std::thread> threads_;
+};
+
+// Claims, party records and the askings of journeys and team-mates run this many at once: a
+// gateway taking over a dead one's clients claims them side by side.
+constexpr unsigned askers = 4;
+
 struct known_node {
   node_record record;
   std::uint32_t sent = 0;  // players sent to it since its load was read
@@ -140,13 +186,9 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
   std::map<view_key, line_view> lines;
   std::vector<player_id> entering;  // players heard entering lines, whose promises end (lines_m)
 
-  // The sessions bucket's writes and the claims, one at a time on their own thread: each is a
-  // round trip or more to the server, never made on a front's I/O thread.
-  std::mutex keeper_m;
-  std::condition_variable keeper_cv;
-  std::deque<unique_function<void()>> chores;
-  bool keeper_stopping = false;
-  std::thread keeper;
+  // The sessions bucket's token writes, in order on one thread; the rest that waits on the server
+  // (claims, party records, where a player or a mate is) on `askers` threads.
+  chore_queue keeper, asking;
 
   std::unique_ptr<subscription> answers_sub, events_sub, views_sub, claimed_sub;
 
@@ -768,24 +810,7 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
 
   // --- resume tokens across gateways ---
 
-  void later(unique_function<void()> chore) {
-    std::lock_guard lock(keeper_m);
-    chores.push_back(std::move(chore));
-    keeper_cv.notify_one();
-  }
-
-  void keep() {
-    std::unique_lock lock(keeper_m);
-    for (;;) {
-      keeper_cv.wait(lock, [this] { return keeper_stopping || !chores.empty(); });
-      if (chores.empty()) return;
-      auto chore = std::move(chores.front());
-      chores.pop_front();
-      lock.unlock();
-      chore();
-      lock.lock();
-    }
-  }
+  void later(unique_function<void()> chore) { asking.push(std::move(chore)); }
 
   void remember(const std::string& token, player_id player, const std::string& name) {
     auto made = opt.sessions->create(token_key(token),
@@ -1077,12 +1102,8 @@ remote_world::~remote_world() {
   }
   impl_->cv.notify_one();
   if (impl_->flusher.joinable()) impl_->flusher.join();
-  {
-    std::lock_guard lock(impl_->keeper_m);
-    impl_->keeper_stopping = true;
-  }
-  impl_->keeper_cv.notify_one();
-  if (impl_->keeper.joinable()) impl_->keeper.join();
+  impl_->asking.stop();
+  impl_->keeper.stop();
 }
 
 cluster_result<std::unique_ptr<remote_world>> remote_world::start(nats_link& link, kv_bucket nodes,
@@ -1118,7 +1139,8 @@ cluster_result<std::unique_ptr<remote_world>> remote_world::start(nats_link& lin
   if (!claimed) return claimed.error();
   i->claimed_sub = std::move(claimed).value();
   i->flusher = std::thread([raw] { raw->flush_requests(); });
-  i->keeper = std::thread([raw] { raw->keep(); });
+  i->keeper.start(1);
+  i->asking.start(askers);
   raw->read_nodes(clock::now());
   raw->resync_all();
   return w;
@@ -1130,14 +1152,14 @@ void remote_world::submit(const world_request& request, world_reply reply) {
 
 void remote_world::remember(std::string_view token, player_id player, std::string_view name) {
   if (!impl_->opt.sessions) return;
-  impl_->later([i = impl_.get(), t = std::string(token), player, n = std::string(name)] {
+  impl_->keeper.push([i = impl_.get(), t = std::string(token), player, n = std::string(name)] {
     i->remember(t, player, n);
   });
 }
 
 void remote_world::forget(std::string_view token) {
   if (!impl_->opt.sessions) return;
-  impl_->later([i = impl_.get(), t = std::string(token)] { i->forget(t); });
+  impl_->keeper.push([i = impl_.get(), t = std::string(token)] { i->forget(t); });
 }
 
 void remote_world::claim(std::string_view token, claim_reply reply) {
