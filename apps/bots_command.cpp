@@ -114,9 +114,15 @@ result<bots_options, std::string> options_of(const bots_command_options& c) {
   if (!admin.empty()) {
     auto a = addresses(c.verify_views.empty() ? "--admin" : "--verify-views", admin);
     if (!a) return fail(std::string{}, a.error().message);
-    auto scenes = read_scenes(a->front(), std::chrono::seconds(10));
-    if (!scenes) return fail(std::string{}, scenes.error().message);
-    o.scenes = std::move(*scenes);
+    // Every node's scenes: nodes of a cluster may each host part of the table (`--hosts`).
+    for (const auto& at : *a) {
+      auto scenes = read_scenes(at, std::chrono::seconds(10));
+      if (!scenes) return fail(std::string{}, scenes.error().message);
+      for (auto& s : *scenes)
+        if (std::none_of(o.scenes.begin(), o.scenes.end(),
+                         [&s](const scene_entry& e) { return e.id == s.id; }))
+          o.scenes.push_back(std::move(s));
+    }
     if (!c.verify_views.empty()) o.admins = std::move(*a);
   }
   if (c.checkpoints > 0 && o.admins.empty()) return fail(std::string{}, "--checkpoints needs --verify-views");

@@ -4,6 +4,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include <scenert/cluster/cluster_directory.hpp>
 #include <scenert/cluster/line_store.hpp>
 
@@ -14,6 +16,21 @@ using namespace scenert::cluster;
 // The buckets every node and gateway of a cluster shares.
 constexpr const char* nodes_bucket = "scenert-nodes";
 constexpr const char* lines_bucket = "scenert-lines";
+
+std::optional<scene_table> hosted_part(const scene_table& table, const std::vector<std::string>& kinds) {
+  auto wanted = [&kinds](scene_kind k) {
+    return std::find(kinds.begin(), kinds.end(), scene_kind_names[static_cast<std::size_t>(k)]) !=
+           kinds.end();
+  };
+  scene_table part = table;
+  std::erase_if(part.scenes, [&](const scene_def& s) {
+    if (s.kind != scene_kind::space) return !wanted(s.kind);
+    const scene_def* town = table.find_scene(s.space->bind_town);
+    return town == nullptr || !wanted(town->kind);
+  });
+  if (part.scenes.empty()) return std::nullopt;
+  return part;
+}
 
 cluster_result<std::unique_ptr<cluster_node>> cluster_node::join(const scene_table& table,
                                                                  const node_options& o) {
@@ -26,7 +43,7 @@ cluster_result<std::unique_ptr<cluster_node>> cluster_node::join(const scene_tab
   if (!nodes) return nodes.error();
   auto lines = (*link)->bucket(lines_bucket);
   if (!lines) return lines.error();
-  auto lease = node_lease::join(*nodes, o.name, 0);
+  auto lease = node_lease::join(*nodes, o.name, 0, o.scenes);
   if (!lease) return lease.error();
   auto node = std::unique_ptr<cluster_node>(
       new cluster_node(o, std::move(link).value(), *nodes, *lines, std::move(lease).value()));

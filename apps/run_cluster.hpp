@@ -5,7 +5,9 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <scenert/cluster/cluster_errc.hpp>
 #include <scenert/cluster/kv_bucket.hpp>
@@ -28,7 +30,14 @@ struct node_options {
   std::string name;  ///< this node's name in the cluster
   std::chrono::milliseconds beat{1000};
   std::chrono::milliseconds dead_after{3000};  ///< a node silent this long is declared dead
+  std::vector<scene_id> scenes;                ///< the scenes it hosts; empty: every scene
 };
+
+/// The part of the table a node hosts (`--hosts town,field`): the scenes of those kinds, and the
+/// spaces bound to the towns among them (phases live on their town's lines). None when no scene
+/// is left.
+[[nodiscard]] std::optional<scene_table> hosted_part(const scene_table& table,
+                                                     const std::vector<std::string>& kinds);
 
 /// Joins the cluster (a lease with a new epoch), hands the world its line directory, beats, and
 /// watches the other nodes: one silent for `dead_after` is declared dead and its lines tombstoned.

@@ -16,6 +16,7 @@
 #include <scenert/scene/world.hpp>
 #include <scenert/space/space_module.hpp>
 
+#include <fmt/ranges.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -188,6 +189,12 @@ CLI::App* add_run_command(CLI::App& app, run_options& o) {
       cmd->add_option("--node", o.node, "This node's name in the cluster (letters, digits, '-', '_')");
   cluster->needs(node);
   node->needs(cluster);
+  cmd->add_option("--hosts", o.hosts,
+                  "The kinds of scene this node hosts, e.g. town,field on some nodes and dungeon on others "
+                  "(a town's phases come with it; default: every scene)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"town", "field", "dungeon", "guild"}))
+      ->needs(cluster);
   cmd->add_option("--dead-after-ms", o.dead_after_ms,
                   "Declare a cluster node dead once its heartbeat stood still this long (default 3000)")
       ->check(CLI::Range(std::int64_t{500}, std::int64_t{600'000}));
@@ -204,6 +211,17 @@ int run_host(const run_options& o) {
   int code = exit_ok;
   auto table = load_table_or_report(o.table, code);
   if (!table) return code;
+  std::vector<scene_id> hosted;  // a node's part of the table: its world knows no other scene
+  if (!o.hosts.empty()) {
+    auto part = hosted_part(*table, o.hosts);
+    if (!part) {
+      spdlog::error("--hosts {}: {} has no scene of {}", fmt::join(o.hosts, ","), o.table,
+                    o.hosts.size() == 1 ? "that kind" : "those kinds");
+      return exit_usage;
+    }
+    for (const auto& s : part->scenes) hosted.push_back(s.id);
+    table = std::make_shared<const scene_table>(std::move(part).value());
+  }
   processor_pool pool(pool_options_for(*table, o));
   world_options wo;
   wo.on_new_line = attach_space_modules(*table);  // town lines get their phases
@@ -238,7 +256,7 @@ int run_host(const run_options& o) {
   std::unique_ptr<cluster::node_endpoint> gateways;
   if (!o.cluster.empty()) {
     auto joined = cluster_node::join(
-        *table, {o.cluster, o.node, std::chrono::seconds(1), milliseconds(o.dead_after_ms)});
+        *table, {o.cluster, o.node, std::chrono::seconds(1), milliseconds(o.dead_after_ms), hosted});
     if (!joined) {
       spdlog::error("--cluster {} --node {}: {}", o.cluster, o.node, joined.error().message);
       return exit_usage;

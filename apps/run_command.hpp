@@ -31,6 +31,7 @@ struct run_options {
   std::string cluster;                ///< nats://HOST:PORT of the cluster's NATS server; empty: one process
   std::string node;                   ///< this node's name in the cluster
   std::int64_t dead_after_ms = 3000;  ///< a cluster node silent this long is declared dead
+  std::vector<std::string> hosts;     ///< the scene kinds this node hosts; empty: every scene
 };
 
 /// The log's format, on stderr; once per process.

@@ -25,7 +25,8 @@ cluster_result<node_entry> read(const kv_bucket& nodes, const std::string& key) 
 
 }  // namespace
 
-cluster_result<node_lease> node_lease::join(kv_bucket& nodes, const std::string& name, std::uint32_t load) {
+cluster_result<node_lease> node_lease::join(kv_bucket& nodes, const std::string& name, std::uint32_t load,
+                                            std::vector<scene_id> scenes) {
   if (!valid_name(name))
     return fail(cluster_errc::bad_name,
                 fmt::format("cluster: node name '{}' is not 1-64 letters, digits, '-' or '_'", name));
@@ -33,7 +34,7 @@ cluster_result<node_lease> node_lease::join(kv_bucket& nodes, const std::string&
   for (int i = 0; i < cas_tries; ++i) {
     auto old = read(nodes, key);
     if (!old && old.code() != cluster_errc::not_found) return old.error();
-    node_record r{name, old ? old->record.epoch + 1 : 1, load, false};
+    node_record r{name, old ? old->record.epoch + 1 : 1, load, false, scenes};
     auto rev =
         old ? nodes.update(key, detail::encode(r), old->revision) : nodes.create(key, detail::encode(r));
     if (rev) return node_lease(nodes, node_entry{std::move(r), *rev});

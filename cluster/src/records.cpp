@@ -19,7 +19,9 @@ error<cluster_errc> bad(std::string_view key, std::string_view why) {
 }  // namespace
 
 std::string encode(const node_record& r) {
-  return json{{"name", r.name}, {"epoch", r.epoch}, {"load", r.load}, {"dead", r.dead}}.dump();
+  json j{{"name", r.name}, {"epoch", r.epoch}, {"load", r.load}, {"dead", r.dead}};
+  if (!r.scenes.empty()) j["scenes"] = r.scenes;
+  return j.dump();
 }
 
 std::string encode(const line_record& r) {
@@ -61,8 +63,11 @@ cluster_result<node_record> decode_node(std::string_view key, std::string_view t
   auto j = json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.is_object()) return bad(key, "not a JSON object");
   try {
+    // A node hosting every scene writes no "scenes" (as records written before they were added).
+    auto scenes = j.find("scenes");
     return node_record{j.at("name").get<std::string>(), j.at("epoch").get<std::uint64_t>(),
-                       j.at("load").get<std::uint32_t>(), j.at("dead").get<bool>()};
+                       j.at("load").get<std::uint32_t>(), j.at("dead").get<bool>(),
+                       scenes != j.end() ? scenes->get<std::vector<scene_id>>() : std::vector<scene_id>{}};
   } catch (const json::exception& e) {
     return bad(key, fmt::format("not a node record ({})", e.what()));
   }

@@ -206,19 +206,35 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
 
   // --- requests and answers ---
 
-  // The node a player's request goes to (m held): its own, its mate's, or the least loaded.
+  // The node a player's request goes to (m held): its own, its mate's, or the least loaded of those
+  // hosting the scene it enters.
   std::string route(const world_request& q) {
     if (auto at = node_of.find(q.player); at != node_of.end()) return at->second.node;
     if (q.what == world_request::kind::join_team)
       if (auto at = node_of.find(q.mate); at != node_of.end()) return at->second.node;
-    return least_loaded();
+    return least_loaded(entered(q));
   }
 
-  // The live node with the fewest players, counting those sent to it since its load was read (m held).
-  std::string least_loaded() {
+  // The scene a request puts its player in (an entry, a scene change, an instance); 0 for others.
+  static scene_id entered(const world_request& q) {
+    using k = world_request::kind;
+    return q.what == k::enter || q.what == k::transfer || q.what == k::enter_instance ? q.scene : 0;
+  }
+
+  // Whether a live node hosts a scene (`scenert run --hosts`; 0: any scene) (m held).
+  bool serves(const std::string& node, scene_id scene) const {
+    auto n = nodes.find(node);
+    return n != nodes.end() && (scene == 0 || n->second.record.hosts(scene));
+  }
+
+  // The live node hosting `scene` (0: any) with the fewest players, counting those sent to it since
+  // its load was read (m held).
+  std::string least_loaded(scene_id scene = 0) {
     known_node* best = nullptr;
     for (auto& [name, n] : nodes)
-      if (best == nullptr || n.record.load + n.sent < best->record.load + best->sent) best = &n;
+      if ((scene == 0 || n.record.hosts(scene)) &&
+          (best == nullptr || n.record.load + n.sent < best->record.load + best->sent))
+        best = &n;
     if (best == nullptr) return {};
     ++best->sent;
     return best->record.name;
@@ -257,12 +273,19 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
   }
 
   // The way home of a player leaving its party, while it stands in the instance it entered here
-  // and that way home is a shared scene; else 0 (its node decides, as in one process).
+  // and that way home is a shared scene; else 0 (its node decides, as in one process). From nowhere,
+  // the world's way home is the table's first town: named here when the instance's node does not
+  // host it.
   scene_id home_of(player_id p) {
     std::lock_guard lock(m);
     auto at = node_of.find(p);
     if (at == node_of.end() || at->second.instance == 0 || at->second.instance != at->second.scene) return 0;
-    return shared(at->second.home) ? at->second.home : 0;
+    if (at->second.home != 0) return shared(at->second.home) ? at->second.home : 0;
+    const auto town = std::find_if(opt.table->scenes.begin(), opt.table->scenes.end(),
+                                   [](const scene_def& s) { return s.kind == scene_kind::town; });
+    return town != opt.table->scenes.end() && shared(town->id) && !serves(at->second.node, town->id)
+               ? town->id
+               : 0;
   }
 
   // Notes where a request placed its player (m held): its node and scene, and its way home.
@@ -328,7 +351,8 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
       promise = keys[*i] != nullptr ? *keys[*i] : line_key{scene, loads[*i].line, node, 0};
     } else {
       entries_to_new_line.fetch_add(1, std::memory_order_relaxed);
-      node = opt.open_lines_on == line_opening::player_node && !own_node.empty() ? own_node : least_loaded();
+      node = opt.open_lines_on == line_opening::player_node && serves(own_node, scene) ? own_node
+                                                                                       : least_loaded(scene);
       promise = {scene, 0, node, ++openings};
     }
     if (node.empty())
@@ -432,6 +456,13 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
     } else if (q.what == world_request::kind::leave_party) {
       to = placed_on;  // its ticket goes with its leave from the instance's node
       there = world_request::enter(q.player, promise.scene);
+    } else if (q.what == world_request::kind::enter_instance && !serves(from->second.node, q.scene)) {
+      to = least_loaded(q.scene);  // its node does not host the dungeon
+      there = world_request::enter_instance_from(q.player, q.scene, q.party, from->second.scene);
+    }
+    if (q.what == world_request::kind::transfer && to.empty() && !serves(from->second.node, q.scene)) {
+      to = least_loaded(q.scene);  // its node does not host the scene
+      there = world_request::enter(q.player, q.scene);
     }
     if (to.empty() || to == from->second.node || !nodes.contains(to)) return false;
     depart(q.player, from->second.node, to, there, std::move(reply), promise).instance = private_instance(q);
@@ -521,12 +552,13 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
       std::string mine;
       {
         std::lock_guard lock(m);
-        if (rec && nodes.contains(rec->node)) {
+        if (rec && serves(rec->node, q.scene)) {
           there = rec->node;
           break;
         }
         const auto from = node_of.find(q.player);
-        mine = from != node_of.end() ? from->second.node : route(q);
+        mine = from != node_of.end() && serves(from->second.node, q.scene) ? from->second.node
+                                                                           : least_loaded(q.scene);
       }
       if (mine.empty()) break;
       const std::string claim = detail::encode(detail::party_record{mine});

@@ -120,9 +120,10 @@ class Process:
 class Node(Process):
     """`scenert run TABLE --cluster URL --node NAME --admin 127.0.0.1:0`."""
 
-    def __init__(self, server, name, table, dead_after_ms=1500):
+    def __init__(self, server, name, table, dead_after_ms=1500, hosts=None):
         super().__init__(f"node {name}", ["run", table, "--workers", "1", "--admin", "127.0.0.1:0",
-                                          "--cluster", server.url, "--node", name, "--dead-after-ms", str(dead_after_ms)])
+                                          "--cluster", server.url, "--node", name, "--dead-after-ms", str(dead_after_ms)]
+                         + (["--hosts", hosts] if hosts else []))
         m = self.wait_for(r"admin endpoint http://127\.0\.0\.1:(\d+)")
         self.admin = int(m.group(1))
 
@@ -130,6 +131,10 @@ class Node(Process):
         with urllib.request.urlopen(f"http://127.0.0.1:{self.admin}/scenes", timeout=5) as r:
             scenes = {s["id"]: s for s in json.loads(r.read())["scenes"]}
         return [l for l in scenes[TOWN]["lines"] if l["state"] == "open"]
+
+    def scene_ids(self):
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.admin}/scenes", timeout=5) as r:
+            return sorted(s["id"] for s in json.loads(r.read())["scenes"])
 
     def open_ids(self):
         return sorted(l["line"] for l in self.town_lines())
@@ -464,6 +469,43 @@ def case_journeys():
               f"join_team answered p50 {two['p50_ms']:.1f} ms, p99 {two['p99_ms']:.1f} ms over {two['count']} joins "
               f"(one process, same plan: p50 {one['p50_ms']:.1f} ms, p99 {one['p99_ms']:.1f} ms over {one['count']})")
         for p in (g1, g2, a, b):
+            p.stop()
+    finally:
+        kill_all(procs, server)
+
+
+def case_roles():
+    """Towns and fields on one node, dungeons on another (`--hosts`): bots through two gateways enter
+    dungeons, parties' instances and phases, and come back; every player goes only to a node hosting its
+    scene (a journey when it crosses), 0 view mismatches."""
+    mmo = os.path.join(SRC, "examples", "mmo.json")
+    server = Server()
+    procs = []
+    try:
+        code = subprocess.run([SCENERT, "run", mmo, "--cluster", server.url, "--node", "x", "--hosts", "space"],
+                              capture_output=True, text=True, timeout=30)
+        check(code.returncode == 2 and "space" in code.stderr, f"--hosts space: {code.returncode} {code.stderr}")
+        towns = Node(server, "towns", mmo, hosts="town,field,guild")
+        procs.append(towns)
+        dungeons = Node(server, "dungeons", mmo, hosts="dungeon")
+        procs.append(dungeons)
+        g1, g2 = Gateway(server, "g1", mmo), Gateway(server, "g2", mmo)
+        procs += [g1, g2]
+        with open(mmo) as f:
+            kinds = {s["id"]: s["kind"] for s in json.load(f)["scenes"]}
+        check(all(kinds[i] in ("town", "field", "guild", "space") for i in towns.scene_ids()),
+              f"the towns node hosts {towns.scene_ids()}")
+        check(all(kinds[i] == "dungeon" for i in dungeons.scene_ids()), f"the dungeons node hosts {dungeons.scene_ids()}")
+        r = bots([g1, g2], [towns, dungeons], 80, 10, "--party-size", "4", "--act-every", "0.5", "--mix",
+                 "enter_field=1,enter_dungeon=3,join_team=1,transfer=1,enter_phase=1,leave_phase=1,back_to_town=2")
+        views = r["views"]
+        check(views["verified"] and views["mismatches"] == 0 and views["final"]["misplaced"] == 0,
+              f"views across the two roles: {views}")
+        journeys = sum(metric(g.metrics(), "scenert_gateway_journeys_total") for g in (g1, g2))
+        check(journeys >= 10, f"only {journeys:.0f} journeys between the towns and the dungeons")
+        print(f"cluster: towns, fields and guilds on one node, dungeons on another: {journeys:.0f} journeys between "
+              f"them, {views['final']['bots']} bots, 0 view mismatches")
+        for p in (g1, g2, towns, dungeons):
             p.stop()
     finally:
         kill_all(procs, server)

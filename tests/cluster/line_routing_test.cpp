@@ -165,6 +165,51 @@ TEST_F(Gateways, APartyMembersWayHomeCrossesNodesWithIt) {
   EXPECT_EQ(h.on_a.heard_of(10).back(), k::move);
 }
 
+// Nodes that host part of the table (`scenert run --hosts`): a is the field's, b the crypt's. Every
+// request that puts a player in a scene goes to a node hosting it, travelling there when the
+// player's own does not: a scene change, a solo instance, a party's instance, the way home.
+TEST_F(Gateways, PlayersGoOnlyToNodesHostingTheirScene) {
+  test::host_world on_a, on_b;
+  auto lease_a = node_lease::join(nodes, "a", 0, {field});
+  auto lease_b = node_lease::join(nodes, "b", 0, {11});
+  ASSERT_TRUE(lease_a && lease_b);
+  node_endpoint a(*link, "a", 1), b(*link, "b", 1);
+  on_b.line = 2;
+  ASSERT_TRUE(a.start(on_a, [&](player_id p) { return on_a.where(p); }));
+  ASSERT_TRUE(b.start(on_b, [&](player_id p) { return on_b.where(p); }));
+  auto table = std::make_shared<scene_table>(*field_of_two());
+  scene_def crypt = table->scenes[0];
+  crypt.id = 11, crypt.name = "crypt", crypt.kind = scene_kind::dungeon,
+  crypt.instances = instance_mode::party;
+  table->scenes.push_back(crypt);
+  auto g = gateway(5s, [&](remote_world_options& o) { o.table = table; });
+  ASSERT_NE(g, nullptr);
+
+  ASSERT_TRUE(ask(*g, world_request::enter(10, field)));  // only a hosts the field
+  ASSERT_TRUE(ask(*g, world_request::transfer(10, 11)));  // its own instance: on b
+  EXPECT_EQ(on_b.heard_of(10), std::vector<k>{k::enter});
+  ASSERT_TRUE(ask(*g, world_request::leave_party(10)));  // home to the field: on a
+  EXPECT_EQ(on_b.heard_of(10), (std::vector<k>{k::enter, k::leave}));
+  for (int i = 0; i < 200 && on_a.heard_of(10).size() < 3; ++i) std::this_thread::sleep_for(5ms);
+  EXPECT_EQ(on_a.heard_of(10), (std::vector<k>{k::enter, k::leave, k::enter}));
+
+  ASSERT_TRUE(ask(*g, world_request::enter(20, 11)));  // from nowhere, straight to b
+  EXPECT_EQ(on_b.heard_of(20), std::vector<k>{k::enter});
+  ASSERT_TRUE(ask(*g, world_request::enter(21, field)));
+  ASSERT_TRUE(ask(*g, world_request::enter_instance(21, 11, 7)));  // a party's: on b, its way home named
+  std::vector<world_request> heard;
+  {
+    std::lock_guard lock(on_b.m);
+    for (const auto& q : on_b.heard)
+      if (q.player == 21) heard.push_back(q);
+  }
+  ASSERT_EQ(heard.size(), 1u);
+  EXPECT_EQ(heard[0].what, k::enter_instance);
+  EXPECT_EQ(heard[0].line.scene, field);
+  EXPECT_TRUE(on_a.heard_of(20).empty());
+  EXPECT_EQ(g->stats().journeys, 3u);
+}
+
 // With lines opening on the player's node, a scene change when every line is full stays on the
 // node the player stands on (no journey), though another node is less loaded.
 TEST_F(Gateways, LinesMayOpenOnThePlayersOwnNode) {

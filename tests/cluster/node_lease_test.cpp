@@ -14,7 +14,7 @@ using namespace std::chrono_literals;
 TEST(HeartbeatWatch, ANodeIsSilentOnlyWhenItsRevisionStoodStillLongEnough) {
   heartbeat_watch w;
   heartbeat_watch::clock::time_point t0{};
-  node_entry a{{"a", 1, 0, false}, 10}, b{{"b", 1, 0, false}, 11}, c{{"c", 1, 0, true}, 12};
+  node_entry a{{"a", 1, 0, false, {}}, 10}, b{{"b", 1, 0, false, {}}, 11}, c{{"c", 1, 0, true, {}}, 12};
   w.saw({a, b, c}, t0);
   EXPECT_TRUE(w.silent(t0 + 2s, 3s).empty());
   a.revision = 20;  // a beat; b did not
@@ -49,6 +49,32 @@ TEST(NodeLease, EachJoinTakesTheNextEpochAndFencesThePreviousOne) {
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.code(), cluster_errc::bad_name);
   EXPECT_NE(bad.error().message.find("'no spaces'"), std::string::npos);
+}
+
+// A node hosting some scenes says which in its record, beat after beat; one hosting all says none.
+TEST(NodeLease, ANodesScenesAreInItsRecord) {
+  test::nats_server server;
+  auto [link, nodes] = test::open_bucket(server, "nodes");
+  auto towns = node_lease::join(nodes, "towns", 0, {1, 2});
+  auto all = node_lease::join(nodes, "all", 0);
+  ASSERT_TRUE(towns && all);
+  ASSERT_TRUE(towns->beat(3));
+  auto listed = list_nodes(nodes);
+  ASSERT_TRUE(listed) << listed.error().message;
+  ASSERT_EQ(listed->size(), 2u);
+  for (const auto& e : *listed) {
+    if (e.record.name == "towns") {
+      EXPECT_EQ(e.record.scenes, (std::vector<scene_id>{1, 2}));
+      EXPECT_TRUE(e.record.hosts(2));
+      EXPECT_FALSE(e.record.hosts(3));
+    } else {
+      EXPECT_TRUE(e.record.scenes.empty());
+      EXPECT_TRUE(e.record.hosts(3));
+    }
+  }
+  auto raw = nodes.get("node.all");
+  ASSERT_TRUE(raw);
+  EXPECT_EQ(raw->value.find("scenes"), std::string::npos);  // as records written before they were
 }
 
 // Two watchers see node b silent and race to declare it: one wins. b, paused meanwhile, wakes and

@@ -2,6 +2,7 @@
 /// Nodes and their liveness in the cluster's `nodes` bucket: each node holds a lease on its name
 /// (an epoch and a revision), renews it by compare-and-set, and loses it to whoever declares it dead.
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -10,15 +11,22 @@
 
 #include <scenert/cluster/cluster_errc.hpp>
 #include <scenert/cluster/kv_bucket.hpp>
+#include <scenert/scene/fwd.hpp>
 
 namespace scenert::cluster {
 
 /// What the bucket holds for a node, under the key `node.<name>`.
 struct node_record {
   std::string name;
-  std::uint64_t epoch = 0;  ///< one more at each join: a restarted node never reuses an old one
-  std::uint32_t load = 0;   ///< players it hosts (the least-loaded node gets the next line)
-  bool dead = false;        ///< declared dead: its lines are tombstoned, its epoch is over
+  std::uint64_t epoch = 0;       ///< one more at each join: a restarted node never reuses an old one
+  std::uint32_t load = 0;        ///< players it hosts (the least-loaded node gets the next line)
+  bool dead = false;             ///< declared dead: its lines are tombstoned, its epoch is over
+  std::vector<scene_id> scenes;  ///< the scenes it hosts (`scenert run --hosts`); empty: every scene
+
+  /// Whether it hosts the scene's lines.
+  [[nodiscard]] bool hosts(scene_id scene) const {
+    return scenes.empty() || std::find(scenes.begin(), scenes.end(), scene) != scenes.end();
+  }
 };
 
 /// A node record and the revision it was read at.
@@ -33,9 +41,10 @@ struct node_entry {
 /// Thread-safety: one thread at a time.
 class node_lease {
  public:
-  /// Takes the name with the next epoch (1 for a name never seen), whatever the last one's state.
+  /// Takes the name with the next epoch (1 for a name never seen), whatever the last one's state,
+  /// for the scenes it hosts (empty: every scene).
   [[nodiscard]] static cluster_result<node_lease> join(kv_bucket& nodes, const std::string& name,
-                                                       std::uint32_t load);
+                                                       std::uint32_t load, std::vector<scene_id> scenes = {});
   /// Renews the lease with the node's current load.
   [[nodiscard]] cluster_result<void> beat(std::uint32_t load);
 
