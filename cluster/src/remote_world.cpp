@@ -490,11 +490,10 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
     using k = world_request::kind;
     const auto at = node_of.find(q.player);
     const bool by_lines =
-        target != 0 &&
-        (q.what == k::enter ? at == node_of.end()
-         : q.what == k::leave_party
-             ? at != node_of.end() && at->second.home == home && at->second.instance == at->second.scene
-             : at != node_of.end() && at->second.scene != 0 && at->second.scene != target);
+        target != 0 && (q.what == k::enter ? at == node_of.end()
+                        : q.what == k::leave_party
+                            ? at != node_of.end() && at->second.instance == at->second.scene
+                            : at != node_of.end() && at->second.scene != 0 && at->second.scene != target);
     line_key promise{};
     const std::string placed_on = by_lines ? place(q.player, target, heard, promise) : std::string{};
     if (travels(q, line_host, placed_on, promise, reply)) return;
