@@ -894,7 +894,12 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
       std::lock_guard lock(m);
       if (!found) {
         found.emplace(node, *a->result);
-        node_of[record->player] = stand{node, a->result->line.scene};
+        // On a line of a dungeon of private instances it holds a ticket there, its way home not
+        // known here: when it leaves the party, the world's (the table's first town) is taken.
+        const scene_id scene = a->result->line.scene;
+        const scene_def* d = opt.table ? opt.table->find_scene(scene) : nullptr;
+        const bool instance = d != nullptr && d->instances == instance_mode::party;
+        node_of[record->player] = stand{node, scene, instance ? scene : 0, 0};
         continue;
       }
       const std::uint64_t ticket = next_ticket++;

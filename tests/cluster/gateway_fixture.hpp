@@ -32,7 +32,8 @@ struct host_world final : world_port {
   std::mutex m;
   std::set<player_id> players;
   std::vector<world_request> heard;
-  std::uint32_t line = 1;  // the line id its placements name
+  std::uint32_t line = 1;    // the line id its placements name
+  scene_id where_scene = 1;  // the scene where() says its players stand in
   bool full = false;
   bool park = false;        // answers wait for answer_parked() (a slow world)
   bool park_moves = false;  // only the moves' answers wait
@@ -75,7 +76,8 @@ struct host_world final : world_port {
   }
   location where(player_id p) {
     std::lock_guard lock(m);
-    return players.contains(p) ? location{location::state::in_line, {1, 1, 1}, {}, 0, 0, false} : location{};
+    return players.contains(p) ? location{location::state::in_line, {where_scene, line, 1}, {}, 0, 0, false}
+                               : location{};
   }
   std::set<player_id> hosts() {
     std::lock_guard lock(m);
@@ -115,6 +117,16 @@ struct recorder {
     return got;
   }
 };
+
+// A claim's answer (at most 10 s).
+inline result<claimed_player, world_errc> claim(world_port& w, std::string_view token) {
+  auto answer = std::make_shared<std::promise<result<claimed_player, world_errc>>>();
+  auto f = answer->get_future();
+  w.claim(token, [answer](result<claimed_player, world_errc> r) { answer->set_value(std::move(r)); });
+  if (f.wait_for(10s) != std::future_status::ready)
+    return fail(world_errc::shutting_down, "no answer in 10 s");
+  return f.get();
+}
 
 inline world_result ask(world_port& w, const world_request& q) {
   auto answer = std::make_shared<std::promise<world_result>>();

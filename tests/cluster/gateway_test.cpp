@@ -24,6 +24,7 @@ namespace scenert::cluster {
 namespace {
 
 using test::ask;
+using test::claim;
 using test::Gateways;
 using test::host_world;
 using test::recorder;
@@ -48,15 +49,6 @@ struct echo_world final : world_port {
     return heard.size();
   }
 };
-
-result<claimed_player, world_errc> claim(world_port& w, std::string_view token) {
-  auto answer = std::make_shared<std::promise<result<claimed_player, world_errc>>>();
-  auto f = answer->get_future();
-  w.claim(token, [answer](result<claimed_player, world_errc> r) { answer->set_value(std::move(r)); });
-  if (f.wait_for(10s) != std::future_status::ready)
-    return fail(world_errc::shutting_down, "no answer in 10 s");
-  return f.get();
-}
 
 // Players a gateway was told another gateway took over.
 struct let_go_list {

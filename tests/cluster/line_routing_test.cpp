@@ -216,6 +216,49 @@ TEST_F(Gateways, PlayersGoOnlyToNodesHostingTheirScene) {
   EXPECT_EQ(g->stats().journeys, 4u);
 }
 
+// A player claimed by another gateway (its client resumed there) while in its own instance on a
+// dungeon node: leaving the party, it goes to the table's first town on a node hosting it.
+TEST_F(Gateways, AClaimedPlayerInItsInstanceGoesHomeToANodeHostingTheTown) {
+  test::host_world on_a, on_b;
+  auto lease_a = node_lease::join(nodes, "a", 0, {1, field});
+  auto lease_b = node_lease::join(nodes, "b", 0, {11});
+  ASSERT_TRUE(lease_a && lease_b);
+  node_endpoint a(*link, "a", 1), b(*link, "b", 1);
+  on_b.line = 2, on_b.where_scene = 11;
+  ASSERT_TRUE(a.start(on_a, [&](player_id p) { return on_a.where(p); }));
+  ASSERT_TRUE(b.start(on_b, [&](player_id p) { return on_b.where(p); }));
+  auto sessions = link->bucket("scenert-sessions");
+  ASSERT_TRUE(sessions);
+  auto table = std::make_shared<scene_table>(*field_of_two());
+  scene_def crypt = table->scenes[0];
+  crypt.id = 11, crypt.name = "crypt", crypt.kind = scene_kind::dungeon,
+  crypt.instances = instance_mode::party;
+  scene_def town = table->scenes[0];
+  town.id = 1, town.name = "town", town.kind = scene_kind::town;
+  table->scenes.push_back(crypt);
+  table->scenes.push_back(town);
+  auto named = [&](const char* name) {
+    return gateway(5s, [&, name](remote_world_options& o) {
+      o.gateway = name;
+      o.table = table;
+      o.sessions = *sessions;
+    });
+  };
+  auto g1 = named("g1"), g2 = named("g2");
+  ASSERT_TRUE(g1 && g2);
+  ASSERT_TRUE(ask(*g1, world_request::enter(30, 11)));  // its own instance, on b
+  const std::string token(32, 'd');
+  g1->remember(token, 30, "dee");
+  for (int i = 0; i < 200 && !sessions->get("token." + token); ++i) std::this_thread::sleep_for(10ms);
+  auto got = test::claim(*g2, token);
+  ASSERT_TRUE(got) << got.error().message;
+  EXPECT_EQ(got->line.scene, 11u);
+  ASSERT_TRUE(ask(*g2, world_request::leave_party(30)));
+  EXPECT_EQ(on_a.heard_of(30), std::vector<k>{k::enter});
+  for (int i = 0; i < 200 && on_b.heard_of(30).size() < 2; ++i) std::this_thread::sleep_for(5ms);
+  EXPECT_EQ(on_b.heard_of(30), (std::vector<k>{k::enter, k::leave}));
+}
+
 // With lines opening on the player's node, a scene change when every line is full stays on the
 // node the player stands on (no journey), though another node is less loaded.
 TEST_F(Gateways, LinesMayOpenOnThePlayersOwnNode) {
