@@ -165,26 +165,45 @@ TEST_F(Gateways, APartyMembersWayHomeCrossesNodesWithIt) {
   EXPECT_EQ(h.on_a.heard_of(10).back(), k::move);
 }
 
-// Nodes that host part of the table (`scenert run --hosts`): a is the field's, b the crypt's. Every
-// request that puts a player in a scene goes to a node hosting it, travelling there when the
-// player's own does not: a scene change, a solo instance, a party's instance, the way home.
-TEST_F(Gateways, PlayersGoOnlyToNodesHostingTheirScene) {
+// The field and a town (1) on node a, the crypt (11, its instances private) on node b: nodes for
+// part of the table (`scenert run --hosts`). b names its lines 2.
+struct split_nodes {
   test::host_world on_a, on_b;
-  auto lease_a = node_lease::join(nodes, "a", 0, {1, field});
-  auto lease_b = node_lease::join(nodes, "b", 0, {11});
-  ASSERT_TRUE(lease_a && lease_b);
-  node_endpoint a(*link, "a", 1), b(*link, "b", 1);
-  on_b.line = 2;
-  ASSERT_TRUE(a.start(on_a, [&](player_id p) { return on_a.where(p); }));
-  ASSERT_TRUE(b.start(on_b, [&](player_id p) { return on_b.where(p); }));
+  cluster_result<node_lease> lease_a, lease_b;
+  node_endpoint a, b;
+  bool ok = false;
+  split_nodes(nats_link& link, kv_bucket& nodes)
+      : lease_a(node_lease::join(nodes, "a", 0, {1, field})),
+        lease_b(node_lease::join(nodes, "b", 0, {11})),
+        a(link, "a", 1),
+        b(link, "b", 1) {
+    on_b.line = 2;
+    ok = lease_a && lease_b && a.start(on_a, [this](player_id p) { return on_a.where(p); }) &&
+         b.start(on_b, [this](player_id p) { return on_b.where(p); });
+  }
+};
+
+std::shared_ptr<scene_table> split_table() {
   auto table = std::make_shared<scene_table>(*field_of_two());
   scene_def crypt = table->scenes[0];
   crypt.id = 11, crypt.name = "crypt", crypt.kind = scene_kind::dungeon,
   crypt.instances = instance_mode::party;
-  table->scenes.push_back(crypt);
   scene_def town = table->scenes[0];
   town.id = 1, town.name = "town", town.kind = scene_kind::town;
+  table->scenes.push_back(crypt);
   table->scenes.push_back(town);
+  return table;
+}
+
+// Nodes that host part of the table (`scenert run --hosts`): a is the field's, b the crypt's. Every
+// request that puts a player in a scene goes to a node hosting it, travelling there when the
+// player's own does not: a scene change, a solo instance, a party's instance, the way home.
+TEST_F(Gateways, PlayersGoOnlyToNodesHostingTheirScene) {
+  split_nodes h(*link, nodes);
+  ASSERT_TRUE(h.ok);
+  auto& on_a = h.on_a;
+  auto& on_b = h.on_b;
+  auto table = split_table();
   auto g = gateway(5s, [&](remote_world_options& o) { o.table = table; });
   ASSERT_NE(g, nullptr);
 
@@ -219,24 +238,14 @@ TEST_F(Gateways, PlayersGoOnlyToNodesHostingTheirScene) {
 // A player claimed by another gateway (its client resumed there) while in its own instance on a
 // dungeon node: leaving the party, it goes to the table's first town on a node hosting it.
 TEST_F(Gateways, AClaimedPlayerInItsInstanceGoesHomeToANodeHostingTheTown) {
-  test::host_world on_a, on_b;
-  auto lease_a = node_lease::join(nodes, "a", 0, {1, field});
-  auto lease_b = node_lease::join(nodes, "b", 0, {11});
-  ASSERT_TRUE(lease_a && lease_b);
-  node_endpoint a(*link, "a", 1), b(*link, "b", 1);
-  on_b.line = 2, on_b.where_scene = 11;
-  ASSERT_TRUE(a.start(on_a, [&](player_id p) { return on_a.where(p); }));
-  ASSERT_TRUE(b.start(on_b, [&](player_id p) { return on_b.where(p); }));
+  split_nodes h(*link, nodes);
+  ASSERT_TRUE(h.ok);
+  auto& on_a = h.on_a;
+  auto& on_b = h.on_b;
+  on_b.where_scene = 11;
   auto sessions = link->bucket("scenert-sessions");
   ASSERT_TRUE(sessions);
-  auto table = std::make_shared<scene_table>(*field_of_two());
-  scene_def crypt = table->scenes[0];
-  crypt.id = 11, crypt.name = "crypt", crypt.kind = scene_kind::dungeon,
-  crypt.instances = instance_mode::party;
-  scene_def town = table->scenes[0];
-  town.id = 1, town.name = "town", town.kind = scene_kind::town;
-  table->scenes.push_back(crypt);
-  table->scenes.push_back(town);
+  auto table = split_table();
   auto named = [&](const char* name) {
     return gateway(5s, [&, name](remote_world_options& o) {
       o.gateway = name;
