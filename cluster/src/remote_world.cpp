@@ -38,6 +38,9 @@ constexpr auto claim_timeout = std::chrono::milliseconds(2000);
 // A player placed on a line counts there until the line's events show it (a tick or so later), or
 // this long at most (its entry may have come before the answer).
 constexpr auto heard_within = std::chrono::seconds(1);
+// A journey whose nodes do not answer (the link or the server is away) is asked about again for
+// this long before its route is left where it was; its player's requests wait meanwhile.
+constexpr auto settle_within = std::chrono::seconds(30);
 
 std::string token_key(std::string_view token) { return fmt::format("token.{}", token); }
 std::string party_key(party_id owner, scene_id scene) { return fmt::format("party.{}.{}", owner, scene); }
@@ -86,11 +89,12 @@ struct pending_request {
   world_request::kind what{};
   std::string node;
   clock::time_point deadline;
-  player_id mate = 0;      // join_team: looked for on the other nodes when its node does not have it
-  std::string journey_to;  // a journey: the node `node` hands the player over to
-  bool farewell = false;   // a leave for a copy of a claimed player: it routes nothing
-  line_key promise{};      // the line counted for this player until answered (scene 0: none)
-  bool instance = false;   // it enters a private instance: the scene it stood in is its way home
+  player_id mate = 0;             // join_team: looked for on the other nodes when its node does not have it
+  std::string journey_to;         // a journey: the node `node` hands the player over to
+  bool farewell = false;          // a leave for a copy of a claimed player: it routes nothing
+  line_key promise{};             // the line counted for this player until answered (scene 0: none)
+  bool instance = false;          // it enters a private instance: the scene it stood in is its way home
+  clock::time_point settle_by{};  // a journey asked about since its answer timed out: until when
 };
 
 // Where a player's requests go, and the scene it was last placed in (0: not heard). In a private
@@ -591,37 +595,57 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
     for (auto& [held, r] : resubmit) submit(held, std::move(r));
   }
 
-  // Where a node has a player (a "where": a node handing it over answers once that ended).
-  std::optional<placement> ask_where(const std::string& node, player_id p) {
+  // What a node says of a player asked where it stands (a node handing it over answers once that
+  // ended): its placement, "not here" (nullopt), or nothing: `unavailable` (the link or the node away).
+  cluster_result<std::optional<placement>> ask_where(const std::string& node, player_id p) {
     auto answer =
         link.request(subjects::where(node), wire::encode(wire::claim{p, opt.gateway}), claim_timeout);
-    if (!answer) return std::nullopt;
+    if (!answer) return answer.error();
     auto a = wire::decode_claim_answer(*answer);
-    if (!a || !a->result) return std::nullopt;
-    return *a->result;
+    if (!a) return fail(cluster_errc::unavailable, fmt::format("node {}: {}", node, a.error().message));
+    if (!a->result) return std::optional<placement>{};
+    return std::optional<placement>{*a->result};
   }
 
   // A journey whose answer did not come in time (the handing node died, or the link dropped it):
   // the handing node says whether the player is still there, else the target whether it got it.
+  // While a live node of the two says nothing (the server restarting), the journey waits again
+  // under its ticket, so the late answer settles it as well; the player's requests wait with it.
   // Found nowhere with its node gone, the player is handed to the front to be placed again.
-  void settle(pending_request r) {
-    timeouts.fetch_add(1, std::memory_order_relaxed);
+  void settle(std::uint64_t ticket, pending_request r, clock::time_point now) {
+    if (r.settle_by == clock::time_point{}) {
+      timeouts.fetch_add(1, std::memory_order_relaxed);
+      r.settle_by = now + settle_within;
+    }
     world_result result =
         fail(world_errc::node_unavailable, fmt::format("player {}: node {} did not answer within {} ms",
                                                        r.player, r.node, opt.answer_timeout.count()));
     std::string at;
-    bool moved = false;
-    if (ask_where(r.node, r.player)) {
+    bool moved = false, silent = false;
+    auto live = [this](const std::string& node) {
+      std::lock_guard lock(m);
+      return nodes.contains(node);
+    };
+    const auto source = ask_where(r.node, r.player);
+    if (source && *source) {
       at = r.node;
-    } else if (auto there = ask_where(r.journey_to, r.player)) {
+    } else if (const auto target = ask_where(r.journey_to, r.player); target && *target) {
       at = r.journey_to;
       moved = true;
-      result = *there;
+      result = **target;
+    } else {
+      silent = (!source && live(r.node)) || (!target && live(r.journey_to));
+      if (silent && now >= r.settle_by && live(r.node)) at = r.node;  // asked long enough: as it was
     }
     std::vector<std::pair<world_request, world_reply>> resubmit;
     bool lost = false;
     {
       std::lock_guard lock(m);
+      if (silent && now < r.settle_by && !stopping) {
+        r.deadline = now + opt.answer_timeout;
+        pending.emplace(ticket, std::move(r));
+        return;
+      }
       arrive(r, at, moved, moved ? result->line.scene : 0, resubmit);
       lost = at.empty() && !nodes.contains(r.node);
     }
@@ -761,7 +785,9 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
           continue;
         }
         if (!p->second.journey_to.empty()) {  // moved or not? The nodes are asked; its requests wait
-          later([this, r = std::move(p->second)]() mutable { settle(std::move(r)); });
+          later([this, ticket = p->first, r = std::move(p->second), now]() mutable {
+            settle(ticket, std::move(r), now);
+          });
           p = pending.erase(p);
           continue;
         }

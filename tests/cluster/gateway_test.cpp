@@ -682,5 +682,64 @@ TEST_F(Gateways, NodesSeeAJourneyThroughWithoutTheGatewayThatAskedForIt) {
   EXPECT_EQ(b.stats().handoffs_in, 2u);
 }
 
+// A journey whose answer never came while its nodes could not be asked (the server restarting)
+// waits for them: the player's route stays and its requests are held until a node tells where it
+// stands. Before, a silent pair meant "nowhere": the route was dropped with the player on a node.
+TEST_F(Gateways, AJourneyItsNodesCannotTellAboutWaitsForThemAndKeepsThePlayersRoute) {
+  using k = world_request::kind;
+  host_world on_a, on_b;
+  on_b.players.insert(40);
+  on_b.line = 2;
+  auto lease_a = node_lease::join(nodes, "a", 0), lease_b = node_lease::join(nodes, "b", 0);
+  ASSERT_TRUE(lease_a && lease_b && lease_b->beat(100));  // b looks busy: entries go to a
+  auto a = std::make_unique<node_endpoint>(*link, "a", 1);
+  node_endpoint b(*link, "b", 1);
+  ASSERT_TRUE(a->start(on_a, [&](player_id p) { return on_a.where(p); }));
+  ASSERT_TRUE(b.start(on_b, [&](player_id p) { return on_b.where(p); }));
+  auto g = gateway(500ms, [](remote_world_options& o) { o.journeys = true; });
+  ASSERT_NE(g, nullptr);
+  ASSERT_TRUE(ask(*g, world_request::enter(10, 1)));
+  ASSERT_TRUE(ask(*g, world_request::enter(11, 1)));
+  ASSERT_TRUE(ask(*g, world_request::join_team(10, 40)));  // 10 on b, known there
+
+  a.reset();  // a hears nothing and answers nothing, yet its record says it lives
+  auto joined = std::make_shared<std::promise<world_result>>();
+  auto moved = std::make_shared<std::promise<world_result>>();
+  g->submit(world_request::join_team(11, 10), [joined](world_result r) { joined->set_value(std::move(r)); });
+  g->submit(world_request::move(11, {3, 3}), [moved](world_result r) { moved->set_value(std::move(r)); });
+  auto join = joined->get_future();
+  auto move = moved->get_future();
+  auto poll_until = [&](auto ready,
+                        std::chrono::milliseconds most) {  // the gateway's poll, as its app runs it
+    for (auto end = std::chrono::steady_clock::now() + most;
+         !ready() && std::chrono::steady_clock::now() < end;) {
+      g->poll(std::chrono::steady_clock::now());
+      std::this_thread::sleep_for(20ms);
+    }
+  };
+  auto answered = [&] { return join.wait_for(0ms) == std::future_status::ready; };
+  poll_until([&] { return g->stats().timeouts > 0; }, 3s);
+  ASSERT_EQ(g->stats().timeouts, 1u);  // the journey's answer is overdue: its nodes are asked
+  poll_until(answered, 3s);            // asked again and again: a says nothing, b has not got it
+  EXPECT_FALSE(answered()) << "settled while a could not say where 11 stands";
+  EXPECT_EQ(move.wait_for(0ms), std::future_status::timeout);
+  EXPECT_EQ(on_b.heard_of(11), std::vector<k>{});
+
+  a = std::make_unique<node_endpoint>(*link, "a", 1);  // back: 11 never left it
+  ASSERT_TRUE(a->start(on_a, [&](player_id p) { return on_a.where(p); }));
+  poll_until(answered, 10s);
+  ASSERT_TRUE(answered());
+  auto j = join.get();
+  ASSERT_FALSE(j);
+  EXPECT_EQ(j.code(), world_errc::node_unavailable);
+  ASSERT_EQ(move.wait_for(5s), std::future_status::ready);
+  EXPECT_TRUE(move.get());
+  EXPECT_EQ(on_a.heard_of(11), (std::vector<k>{k::enter, k::move}));
+  EXPECT_EQ(on_b.heard_of(11), std::vector<k>{});
+  const auto s = g->stats();
+  EXPECT_EQ(s.timeouts, 1u);
+  EXPECT_EQ(s.journeys_failed, 1u);
+}
+
 }  // namespace
 }  // namespace scenert::cluster
