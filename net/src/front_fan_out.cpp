@@ -122,12 +122,38 @@ void front_shard::drain_lines() {
       if (!it->second.apply(e, out)) continue;
       if (e.what == line_event::kind::moved && !out.quiet_moves) own_move(e.player, key, e.at, *def);
       if (e.what == line_event::kind::entered) line_of[e.player] = {b.line, b.phase};
-      if (e.what == line_event::kind::left)
-        if (auto l = line_of.find(e.player); l != line_of.end() && l->second.key() == key) line_of.erase(l);
+      if (e.what == line_event::kind::left) {
+        if (auto l = line_of.find(e.player); l != line_of.end() && l->second.key() == key) {
+          line_of.erase(l);
+          stepping_back.push_back(e.player);
+        } else if (auto was = left_behind.find(e.player);
+                   was != left_behind.end() && was->second.key() == key) {
+          left_behind.erase(was);  // the line it came from let it go: its journey ended
+        }
+      }
     }
   }
   drained.clear();
+  for (player_id p : stepping_back) step_back(p);
+  stepping_back.clear();
   flush();
+}
+
+// A player whose line let it go while the line it stood on before never said it left (a node that
+// placed it for a hand-over the other gave up) stands there still: its client hears that line's
+// scene and view again. A player leaving the world has no such line.
+void front_shard::step_back(player_id p) {
+  auto b = left_behind.find(p);
+  if (b == left_behind.end()) return;
+  const standing_line back = b->second;
+  left_behind.erase(b);
+  auto m = mirrors.find(back.key());
+  if (line_of.contains(p) || m == mirrors.end() || !m->second.where(p)) return;
+  line_of[p] = back;
+  if (auto s = sessions.find(p); s != sessions.end()) {
+    correct_place(*s->second);
+    send_view(*s->second, true);
+  }
 }
 
 // superseded[i]: the drain's i-th player move is followed by a later move of the same player.
@@ -170,6 +196,7 @@ void front_shard::entering(player_id p, const view_key& key) {
   auto l = line_of.find(p);
   if (l == line_of.end() || l->second.key() == key) return;
   if (auto m = mirrors.find(l->second.key()); m != mirrors.end()) forget_view(m->second, p);
+  left_behind.insert_or_assign(p, l->second);
   line_of.erase(l);
 }
 

@@ -144,6 +144,11 @@ struct front_shard {
   asio::steady_timer stop_timer, sweep_timer;
   // The line (and phase) each player stands on, as its view's events said (a move asks for it).
   std::unordered_map<player_id, standing_line> line_of;
+  // The line each player stood on before it entered its current one, until that line says it left.
+  // A cluster's node may place a player and let it go again (a hand-over given up late): the player
+  // stands here still.
+  std::unordered_map<player_id, standing_line> left_behind;
+  std::vector<player_id> stepping_back;  // one drain's players whose line let them go (left_behind's)
 
   // Coalescing one drain's moves: a player's moves before its last one in the drain are not sent.
   std::vector<line_batch> drained;
@@ -236,6 +241,7 @@ struct front_shard {
   void forget_view(const view_mirror& mirror, player_id p);
   [[nodiscard]] bool stands_in(player_id p, const view_key& key) const;
   void entering(player_id p, const view_key& key);
+  void step_back(player_id p);
 
   // ---- geometry ----
   struct standing_at {

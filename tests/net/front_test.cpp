@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -139,6 +140,33 @@ TEST(Front, MovesAreInWorldUnitsAndNoFasterThanTheScenesMaxSpeed) {
   // Past the map's edge in world units (cell -4 in X).
   ASSERT_TRUE(c->send(move_to{{-40, 0, 0, 0, 0}}));
   EXPECT_EQ(wait_for<move_refused>(*c).reason, "off the map");
+}
+
+// A cluster's node may place a player for a hand-over and let it go again once the node it stood
+// on gave the hand-over up: the player never left its line. Its client, told of the other line's
+// view meanwhile, hears its own line's view again and walks on it.
+TEST(Front, APlayerPlacedAndLetGoByAnotherLineStandsOnTheLineItNeverLeft) {
+  server s;
+  auto a = s.connect();
+  auto b = s.connect();
+  ASSERT_TRUE(a && b);
+  const auto pa = land(*a);
+  const auto pb = land(*b);
+  auto events = s.door->on_line_events();
+  const line_handle other{s.door->landing_scene(), 9, 1};  // a line of another node
+  const line_event in[] = {{line_event::kind::entered, static_cast<player_id>(pa), {2, 2}, false}};
+  events(other, 0, in);
+  wait_for<left_view>(*a, [&](const left_view& l) { return l.pid == pb; });  // one view at a time
+  const line_event out[] = {{line_event::kind::left, static_cast<player_id>(pa), {}, false}};
+  events(other, 0, out);
+  const auto back = wait_for<players_in_view>(*a, [&](const players_in_view& v) {
+    return std::any_of(v.players.begin(), v.players.end(),
+                       [&](const player_in_view& p) { return p.pid == pb; });
+  });
+  EXPECT_EQ(back.players.size(), 1U);
+  ASSERT_TRUE(a->send(move_to{{18.25F, 1, 18.75F, 90, 0}}));
+  auto moved = wait_for<broadcast>(*b, [&](const broadcast& m) { return is(m, pa, broadcast_type::moved); });
+  EXPECT_EQ(moved.p, (position{18.25F, 1, 18.75F, 90, 0}));
 }
 
 // A move the client sent for its old line but that reached the server after the client's new line
