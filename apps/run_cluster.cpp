@@ -148,6 +148,9 @@ void render_endpoint_metrics(prometheus_text& out, const cluster::node_endpoint_
   out.counter("scenert_cluster_handoffs_failed_total",
               "Hand-overs from this node refused there or not answered within a second: the player stayed.",
               c(s.handoffs_failed));
+  out.counter("scenert_cluster_releases_said_again_total",
+              "Releases of given-up hand-overs said again because their node had not confirmed them yet.",
+              c(s.releases_again));
 }
 
 void cluster_node::leave() {

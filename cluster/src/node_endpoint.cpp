@@ -28,6 +28,9 @@ constexpr int settle_tries = 50;
 constexpr auto handoff_timeout = std::chrono::milliseconds(1000);
 // A player handed over to this node is remembered this long, for a late release from its node.
 constexpr auto arrival_memory = std::chrono::seconds(10);
+// A release is said again this often until its node confirms it, for as long as that node remembers
+// the arrival: one said just as the server came back may reach a node not yet subscribed again.
+constexpr auto release_again = std::chrono::milliseconds(250);
 
 struct view_key {
   scene_id scene;
@@ -79,6 +82,13 @@ struct arrival_state {
 };
 using arrival_key = std::pair<std::string, std::uint64_t>;
 
+// A release this node said, not yet confirmed by the node it was said to.
+struct release_due {
+  std::string to;
+  std::string message;  // the encoded release
+  clock::time_point again, until;
+};
+
 struct node_endpoint::impl : std::enable_shared_from_this<impl> {
   nats_link& link;
   const std::string node;
@@ -113,12 +123,13 @@ struct node_endpoint::impl : std::enable_shared_from_this<impl> {
   std::unordered_map<std::uint64_t, handoff> handoffs;  // started here, by id
   std::unordered_set<player_id> handed;                 // placed elsewhere, their leave not yet applied
   std::map<arrival_key, arrival_state> arrivals;        // handed to this node
+  std::map<std::uint64_t, release_due> releasing;       // said, not confirmed, by hand-over id
 
   std::unique_ptr<subscription> requests_sub, views_sub, claims_sub, where_sub, beats_sub, arrive_sub,
-      arrived_sub, release_sub;
+      arrived_sub, release_sub, released_sub;
 
   std::atomic<std::uint64_t> request_batches{0}, requests{0}, bad_batches{0}, answer_batches{0}, answers{0},
-      event_batches{0}, views_asked{0}, publish_failures{0}, claims{0}, gateways_lost{0},
+      event_batches{0}, views_asked{0}, publish_failures{0}, releases_again{0}, claims{0}, gateways_lost{0},
       players_abandoned{0}, handoffs_out{0}, handoffs_in{0}, handoffs_failed{0};
 
   impl(nats_link& l, std::string n, std::uint64_t e, node_endpoint_options o)
@@ -230,9 +241,10 @@ struct node_endpoint::impl : std::enable_shared_from_this<impl> {
   }
 
   // Hand-overs not answered in time: the player stays, and the other node lets go of it if it
-  // placed it after all.
+  // placed it after all (told until it confirms, or forgot the arrival).
   void give_up_handoffs(clock::time_point now) {
     std::vector<std::pair<std::uint64_t, handoff>> late;
+    std::vector<std::pair<std::string, std::string>> say;  // releases: (node, message)
     {
       std::lock_guard lock(travel_m);
       for (auto it = handoffs.begin(); it != handoffs.end();) {
@@ -244,11 +256,24 @@ struct node_endpoint::impl : std::enable_shared_from_this<impl> {
         it = handoffs.erase(it);
       }
       std::erase_if(arrivals, [&](const auto& a) { return now - a.second.heard >= arrival_memory; });
+      std::erase_if(releasing, [&](const auto& r) { return r.second.until <= now; });
+      for (auto& [id, r] : releasing)
+        if (r.again <= now) {
+          r.again = now + release_again;
+          say.emplace_back(r.to, r.message);
+        }
+      releases_again.fetch_add(say.size(), std::memory_order_relaxed);
+      for (auto& [id, h] : late) {
+        auto message = wire::encode(wire::arrival{id, node, *h.gateway, world_request::leave(h.player)});
+        releasing.insert_or_assign(id, release_due{h.to, message, now + release_again, now + arrival_memory});
+        say.emplace_back(h.to, std::move(message));
+      }
     }
+    for (const auto& [to, message] : say)
+      if (!link.publish(subjects::release(to), message, subjects::released(node)))
+        publish_failures.fetch_add(1, std::memory_order_relaxed);
     for (auto& [id, h] : late) {
       handoffs_failed.fetch_add(1, std::memory_order_relaxed);
-      publish(subjects::release(h.to),
-              wire::encode(wire::arrival{id, node, *h.gateway, world_request::leave(h.player)}));
       answer(*h.gateway, h.ticket,
              fail(world_errc::node_unavailable, fmt::format("player {}: node {} did not take it within {} ms",
                                                             h.player, h.to, handoff_timeout.count())));
@@ -307,8 +332,9 @@ struct node_endpoint::impl : std::enable_shared_from_this<impl> {
     publish(reply, wire::encode(wire::arrival_answer{key.second, node, std::move(r)}));
   }
 
-  // The node a player came from gave up waiting: if it was placed here, it leaves again.
-  void on_release(std::string_view data) {
+  // The node a player came from gave up waiting: if it was placed here, it leaves again. Said
+  // again until confirmed: only the first one counts.
+  void on_release(std::string_view data, std::string_view reply) {
     auto a = wire::decode_arrival(data);
     if (!a) {
       bad_batches.fetch_add(1, std::memory_order_relaxed);
@@ -319,10 +345,22 @@ struct node_endpoint::impl : std::enable_shared_from_this<impl> {
       std::lock_guard lock(travel_m);
       auto [it, fresh] =
           arrivals.try_emplace({a->from, a->id}, arrival_state{a->request.player, clock::now()});
+      placed = !it->second.released && it->second.answered && it->second.placed;
       it->second.released = true;
-      placed = it->second.answered && it->second.placed;
     }
     if (placed) let_go_here(a->request.player);
+    if (!reply.empty()) publish(std::string(reply), data);
+  }
+
+  // A release this node said reached its node (the confirmation is the release itself).
+  void on_released(std::string_view data) {
+    auto a = wire::decode_arrival(data);
+    if (!a || a->from != node) {
+      bad_batches.fetch_add(1, std::memory_order_relaxed);
+      return;
+    }
+    std::lock_guard lock(travel_m);
+    releasing.erase(a->id);
   }
 
   void let_go_here(player_id p) {
@@ -534,11 +572,17 @@ cluster_result<void> node_endpoint::start(world_port& w, player_locator where) {
       [i = impl_.get()](std::string_view, std::string_view data, std::string_view) { i->on_arrived(data); });
   if (!arrived) return arrived.error();
   impl_->arrived_sub = std::move(arrived).value();
-  auto release = impl_->link.subscribe(
-      subjects::release(impl_->node),
-      [i = impl_.get()](std::string_view, std::string_view data, std::string_view) { i->on_release(data); });
+  auto release =
+      impl_->link.subscribe(subjects::release(impl_->node),
+                            [i = impl_.get()](std::string_view, std::string_view data,
+                                              std::string_view reply) { i->on_release(data, reply); });
   if (!release) return release.error();
   impl_->release_sub = std::move(release).value();
+  auto released = impl_->link.subscribe(
+      subjects::released(impl_->node),
+      [i = impl_.get()](std::string_view, std::string_view data, std::string_view) { i->on_released(data); });
+  if (!released) return released.error();
+  impl_->released_sub = std::move(released).value();
   impl_->link_ups = impl_->link.reconnects();
   return {};
 }
@@ -554,6 +598,7 @@ void node_endpoint::stop() {
   impl_->arrive_sub.reset();
   impl_->arrived_sub.reset();
   impl_->release_sub.reset();
+  impl_->released_sub.reset();
   {
     std::lock_guard lock(impl_->answers_m);
     impl_->stopping = true;
@@ -571,7 +616,7 @@ node_endpoint_stats node_endpoint::stats() const {
   s.answer_batches = n(i.answer_batches), s.answers = n(i.answers), s.event_batches = n(i.event_batches);
   s.views_asked = n(i.views_asked), s.publish_failures = n(i.publish_failures);
   s.handoffs_out = n(i.handoffs_out), s.handoffs_in = n(i.handoffs_in),
-  s.handoffs_failed = n(i.handoffs_failed);
+  s.handoffs_failed = n(i.handoffs_failed), s.releases_again = n(i.releases_again);
   std::lock_guard lock(impl_->gateways_m);
   for (const auto& [name, g] : i.gateways) s.gateways += g.dead_since ? 0 : 1;
   return s;

@@ -49,6 +49,10 @@ namespace subjects {
 [[nodiscard]] inline std::string release(std::string_view node) {
   return fmt::format("scenert.node.{}.release", node);
 }
+/// Where a handing node hears that a release reached the node it was said to.
+[[nodiscard]] inline std::string released(std::string_view node) {
+  return fmt::format("scenert.node.{}.released", node);
+}
 /// Tells a gateway that another one claimed one of its players.
 [[nodiscard]] inline std::string claimed(std::string_view gateway) {
   return fmt::format("scenert.gateway.{}.claimed", gateway);

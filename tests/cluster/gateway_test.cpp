@@ -682,6 +682,71 @@ TEST_F(Gateways, NodesSeeAJourneyThroughWithoutTheGatewayThatAskedForIt) {
   EXPECT_EQ(b.stats().handoffs_in, 2u);
 }
 
+// A hand-over given up is released at its target until the target confirms: a release said just
+// as the server came back may reach a node not subscribed again yet, which would keep a copy of the
+// player. The test plays the target, b: it hears the releases and confirms only the second.
+TEST_F(Gateways, AGivenUpHandOversReleaseIsSaidAgainUntilItsTargetConfirmsIt) {
+  host_world on_a;
+  on_a.players = {10};
+  node_endpoint a(*link, "a", 1);
+  ASSERT_TRUE(a.start(on_a, [&](player_id p) { return on_a.where(p); }));
+  std::mutex m;
+  std::condition_variable cv;
+  int arrivals = 0, confirmations = 0;
+  std::vector<std::pair<std::string, std::string>> releases;  // (reply subject, message)
+  auto counter = [&](int& n) {
+    return [&m, &cv, &n](std::string_view, std::string_view, std::string_view) {
+      std::lock_guard lock(m);
+      ++n;
+      cv.notify_all();
+    };
+  };
+  auto arrive = link->subscribe("scenert.node.b.arrive", counter(arrivals));
+  auto confirmed = link->subscribe("scenert.node.a.released", counter(confirmations));
+  auto release = link->subscribe("scenert.node.b.release",
+                                 [&](std::string_view, std::string_view data, std::string_view reply) {
+                                   std::lock_guard lock(m);
+                                   releases.emplace_back(std::string(reply), std::string(data));
+                                   cv.notify_all();
+                                 });
+  ASSERT_TRUE(arrive && release && confirmed);
+  auto heard = [&](auto done) {
+    std::unique_lock lock(m);
+    return cv.wait_for(lock, 5s, done);
+  };
+  ASSERT_TRUE(
+      link->publish("scenert.node.a.requests",
+                    wire::encode(wire::request_batch{"g", {{1, world_request::join_team(10, 40), "b"}}})));
+  ASSERT_TRUE(heard([&] { return arrivals == 1; }));
+
+  const auto t0 = std::chrono::steady_clock::now();
+  a.poll(t0 + 2s);  // given up: 10 stays on a, b is told to let it go
+  ASSERT_TRUE(heard([&] { return releases.size() == 1; }));
+  a.poll(t0 + 2100ms);  // too soon to say it again
+  a.poll(t0 + 2300ms);  // unconfirmed: said again
+  ASSERT_TRUE(heard([&] { return releases.size() == 2; }));
+  EXPECT_EQ(releases[1], releases[0]);
+  EXPECT_EQ(a.stats().releases_again, 1u);
+
+  std::pair<std::string, std::string> last;
+  {
+    std::lock_guard lock(m);
+    last = releases.back();
+  }
+  ASSERT_TRUE(link->publish(last.first, last.second));  // b confirms, as a node does
+  ASSERT_TRUE(heard([&] { return confirmations == 1; }));
+  std::this_thread::sleep_for(100ms);  // a's own subscription hears it too
+  a.poll(t0 + 2600ms);
+  a.poll(t0 + 2900ms);
+  std::this_thread::sleep_for(100ms);
+  {
+    std::lock_guard lock(m);
+    EXPECT_EQ(releases.size(), 2u);
+  }
+  EXPECT_EQ(a.stats().releases_again, 1u);
+  EXPECT_EQ(on_a.hosts(), std::set<player_id>{10});
+}
+
 // A journey whose answer never came while its nodes could not be asked (the server restarting)
 // waits for them: the player's route stays and its requests are held until a node tells where it
 // stands. Before, a silent pair meant "nowhere": the route was dropped with the player on a node.

@@ -40,6 +40,7 @@ struct node_endpoint_stats {
   std::uint64_t handoffs_out = 0;     ///< players this node handed over to another (journeys)
   std::uint64_t handoffs_in = 0;      ///< players handed over to this node
   std::uint64_t handoffs_failed = 0;  ///< hand-overs from here refused there or not answered in time
+  std::uint64_t releases_again = 0;   ///< releases of given-up hand-overs said again, not yet confirmed
 };
 
 /// Create it, hand on_line_events() to the world's options, create the world, then start(world).
