@@ -1,0 +1,210 @@
+// Line events and views: each line (or phase) as this gateway last heard it, its batches applied in
+// order; a gap asks the line's node for its views, the batches meanwhile held.
+
+#include "remote_world_impl.hpp"
+#include "subjects.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace scenert::cluster {
+
+using detail::clock;
+using detail::line_view;
+using detail::view_key;
+
+namespace {
+
+// A node is asked for its views at most this often; a line still waiting after an answer (the node
+// looked before the gap) is asked for again by the next poll after that.
+constexpr auto views_retry = std::chrono::milliseconds(250);
+// Batches held for a line waiting for its views; past this the wait starts over with a new ask.
+constexpr std::size_t max_held = 4096;
+
+std::uint64_t entity_of(const line_event& e) { return e.player ^ (e.monster ? (std::uint64_t{1} << 63) : 0); }
+
+}  // namespace
+
+void remote_world::impl::ask_views(const std::string& node) {
+  {
+    std::lock_guard lock(m);
+    auto& at = views_asked_at[node];
+    const auto now = clock::now();
+    if (now - at < views_retry) return;
+    at = now;
+  }
+  views_asked.fetch_add(1, std::memory_order_relaxed);
+  (void)link.publish(subjects::views(node), {}, subjects::views_inbox(opt.gateway));
+}
+
+// A line heard no more as it was (another generation under its id, or another node): everyone who
+// stood on it leaves the front's view, so nobody of the old line lingers in the new (lines_m held).
+void remote_world::impl::retire(const view_key& k, line_view& v) {
+  if (v.standing.empty() || !opt.on_line_events) return;
+  std::vector<line_event> gone;
+  gone.reserve(v.standing.size());
+  for (const auto& [id, e] : v.standing) gone.push_back({line_event::kind::left, e.player, e.at, e.monster});
+  opt.on_line_events(v.line, k.phase, gone);
+}
+
+// Applies a batch that follows the view's last one (lines_m held).
+void remote_world::impl::apply(line_view& v, const wire::event_batch& b) {
+  for (const auto& e : b.events) {
+    const std::uint32_t player = e.monster ? 0 : 1;
+    if (e.what == line_event::kind::left) {
+      if (v.standing.erase(entity_of(e)) != 0) v.players -= player;
+    } else {
+      if (!e.monster && e.what == line_event::kind::entered) entering.push_back(e.player);
+      const bool fresh = v.standing
+                             .insert_or_assign(entity_of(e), line_event{line_event::kind::entered, e.player,
+                                                                        e.at, e.monster})
+                             .second;
+      if (fresh) v.players += player;
+    }
+  }
+  v.seq = b.seq;
+  if (opt.on_line_events) opt.on_line_events(b.line, b.phase, b.events);
+}
+
+// Hands the front what changed between the view as heard and the view as it stands (lines_m held).
+void remote_world::impl::replace(line_view& v, const wire::view_state& state) {
+  std::unordered_map<std::uint64_t, line_event> now;
+  for (const auto& e : state.standing) now.emplace(entity_of(e), e);
+  std::vector<line_event> diff;
+  for (const auto& [id, e] : v.standing)
+    if (!now.contains(id)) diff.push_back({line_event::kind::left, e.player, e.at, e.monster});
+  for (const auto& [id, e] : now) {
+    auto was = v.standing.find(id);
+    if (was == v.standing.end()) {
+      diff.push_back({line_event::kind::entered, e.player, e.at, e.monster});
+      if (!e.monster) entering.push_back(e.player);
+    } else if (was->second.at != e.at)
+      diff.push_back({line_event::kind::moved, e.player, e.at, e.monster});
+  }
+  v.standing = std::move(now);
+  v.players = static_cast<std::uint32_t>(
+      std::count_if(v.standing.begin(), v.standing.end(), [](const auto& s) { return !s.second.monster; }));
+  v.seq = state.seq;
+  if (!diff.empty() && opt.on_line_events) opt.on_line_events(v.line, state.phase, diff);
+}
+
+void remote_world::impl::on_events(std::string_view subject, std::string_view data) {
+  auto b = wire::decode_event_batch(data);
+  const auto node = subjects::node_of_line(subject);
+  if (!b || node.empty()) {
+    bad_messages.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  event_batches.fetch_add(1, std::memory_order_relaxed);
+  bool ask = false;
+  {
+    std::lock_guard lock(lines_m);
+    const view_key k{b->line.scene, b->line.line, b->phase};
+    auto& v = lines[k];
+    if (v.line != b->line || v.node != node) {
+      // A new generation (or a line never heard): it starts at batch 1, else we came in late.
+      retire(k, v);
+      v = line_view{std::string(node), b->line, 0, {}, false, {}};
+      if (b->seq != 1) {
+        v.waiting = true;
+        ask = true;
+      }
+    }
+    if (v.waiting) {
+      if (v.held.size() >= max_held) v.held.clear();
+      v.held.push_back(std::move(*b));
+    } else if (b->seq == v.seq + 1) {
+      apply(v, *b);
+    } else if (b->seq > v.seq + 1) {
+      gaps.fetch_add(1, std::memory_order_relaxed);
+      v.waiting = true;
+      v.held.push_back(std::move(*b));
+      ask = true;
+    }  // older than the last applied: heard already
+    heard_entering();
+  }
+  if (ask) ask_views(std::string(node));
+}
+
+void remote_world::impl::on_views(std::string_view data) {
+  auto got = wire::decode_views(data);
+  if (!got) {
+    bad_messages.fetch_add(1, std::memory_order_relaxed);
+    return warn(fmt::format("gateway {}: {}", opt.gateway, got.error().message));
+  }
+  views_applied.fetch_add(1, std::memory_order_relaxed);
+  {
+    std::lock_guard lock(m);
+    unsynced.erase(got->node);
+  }
+  bool ask = false;
+  std::lock_guard lock(lines_m);
+  std::map<view_key, const wire::view_state*> given;
+  for (const auto& s : got->lines) given.emplace(view_key{s.line.scene, s.line.line, s.phase}, &s);
+  for (auto& [k, v] : lines) {
+    if (v.node != got->node) continue;
+    auto s = given.find(k);
+    // Not there, another generation, or older than what was applied: the node looked before this
+    // gateway heard the line's latest, so the answer says nothing new (a waiting line asks again).
+    if (s == given.end()) continue;
+    const auto& state = *s->second;
+    given.erase(s);
+    if (state.line != v.line || state.seq < v.seq) continue;
+    if (state.seq > v.seq) replace(v, state);
+    v.waiting = false;
+    auto held = std::exchange(v.held, {});
+    std::sort(held.begin(), held.end(), [](const auto& a, const auto& b) { return a.seq < b.seq; });
+    for (auto& b : held) {
+      if (b.seq <= v.seq) continue;
+      if (b.seq != v.seq + 1) {
+        v.waiting = true;
+        ask = true;
+        break;
+      }
+      apply(v, b);
+    }
+  }
+  for (const auto& [k, s] : given) {  // lines this gateway had not heard of
+    auto& v = lines[k];
+    v = line_view{got->node, s->line, 0, {}, false, {}};
+    replace(v, *s);
+  }
+  heard_entering();
+  if (ask) ask_views(got->node);
+}
+
+void remote_world::impl::retry_waiting() {
+  std::vector<std::string> again;
+  {
+    std::lock_guard lock(m);
+    for (const auto& n : unsynced)
+      if (nodes.contains(n)) again.push_back(n);
+  }
+  {
+    std::lock_guard lock(lines_m);
+    for (const auto& [k, v] : lines)
+      if (v.waiting && std::find(again.begin(), again.end(), v.node) == again.end()) again.push_back(v.node);
+  }
+  for (const auto& n : again) ask_views(n);
+}
+
+void remote_world::impl::resync_all() {
+  std::vector<std::string> names;
+  {
+    std::lock_guard lock(m);
+    for (const auto& [name, n] : nodes) names.push_back(name);
+    unsynced = {names.begin(), names.end()};
+    views_asked_at.clear();
+  }
+  for (const auto& n : names) ask_views(n);
+}
+
+bool remote_world::impl::resynced() const {
+  std::lock_guard lock(m);
+  for (const auto& n : unsynced)
+    if (nodes.contains(n)) return false;  // a node dead meanwhile owes nothing
+  return true;
+}
+
+}  // namespace scenert::cluster

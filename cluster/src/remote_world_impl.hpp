@@ -1,0 +1,260 @@
+#pragma once
+// The insides of the gateway's remote world: where each player's requests go, the requests waiting for
+// their answers, the live nodes, the players on their way between two nodes and the lines as their
+// events tell them. `m` guards the first four, `lines_m` the lines; one who needs both takes
+// `lines_m` first.
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <scenert/cluster/node_lease.hpp>
+#include <scenert/cluster/remote_world.hpp>
+#include <scenert/cluster/wire.hpp>
+
+namespace scenert::cluster::detail {
+
+using clock = std::chrono::steady_clock;
+
+// How long a node may take to say whether it hosts a claimed player (one on its way somewhere is
+// answered once it got there: up to a second).
+constexpr auto claim_timeout = std::chrono::milliseconds(2000);
+
+// A line players were sent to, counted there until its events show them: a node's line by its id,
+// or (line 0, until answered) a line a node opens for them because every line was full, numbered
+// by this gateway (`opening`).
+struct line_key {
+  scene_id scene = 0;
+  std::uint32_t line = 0;
+  std::string node;
+  std::uint64_t opening = 0;
+  friend auto operator<=>(const line_key&, const line_key&) = default;
+};
+
+struct view_key {
+  scene_id scene;
+  std::uint32_t line;
+  phase_id phase;
+  friend auto operator<=>(const view_key&, const view_key&) = default;
+};
+
+// One line (or phase) as this gateway last heard it: who stands where, after which batch.
+struct line_view {
+  std::string node;
+  line_handle line;
+  std::uint64_t seq = 0;
+  std::unordered_map<std::uint64_t, line_event> standing;
+  bool waiting = false;                 // a batch was missed: the node's views are asked for
+  std::vector<wire::event_batch> held;  // batches heard while waiting
+  std::uint32_t players = 0;            // of those standing, players (not monsters)
+};
+
+struct pending_request {
+  world_reply reply;
+  player_id player = 0;
+  world_request::kind what{};
+  std::string node;
+  clock::time_point deadline;
+  player_id mate = 0;             // join_team: looked for on the other nodes when its node does not have it
+  std::string journey_to;         // a journey: the node `node` hands the player over to
+  bool farewell = false;          // a leave for a copy of a claimed player: it routes nothing
+  line_key promise{};             // the line counted for this player until answered (scene 0: none)
+  bool instance = false;          // it enters a private instance: the scene it stood in is its way home
+  clock::time_point settle_by{};  // a journey asked about since its answer timed out: until when
+};
+
+// Where a player's requests go, and the scene it was last placed in (0: not heard). In a private
+// instance (`instance`, entered through this gateway), `home` is the scene it came from.
+struct stand {
+  std::string node;
+  scene_id scene = 0, instance = 0, home = 0;
+};
+
+// A player between two nodes: its requests wait until the node it goes to answered.
+struct journey {
+  std::vector<std::pair<world_request, world_reply>> held;
+};
+
+// Work that waits on the server (round trips, often more than one), done on threads of its own so
+// that no front I/O thread or library thread waits for it. Stopping runs what was queued first.
+class chore_queue {
+ public:
+  void start(unsigned threads) {
+    for (unsigned i = 0; i < threads; ++i) threads_.emplace_back([this] { work(); });
+  }
+  void push(unique_function<void()> chore) {
+    std::lock_guard lock(m_);
+    chores_.push_back(std::move(chore));
+    cv_.notify_one();
+  }
+  void stop() {
+    {
+      std::lock_guard lock(m_);
+      stopping_ = true;
+    }
+    cv_.notify_all();
+    for (auto& t : threads_) t.join();
+    threads_.clear();
+  }
+
+ private:
+  void work() {
+    std::unique_lock lock(m_);
+    for (;;) {
+      cv_.wait(lock, [this] { return stopping_ || !chores_.empty(); });
+      if (chores_.empty()) return;
+      auto chore = std::move(chores_.front());
+      chores_.pop_front();
+      lock.unlock();
+      chore();
+      lock.lock();
+    }
+  }
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::deque<unique_function<void()>> chores_;
+  bool stopping_ = false;
+  std::vector<std::thread> threads_;
+};
+
+// Claims, party records and the askings of journeys and team-mates run this many at once: a
+// gateway taking over a dead one's clients claims them side by side.
+constexpr unsigned askers = 4;
+
+struct known_node {
+  node_record record;
+  std::uint32_t sent = 0;  // players sent to it since its load was read
+};
+
+}  // namespace scenert::cluster::detail
+
+namespace scenert::cluster {
+
+struct remote_world::impl : std::enable_shared_from_this<impl> {
+  nats_link& link;
+  kv_bucket nodes_bucket;
+  remote_world_options opt;
+
+  mutable std::mutex m;
+  std::condition_variable cv;
+  std::unordered_map<player_id, detail::stand> node_of;  // where each player's requests go
+  std::map<detail::line_key, std::uint32_t> promised;    // players sent to each line, not heard there yet
+  std::uint64_t openings = 0;                            // lines this gateway had opened (line_key::opening)
+  // Players answered as placed on a line whose events have not shown them yet: their promise there.
+  std::unordered_map<player_id, std::pair<detail::line_key, detail::clock::time_point>> unheard;
+  std::unordered_map<std::uint64_t, detail::pending_request> pending;
+  std::unordered_map<player_id, detail::journey> travelling;
+  std::uint64_t next_ticket = 1;
+  std::map<std::string, std::vector<wire::request_entry>> outbox;  // by node
+  std::map<std::string, detail::known_node> nodes;                 // live ones
+  std::map<std::string, detail::clock::time_point> views_asked_at;
+  std::set<std::string> unsynced;  // nodes whose views were asked for by resync_all, not given yet
+  detail::clock::time_point nodes_read{}, beaten{};
+  std::uint64_t dropped_seen = 0;  // the events' slow-consumer drops at the last poll (poll's thread)
+  bool stopping = false;
+  std::thread flusher;
+
+  std::mutex lines_m;
+  std::map<detail::view_key, detail::line_view> lines;
+  std::vector<player_id> entering;  // players heard entering lines, whose promises end (lines_m)
+
+  // The sessions bucket's token writes, in order on one thread; the rest that waits on the server
+  // (claims, party records, where a player or a mate is) on `askers` threads.
+  detail::chore_queue keeper, asking;
+
+  std::unique_ptr<subscription> answers_sub, events_sub, views_sub, claimed_sub;
+
+  std::atomic<std::uint64_t> request_batches{0}, requests{0}, answers{0}, timeouts{0}, no_node{0},
+      event_batches{0}, gaps{0}, views_asked{0}, views_applied{0}, bad_messages{0}, nodes_lost{0},
+      players_orphaned{0}, claims{0}, claims_refused{0}, claimed_elsewhere{0}, journeys{0},
+      journeys_failed{0}, entries_to_room{0}, entries_to_new_line{0};
+
+  impl(nats_link& l, kv_bucket b, remote_world_options o)
+      : link(l), nodes_bucket(std::move(b)), opt(std::move(o)) {}
+
+  void warn(std::string_view what) const {
+    if (opt.warn) opt.warn(what);
+  }
+
+  void later(unique_function<void()> chore) { asking.push(std::move(chore)); }
+
+  // --- requests and answers, the live nodes (remote_world.cpp) ---
+  bool serves(const std::string& node, scene_id scene) const;
+  std::string least_loaded(scene_id scene = 0);
+  void push(const std::string& node, std::uint64_t ticket, const world_request& q,
+            const std::string& to = {});
+  detail::pending_request& send(const std::string& node, const world_request& q, world_reply reply,
+                                detail::line_key promise = {});
+  void flush_requests();
+  void on_answers(std::string_view data);
+  void time_out(detail::clock::time_point now);
+  void read_nodes(detail::clock::time_point now);
+  void lose(const std::string& node);
+
+  // --- where a request goes: the table's lines across the nodes (remote_lines.cpp) ---
+  struct heard_line {
+    std::string node;
+    std::uint32_t line = 0, players = 0;
+  };
+
+  std::string route(const world_request& q);
+  static scene_id entered(const world_request& q);
+  bool shared(scene_id scene) const;
+  scene_id by_policy(const world_request& q) const;
+  bool private_instance(const world_request& q) const;
+  scene_id home_of(player_id p);
+  void placed(const detail::pending_request& r, const std::string& node, scene_id scene);
+  std::vector<heard_line> heard_lines(scene_id scene);
+  std::string place(player_id p, scene_id scene, const std::vector<heard_line>& heard,
+                    detail::line_key& promise);
+  void answered(player_id p, detail::line_key promise, const world_result& r, const std::string& node);
+  void heard_entering();
+  void unpromise(detail::line_key promise);
+  std::string host_of(line_handle l);
+  void submit(const world_request& q, world_reply reply);
+
+  // --- journeys between nodes, party instances across nodes (remote_journeys.cpp) ---
+  detail::pending_request& depart(player_id p, const std::string& from, const std::string& to,
+                                  const world_request& q, world_reply reply, detail::line_key promise = {});
+  bool travels(const world_request& q, const std::string& line_host, const std::string& placed_on,
+               detail::line_key promise, world_reply& reply);
+  void arrive(const detail::pending_request& r, const std::string& at, bool moved, scene_id scene,
+              std::vector<std::pair<world_request, world_reply>>& resubmit);
+  void release(player_id p, std::vector<std::pair<world_request, world_reply>>& resubmit);
+  void to_party(const world_request& q, world_reply reply);
+  cluster_result<std::optional<placement>> ask_where(const std::string& node, player_id p);
+  void settle(std::uint64_t ticket, detail::pending_request r, detail::clock::time_point now);
+  void find_mate(detail::pending_request r, std::string from, world_result not_found);
+
+  // --- resume tokens across gateways (remote_claims.cpp) ---
+  void remember(const std::string& token, player_id player, const std::string& name);
+  void forget(const std::string& token);
+  result<claimed_player, world_errc> claim(const std::string& token);
+  void on_claimed(std::string_view data);
+
+  // --- line events and views (remote_views.cpp) ---
+  void ask_views(const std::string& node);
+  void retire(const detail::view_key& k, detail::line_view& v);
+  void apply(detail::line_view& v, const wire::event_batch& b);
+  void replace(detail::line_view& v, const wire::view_state& state);
+  void on_events(std::string_view subject, std::string_view data);
+  void on_views(std::string_view data);
+  void retry_waiting();
+  void resync_all();
+  bool resynced() const;
+};
+
+}  // namespace scenert::cluster
