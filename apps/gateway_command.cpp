@@ -111,6 +111,11 @@ CLI::App* add_gateway_command(CLI::App& app, gateway_options& o) {
   cmd->add_flag("!--no-journeys", o.journeys,
                 "A team join to a mate on another node, or a line switch to a line hosted there, is answered "
                 "by the player's own node as if that line were not open (default: the player travels there)");
+  cmd->add_flag(
+      "!--no-hand-off", o.hand_off,
+      "On SIGTERM the gateway's players leave the world (default: they stay, and their clients, told "
+      "to, log in again through another gateway with their resume tokens within resume_ms: a "
+      "rolling restart)");
   cmd->add_option("--open-lines-on", o.open_lines_on,
                   "Where a scene's next line opens once all its lines are full: least-loaded (the node with "
                   "the fewest players; default) or player-node (the node the player stands on: no journey)")
@@ -137,6 +142,7 @@ int run_gateway(const gateway_options& o) {
     spdlog::error("{}", options.error().message);
     return exit_usage;
   }
+  options->hand_off_on_stop = o.hand_off;
 
   std::atomic<bool> relinked{false};
   cluster::link_options lo;
@@ -261,7 +267,8 @@ int run_gateway(const gateway_options& o) {
   }
   stopping.store(true);
   const auto s = door->stats();
-  spdlog::info("saying goodbye to {} clients ({} accepted over the run)", s.connections, s.accepted);
+  spdlog::info("saying goodbye to {} clients ({} accepted over the run){}", s.connections, s.accepted,
+               o.hand_off ? "; their players stay for them to resume through another gateway" : "");
   door->stop();
   return exit_ok;
 }

@@ -15,6 +15,7 @@ struct gateway_options {
   std::string name;   ///< empty: gateway-PID
   std::int64_t answer_timeout_ms = 5000;
   bool journeys = true;
+  bool hand_off = true;  // on SIGTERM its players stay for their clients to resume elsewhere
   std::string open_lines_on = "least-loaded";  ///< or "player-node"
 };
 

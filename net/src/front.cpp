@@ -540,8 +540,11 @@ void front_shard::shut_down() {
   for (auto& s : std::vector(greeting)) close(s, close_reason::shutting_down, "the server stops");
   std::vector<std::shared_ptr<session>> all;
   for (auto& [pid, s] : sessions) all.push_back(s);
-  for (auto& s : all) close(s, close_reason::shutting_down, "the server stops");
-  expire_detached(clock::time_point::max());
+  const bool hand_off = hub.opt.hand_off_on_stop;
+  for (auto& s : all)
+    close(s, close_reason::shutting_down,
+          hand_off ? "the server stops; log in again with your resume token" : "the server stops");
+  if (!hand_off) expire_detached(clock::time_point::max());
   flush();
   stop_when_quiet();
   // A client that does not read its goodbye holds its socket open: the loop ends anyway.
@@ -564,8 +567,9 @@ void front::stop() {
   for (auto& sh : f.shards) asio::post(*sh->io, [&s = *sh] { s.shut_down(); });
   for (auto& t : f.threads) t.join();
   f.threads.clear();
-  // A player parked by a shard after another one had let the waiting players go leaves now.
-  f.shards.front()->expire_detached(clock::time_point::max());
+  // A player parked by a shard after another one had let the waiting players go leaves now (unless
+  // another front takes it over).
+  if (!f.opt.hand_off_on_stop) f.shards.front()->expire_detached(clock::time_point::max());
   for (auto& sh : f.shards) sh->feed->batches.close();
 }
 

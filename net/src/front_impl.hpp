@@ -211,6 +211,7 @@ struct front_shard {
   void admit(const std::shared_ptr<session>& s, player_id pid, std::string name);
   void drop_player(session& s, close_reason why);
   void park(player_id pid, waiting was, bool may_come_back);
+  void handed_off(player_id pid);
   void expire_detached(clock::time_point now);
   std::random_device entropy;  // resume tokens: 128 bits each
   std::string new_token();

@@ -216,6 +216,7 @@ void front_shard::drop_player(session& s, close_reason why) {
   auto it = sessions.find(s.pid);
   if (s.pid == 0 || it == sessions.end() || it->second.get() != &s) return;
   sessions.erase(it);
+  if (stopping && hub.opt.hand_off_on_stop) return handed_off(s.pid);
   const bool may_come_back = !s.token.empty() && !stopping &&
                              (why == close_reason::dropped || why == close_reason::idle ||
                               why == close_reason::half_frame || why == close_reason::slow_reader);
@@ -238,6 +239,13 @@ void front_shard::park(player_id pid, waiting was, bool may_come_back) {
   if (!was.token.empty()) w->forget(was.token);
   hub.book.gone(pid, clock::now());
   w->submit(world_request::leave(pid), {});
+}
+
+// A player left to another front of the cluster as this one stops: it stays in the world, its token
+// good, until its client logs in there again (or its node takes it off after resume_ms).
+void front_shard::handed_off(player_id pid) {
+  std::lock_guard lock(hub.roll_mutex);
+  if (auto h = hub.home.find(pid); h != hub.home.end() && h->second == number) hub.home.erase(h);
 }
 
 void front_shard::expire_detached(clock::time_point now) {

@@ -396,6 +396,16 @@ def case_failover():
 def case_gateway_failover():
     """Two nodes, two gateways, bots through both: one gateway SIGKILLed mid-run; its clients come back
     through the other with their resume tokens and get their players back where they stood."""
+    gateway_leaves("SIGKILLed", lambda g: (g.p.kill(), g.p.wait(timeout=10)))
+
+
+def case_gateway_drain():
+    """As gateway_failover, the gateway stopped by SIGTERM (a rolling restart): it exits 0 and tells its
+    clients to log in again with their tokens; their players stay in the world for them meanwhile."""
+    gateway_leaves("stopped by SIGTERM", lambda g: g.stop())
+
+
+def gateway_leaves(how, end):
     mmo = os.path.join(SRC, "examples", "mmo.json")
     server = Server()
     procs = []
@@ -406,13 +416,12 @@ def case_gateway_failover():
         t.start()
         time.sleep(4)
         on_g1 = metric(g1.metrics(), "scenert_net_connections")
-        g1.p.kill()  # SIGKILL, by its pid
-        g1.p.wait(timeout=10)
+        end(g1)  # by its pid
         t.join(timeout=90)
         check("views" in result, "the bots did not finish")
         views = result["views"]
         check(views["verified"] and views["mismatches"] == 0 and views["final"]["misplaced"] == 0,
-              f"views after gateway g1 died: {views}")
+              f"views after gateway g1 {how}: {views}")
         check(result["errors"]["count"] == 0, f"errors: {result['errors']}")
         resumed, resume = result["resumed"], result["resume"]
         claims = metric(g2.metrics(), "scenert_gateway_claims_total")
@@ -427,7 +436,7 @@ def case_gateway_failover():
             check(metric(n.metrics(), "scenert_cluster_players_abandoned_total") == 0, f"{n.name} abandoned players")
         asked = sum(metric(n.metrics(), "scenert_cluster_claims_total") for n in (a, b))
         check(asked >= resumed, f"the nodes answered {asked} claims for {resumed} resumes")
-        print(f"cluster: gateway g1 SIGKILLed with {on_g1:.0f} clients; all resumed through g2 with their players "
+        print(f"cluster: gateway g1 {how} with {on_g1:.0f} clients; all resumed through g2 with their players "
               f"(dropped to view again p50 {resume['p50_ms']:.0f} ms, p99 {resume['p99_ms']:.0f} ms); "
               f"{views['final']['bots']} bots, 0 view mismatches at the end")
         for p in (g2, a, b):

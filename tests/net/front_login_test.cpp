@@ -1,6 +1,7 @@
 // Logins, resumes and WebSocket clients, end to end over real loopback sockets.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -333,6 +334,58 @@ TEST(FrontWebSocket, AMessageWithHalfAFrameOrOverTheLimitClosesItsConnection) {
             "oversize: a frame of 4099 bytes is over the limit of 1024 bytes");
   auto good = s.connect_ws();
   land(*good);
+}
+
+// A world port that counts the players taken off and the tokens voided, passing everything on.
+struct counting_port final : world_port {
+  world* w = nullptr;
+  std::atomic<int> leaves{0}, forgotten{0};
+  void submit(const world_request& q, world_reply reply) override {
+    if (q.what == world_request::kind::leave) ++leaves;
+    w->submit(q, std::move(reply));
+  }
+  void forget(std::string_view) override { ++forgotten; }
+};
+
+// A front that hands its players off as it stops (a cluster's gateway in a rolling restart) leaves
+// them in the world with their tokens good, a dropped one waiting for its resume too, and tells its
+// clients to log in again; one that does not takes them off.
+TEST(FrontLogin, AFrontHandingOffAsItStopsLeavesItsPlayersInTheWorld) {
+  for (const bool hand_off : {true, false}) {
+    SCOPED_TRACE(hand_off ? "hand off" : "take off");
+    scene_table table = small_table();
+    pool_options po;
+    po.workers = 2;
+    po.log = [](log_level, std::string_view) {};
+    processor_pool pool(std::move(po));
+    ASSERT_TRUE(pool.start().has_value());
+    auto door = front::create(table, {.resume = 5s, .hand_off_on_stop = hand_off});
+    world_options wo;
+    wo.on_line_events = door->on_line_events();
+    auto w = world::create(table, pool, std::move(wo));
+    w->start();
+    counting_port port;
+    port.w = w.get();
+    ASSERT_TRUE(door->start(port).has_value());
+    auto c = client::connect("127.0.0.1", door->tcp_port());
+    ASSERT_TRUE(c);
+    (void)log_in(**c, "alice");
+    auto dropped = client::connect("127.0.0.1", door->tcp_port());  // after: not a guest meanwhile
+    ASSERT_TRUE(dropped);
+    (void)log_in(**dropped, "bob");
+    (*dropped)->close();  // bob waits for his resume
+    for (int i = 0; i < 200 && door->stats().detached == 0; ++i) std::this_thread::sleep_for(10ms);
+    ASSERT_EQ(door->stats().detached, 1U);
+    std::thread stopping([&] { door->stop(); });
+    const auto bye = wait_for<goodbye>(**c);
+    stopping.join();
+    EXPECT_EQ(bye.reason.find("shutting_down"), 0U) << bye.reason;
+    EXPECT_EQ(bye.reason.find("resume token") != std::string::npos, hand_off) << bye.reason;
+    EXPECT_EQ(port.leaves.load(), hand_off ? 0 : 2);
+    EXPECT_EQ(port.forgotten.load(), hand_off ? 0 : 2);
+    w->shutdown().wait_for(patience);
+    (void)pool.stop();
+  }
 }
 
 // A world port that loses the answers to transfers, as a gateway whose node's answer timed out: the

@@ -60,6 +60,10 @@ struct front_options {
   std::uint32_t max_payload = 0;  ///< 0: the table's network.max_frame_bytes
   /// How long a dropped player keeps its place for its resume token; unset: the table's resume_ms.
   std::optional<std::chrono::milliseconds> resume = std::nullopt;
+  /// On stop(), players stay in the world and their resume tokens stay good: another front of the
+  /// cluster takes each one over when its client logs in again with its token (a gateway's rolling
+  /// restart). Their clients hear "shutting_down: ... log in again with your resume token".
+  bool hand_off_on_stop = false;
   std::size_t max_connections = 10'000;            ///< over it a new connection gets a goodbye and a close
   std::size_t max_outbound_bytes = 1u << 20;       ///< a reader this far behind is cut
   std::uint32_t bad_frames_allowed = 10;           ///< unknown ids or payloads that do not parse
