@@ -55,12 +55,19 @@ cluster_result<std::unique_ptr<cluster_node>> cluster_node::join(const scene_tab
   node->directory_ = std::move(directory.directory);
   node->counts_ = std::move(directory.counts);
   node->next_beat_ = std::chrono::steady_clock::now() + o.beat;
+  node->link_ups_ = node->link_->reconnects();
   return node;
 }
 
 bool cluster_node::poll(std::uint32_t load, std::chrono::steady_clock::time_point now) {
   if (now < next_beat_) return true;
   next_beat_ = now + opt_.beat;
+  // Nobody could beat across a link outage, and the others reconnect when they can (one may come
+  // back a while after this node): silence counts again only dead_after after it is noticed.
+  if (const auto ups = link_->reconnects(); ups != link_ups_) {
+    link_ups_ = ups;
+    watch_.restart(now + opt_.dead_after);
+  }
   if (auto beat = lease_.beat(load); !beat) {
     beat_failures_.fetch_add(1, std::memory_order_relaxed);
     if (beat.code() == cluster_errc::fenced) {
@@ -68,9 +75,7 @@ bool cluster_node::poll(std::uint32_t load, std::chrono::steady_clock::time_poin
       return false;
     }
     spdlog::warn("{}", beat.error().message);  // the server is away: nobody can declare us meanwhile
-    // Nobody else could beat either: silence heard across the outage says nothing, so the watch
-    // starts its clocks again once the server is back.
-    watch_ = cluster::heartbeat_watch{};
+    watch_.restart(now + opt_.dead_after);
     return true;
   }
   beats_.fetch_add(1, std::memory_order_relaxed);
@@ -85,7 +90,7 @@ bool cluster_node::poll(std::uint32_t load, std::chrono::steady_clock::time_poin
 void cluster_node::watch_others(std::chrono::steady_clock::time_point now) {
   auto all = list_nodes(nodes_);
   if (!all) {
-    watch_ = cluster::heartbeat_watch{};
+    watch_.restart(now + opt_.dead_after);
     return spdlog::warn("{}", all.error().message);
   }
   watch_.saw(*all, now);

@@ -77,6 +77,7 @@ class cluster_node {
   std::shared_ptr<line_directory> directory_;
   std::shared_ptr<cluster::player_count_sync> counts_;  // the directory's, synced by poll()
   std::chrono::steady_clock::time_point next_beat_{};
+  std::uint64_t link_ups_ = 0;  // the link's reconnects at the last beat
   // Counted by poll()'s thread, read by the admin endpoint's.
   std::atomic<std::uint64_t> beats_{0}, beat_failures_{0}, declared_dead_{0}, tombstoned_{0},
       line_counts_written_{0};

@@ -93,10 +93,16 @@ cluster_result<node_entry> declare_dead(kv_bucket& nodes, const std::string& nam
 }
 
 void heartbeat_watch::saw(const std::vector<node_entry>& nodes, clock::time_point now) {
+  const auto since = std::max(now, counting_from_);
   for (const auto& e : nodes) {
-    auto [it, fresh] = nodes_.try_emplace(e.record.name, seen{e, now});
-    if (!fresh && it->second.entry.revision != e.revision) it->second = {e, now};
+    auto [it, fresh] = nodes_.try_emplace(e.record.name, seen{e, since});
+    if (!fresh && it->second.entry.revision != e.revision) it->second = {e, since};
   }
+}
+
+void heartbeat_watch::restart(clock::time_point from) {
+  nodes_.clear();
+  counting_from_ = from;
 }
 
 std::vector<node_entry> heartbeat_watch::silent(clock::time_point now, clock::duration dead_after) const {

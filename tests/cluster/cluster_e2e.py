@@ -317,7 +317,7 @@ def case_gateways():
         r = bots([g1, g2], [a, b], 120, 8, "--checkpoints", "2")
         views = r["views"]
         check(views["verified"] and views["mismatches"] == 0 and views["final"]["bots"] >= 100,
-              f"steady run's views: {views}")
+              f"steady run's views: {views}; errors: {r['errors']}")
         check(len(views["checkpoints"]) == 2, f"checkpoints: {views['checkpoints']}")
         check(r["errors"]["count"] == 0, f"steady run's errors: {r['errors']}")
         for g in (g1, g2):
@@ -344,7 +344,7 @@ def case_gateways():
         server.start()
         t.join(timeout=80)
         views = result["views"]
-        check(views["verified"] and views["mismatches"] == 0, f"views after the restart: {views}")
+        check(views["verified"] and views["mismatches"] == 0, f"views after the restart: {views}; errors: {result['errors']}")
         for g in (g1, g2):
             g.wait_for(r"came back; asking every node for its lines")
         for p in procs:
@@ -380,7 +380,7 @@ def case_failover():
         check("views" in result, "the bots did not finish")
         views = result["views"]
         check(views["verified"] and views["mismatches"] == 0 and views["final"]["misplaced"] == 0,
-              f"views after node a died: {views}")
+              f"views after node a died: {views}; errors: {result['errors']}")
         placed = sum(metric(g.metrics(), "scenert_gateway_players_placed_again_total") for g in (g1, g2))
         check(on_a > 0 and placed > 0, f"node a held {on_a} players, {placed} placed again")
         for p in (b, c, g1, g2):
@@ -421,7 +421,7 @@ def gateway_leaves(how, end):
         check("views" in result, "the bots did not finish")
         views = result["views"]
         check(views["verified"] and views["mismatches"] == 0 and views["final"]["misplaced"] == 0,
-              f"views after gateway g1 {how}: {views}")
+              f"views after gateway g1 {how}: {views}; errors: {result['errors']}")
         check(result["errors"]["count"] == 0, f"errors: {result['errors']}")
         resumed, resume = result["resumed"], result["resume"]
         claims = metric(g2.metrics(), "scenert_gateway_claims_total")
@@ -464,7 +464,7 @@ def case_journeys():
         r = bots([g1, g2], [a, b], 80, 10, *plan)
         views = r["views"]
         check(views["verified"] and views["mismatches"] == 0 and views["final"]["misplaced"] == 0,
-              f"views after the journeys: {views}")
+              f"views after the journeys: {views}; errors: {r['errors']}")
         journeys = sum(metric(g.metrics(), "scenert_gateway_journeys_total") for g in (g1, g2))
         failed = sum(metric(g.metrics(), "scenert_gateway_journeys_failed_total") for g in (g1, g2))
         handed = sum(metric(n.metrics(), "scenert_cluster_handoffs_out_total") for n in (a, b))
@@ -509,7 +509,7 @@ def case_roles():
                  "enter_field=1,enter_dungeon=3,join_team=1,transfer=1,enter_phase=1,leave_phase=1,back_to_town=2")
         views = r["views"]
         check(views["verified"] and views["mismatches"] == 0 and views["final"]["misplaced"] == 0,
-              f"views across the two roles: {views}")
+              f"views across the two roles: {views}; errors: {r['errors']}")
         journeys = sum(metric(g.metrics(), "scenert_gateway_journeys_total") for g in (g1, g2))
         check(journeys >= 10, f"only {journeys:.0f} journeys between the towns and the dungeons")
         print(f"cluster: towns, fields and guilds on one node, dungeons on another: {journeys:.0f} journeys between "
@@ -550,12 +550,12 @@ def case_sequence():
         link_recovery = time.time() - restarted
         t.join(timeout=90)
         check("views" in result, "the bots did not finish")
+        for p in (b, c, g2):
+            check(p.p.poll() is None, f"{p.name} exited: {p.text()[-4000:]}")
         views = result["views"]
         check(views["verified"] and views["mismatches"] == 0 and views["final"]["misplaced"] == 0,
-              f"views after the three faults: {views}")
+              f"views after the three faults: {views}; errors: {result['errors']}")
         check(result["resumed"] > 0, "no bot resumed after g1 died")
-        for p in (b, c, g2):
-            check(p.p.poll() is None, f"{p.name} exited: {p.text()}")
         on = sum(metric(n.metrics(), "scenert_world_players") for n in (b, c))
         # None lost, none twice: once the bots' players waited out their resume_ms, the nodes hold nobody.
         wait_until("every bot's player gone from the nodes", lambda: sum(

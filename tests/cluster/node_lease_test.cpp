@@ -27,6 +27,25 @@ TEST(HeartbeatWatch, ANodeIsSilentOnlyWhenItsRevisionStoodStillLongEnough) {
   EXPECT_EQ(w.silent(t0 + 5s, 3s).size(), 2u);  // a's beat at 2 s is 3 s old
 }
 
+// After a link outage nobody's silence counts before the restart's point: a node that reconnects
+// after the watcher is not declared dead for the time it took.
+TEST(HeartbeatWatch, AfterARestartSilenceCountsOnlyFromItsPoint) {
+  heartbeat_watch w;
+  heartbeat_watch::clock::time_point t0{};
+  node_entry a{{"a", 1, 0, false, {}}, 10}, b{{"b", 1, 0, false, {}}, 11};
+  w.saw({a, b}, t0);
+  w.restart(t0 + 4s);  // the outage noticed at 1 s, dead_after 3 s
+  w.saw({a, b}, t0 + 2s);
+  EXPECT_TRUE(w.silent(t0 + 6s, 3s).empty());  // 3 s before 4 s would have been silent
+  a.revision = 20;
+  w.saw({a, b}, t0 + 6s);
+  auto silent = w.silent(t0 + 7s, 3s);
+  ASSERT_EQ(silent.size(), 1u);
+  EXPECT_EQ(silent[0].record.name, "b");
+  EXPECT_TRUE(w.silent(t0 + 9s - 1ns, 3s).size() == 1);
+  EXPECT_EQ(w.silent(t0 + 9s, 3s).size(), 2u);
+}
+
 TEST(NodeLease, EachJoinTakesTheNextEpochAndFencesThePreviousOne) {
   test::nats_server server;
   auto [link, nodes] = test::open_bucket(server, "nodes");

@@ -72,13 +72,17 @@ class heartbeat_watch {
   using clock = std::chrono::steady_clock;
   void saw(const std::vector<node_entry>& nodes, clock::time_point now);
   [[nodiscard]] std::vector<node_entry> silent(clock::time_point now, clock::duration dead_after) const;
+  /// After a link outage, when nobody could beat: forgets what it saw and counts nobody's silence
+  /// from before `from`. The others reconnect when they can, some a while after this watcher.
+  void restart(clock::time_point from);
 
  private:
   struct seen {
     node_entry entry;
-    clock::time_point since;  // when this revision was first seen
+    clock::time_point since;  // when this revision was first seen (not before counting_from_)
   };
   std::map<std::string, seen> nodes_;
+  clock::time_point counting_from_{};
 };
 
 }  // namespace scenert::cluster
