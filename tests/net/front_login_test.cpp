@@ -336,6 +336,41 @@ TEST(FrontWebSocket, AMessageWithHalfAFrameOrOverTheLimitClosesItsConnection) {
   land(*good);
 }
 
+// A front over a world behind a port of the test's (`Port` has `world* w` and passes requests on):
+// the port sees, or changes, what the front asks of the world.
+template <class Port>
+struct front_over {
+  scene_table table = small_table();
+  std::unique_ptr<processor_pool> pool;
+  std::unique_ptr<front> door;
+  std::shared_ptr<world> w;
+  Port port;
+  explicit front_over(front_options fo = {}) {
+    pool_options po;
+    po.workers = 2;
+    po.log = [](log_level, std::string_view) {};
+    pool = std::make_unique<processor_pool>(std::move(po));
+    EXPECT_TRUE(pool->start().has_value());
+    door = front::create(table, std::move(fo));
+    world_options wo;
+    wo.on_line_events = door->on_line_events();
+    w = world::create(table, *pool, std::move(wo));
+    w->start();
+    port.w = w.get();
+    EXPECT_TRUE(door->start(port).has_value());
+  }
+  ~front_over() {
+    door->stop();
+    w->shutdown().wait_for(patience);
+    (void)pool->stop();
+  }
+  std::unique_ptr<client> connect() {
+    auto c = client::connect("127.0.0.1", door->tcp_port());
+    EXPECT_TRUE(c.has_value()) << c.error().message;
+    return c ? std::move(c).value() : nullptr;
+  }
+};
+
 // A world port that counts the players taken off and the tokens voided, passing everything on.
 struct counting_port final : world_port {
   world* w = nullptr;
@@ -353,38 +388,23 @@ struct counting_port final : world_port {
 TEST(FrontLogin, AFrontHandingOffAsItStopsLeavesItsPlayersInTheWorld) {
   for (const bool hand_off : {true, false}) {
     SCOPED_TRACE(hand_off ? "hand off" : "take off");
-    scene_table table = small_table();
-    pool_options po;
-    po.workers = 2;
-    po.log = [](log_level, std::string_view) {};
-    processor_pool pool(std::move(po));
-    ASSERT_TRUE(pool.start().has_value());
-    auto door = front::create(table, {.resume = 5s, .hand_off_on_stop = hand_off});
-    world_options wo;
-    wo.on_line_events = door->on_line_events();
-    auto w = world::create(table, pool, std::move(wo));
-    w->start();
-    counting_port port;
-    port.w = w.get();
-    ASSERT_TRUE(door->start(port).has_value());
-    auto c = client::connect("127.0.0.1", door->tcp_port());
+    front_over<counting_port> s({.resume = 5s, .hand_off_on_stop = hand_off});
+    auto c = s.connect();
     ASSERT_TRUE(c);
-    (void)log_in(**c, "alice");
-    auto dropped = client::connect("127.0.0.1", door->tcp_port());  // after: not a guest meanwhile
+    (void)log_in(*c, "alice");
+    auto dropped = s.connect();  // after alice's login: not a guest meanwhile
     ASSERT_TRUE(dropped);
-    (void)log_in(**dropped, "bob");
-    (*dropped)->close();  // bob waits for his resume
-    for (int i = 0; i < 200 && door->stats().detached == 0; ++i) std::this_thread::sleep_for(10ms);
-    ASSERT_EQ(door->stats().detached, 1U);
-    std::thread stopping([&] { door->stop(); });
-    const auto bye = wait_for<goodbye>(**c);
+    (void)log_in(*dropped, "bob");
+    dropped->close();  // bob waits for his resume
+    for (int i = 0; i < 200 && s.door->stats().detached == 0; ++i) std::this_thread::sleep_for(10ms);
+    ASSERT_EQ(s.door->stats().detached, 1U);
+    std::thread stopping([&] { s.door->stop(); });
+    const auto bye = wait_for<goodbye>(*c);
     stopping.join();
     EXPECT_EQ(bye.reason.find("shutting_down"), 0U) << bye.reason;
     EXPECT_EQ(bye.reason.find("resume token") != std::string::npos, hand_off) << bye.reason;
-    EXPECT_EQ(port.leaves.load(), hand_off ? 0 : 2);
-    EXPECT_EQ(port.forgotten.load(), hand_off ? 0 : 2);
-    w->shutdown().wait_for(patience);
-    (void)pool.stop();
+    EXPECT_EQ(s.port.leaves.load(), hand_off ? 0 : 2);
+    EXPECT_EQ(s.port.forgotten.load(), hand_off ? 0 : 2);
   }
 }
 
@@ -402,37 +422,18 @@ struct losing_port final : world_port {
 // A client whose answer was lost stands elsewhere than it was told: once its view is sent again (a
 // gateway's link came back), it hears the scene it stands on (1006) as well.
 TEST(FrontLogin, AClientWhoseAnswerWasLostHearsWhereItStandsWithItsViewSentAgain) {
-  scene_table table = small_table();
-  pool_options po;
-  po.workers = 2;
-  po.log = [](log_level, std::string_view) {};
-  processor_pool pool(std::move(po));
-  ASSERT_TRUE(pool.start().has_value());
-  auto door = front::create(table, {});
-  world_options wo;
-  wo.on_line_events = door->on_line_events();
-  auto w = world::create(table, pool, std::move(wo));
-  w->start();
-  losing_port port;
-  port.w = w.get();
-  ASSERT_TRUE(door->start(port).has_value());
-  {
-    auto c = client::connect("127.0.0.1", door->tcp_port());
-    ASSERT_TRUE(c.has_value()) << c.error().message;
-    const auto me = log_in(**c, "alice");
-    ASSERT_TRUE((*c)->send(request{1, request_kind::transfer, test::field_id, 0, 0, 0}));
-    EXPECT_EQ(wait_for<answer>(**c, [](const answer& a) { return a.request_id == 1; }).code,
-              "node_unavailable");
-    // The field's view comes from its events; the client was told nothing of the field yet.
-    wait_for<broadcast>(**c, [&](const broadcast& b) { return is(b, me.pid, broadcast_type::appeared); });
-    (void)wait_for<players_in_view>(**c);
-    door->resync_views();
-    EXPECT_EQ(wait_for<scene_info>(**c).scene, test::field_id);
-    (void)wait_for<players_in_view>(**c);
-  }
-  door->stop();
-  w->shutdown().wait_for(patience);
-  (void)pool.stop();
+  front_over<losing_port> s;
+  auto c = s.connect();
+  ASSERT_TRUE(c);
+  const auto me = log_in(*c, "alice");
+  ASSERT_TRUE(c->send(request{1, request_kind::transfer, test::field_id, 0, 0, 0}));
+  EXPECT_EQ(wait_for<answer>(*c, [](const answer& a) { return a.request_id == 1; }).code, "node_unavailable");
+  // The field's view comes from its events; the client was told nothing of the field yet.
+  wait_for<broadcast>(*c, [&](const broadcast& b) { return is(b, me.pid, broadcast_type::appeared); });
+  (void)wait_for<players_in_view>(*c);
+  s.door->resync_views();
+  EXPECT_EQ(wait_for<scene_info>(*c).scene, test::field_id);
+  (void)wait_for<players_in_view>(*c);
 }
 
 }  // namespace
