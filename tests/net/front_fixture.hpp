@@ -27,7 +27,10 @@ struct server {
   std::unique_ptr<front> door;
   std::shared_ptr<world> w;
 
-  explicit server(front_options fo = {}, const std::function<void(scene_table&)>& tweak = nullptr) {
+  // `port`, when given, is what the front talks to instead of the world (a test's port passing
+  // requests on to it).
+  explicit server(front_options fo = {}, const std::function<void(scene_table&)>& tweak = nullptr,
+                  const std::function<world_port&(world&)>& port = nullptr) {
     if (tweak) tweak(table);
     fo.ws = true;
     // ctest runs the front's suites twice: once as written, once over three I/O threads.
@@ -45,7 +48,7 @@ struct server {
     wo.on_new_line = attach_space_modules(table);  // town lines get their phases, as in scenert run
     w = world::create(table, *pool, std::move(wo));
     w->start();
-    auto started = door->start(*w);
+    auto started = door->start(port ? port(*w) : static_cast<world_port&>(*w));
     EXPECT_TRUE(started.has_value()) << started.error().message;
   }
   ~server() {

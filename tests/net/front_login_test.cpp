@@ -336,41 +336,6 @@ TEST(FrontWebSocket, AMessageWithHalfAFrameOrOverTheLimitClosesItsConnection) {
   land(*good);
 }
 
-// A front over a world behind a port of the test's (`Port` has `world* w` and passes requests on):
-// the port sees, or changes, what the front asks of the world.
-template <class Port>
-struct front_over {
-  scene_table table = small_table();
-  std::unique_ptr<processor_pool> pool;
-  std::unique_ptr<front> door;
-  std::shared_ptr<world> w;
-  Port port;
-  explicit front_over(front_options fo = {}) {
-    pool_options po;
-    po.workers = 2;
-    po.log = [](log_level, std::string_view) {};
-    pool = std::make_unique<processor_pool>(std::move(po));
-    EXPECT_TRUE(pool->start().has_value());
-    door = front::create(table, std::move(fo));
-    world_options wo;
-    wo.on_line_events = door->on_line_events();
-    w = world::create(table, *pool, std::move(wo));
-    w->start();
-    port.w = w.get();
-    EXPECT_TRUE(door->start(port).has_value());
-  }
-  ~front_over() {
-    door->stop();
-    w->shutdown().wait_for(patience);
-    (void)pool->stop();
-  }
-  std::unique_ptr<client> connect() {
-    auto c = client::connect("127.0.0.1", door->tcp_port());
-    EXPECT_TRUE(c.has_value()) << c.error().message;
-    return c ? std::move(c).value() : nullptr;
-  }
-};
-
 // A world port that counts the players taken off and the tokens voided, passing everything on.
 struct counting_port final : world_port {
   world* w = nullptr;
@@ -388,7 +353,11 @@ struct counting_port final : world_port {
 TEST(FrontLogin, AFrontHandingOffAsItStopsLeavesItsPlayersInTheWorld) {
   for (const bool hand_off : {true, false}) {
     SCOPED_TRACE(hand_off ? "hand off" : "take off");
-    front_over<counting_port> s({.resume = 5s, .hand_off_on_stop = hand_off});
+    counting_port port;
+    server s({.resume = 5s, .hand_off_on_stop = hand_off}, nullptr, [&](world& w) -> world_port& {
+      port.w = &w;
+      return port;
+    });
     auto c = s.connect();
     ASSERT_TRUE(c);
     (void)log_in(*c, "alice");
@@ -403,8 +372,8 @@ TEST(FrontLogin, AFrontHandingOffAsItStopsLeavesItsPlayersInTheWorld) {
     stopping.join();
     EXPECT_EQ(bye.reason.find("shutting_down"), 0U) << bye.reason;
     EXPECT_EQ(bye.reason.find("resume token") != std::string::npos, hand_off) << bye.reason;
-    EXPECT_EQ(s.port.leaves.load(), hand_off ? 0 : 2);
-    EXPECT_EQ(s.port.forgotten.load(), hand_off ? 0 : 2);
+    EXPECT_EQ(port.leaves.load(), hand_off ? 0 : 2);
+    EXPECT_EQ(port.forgotten.load(), hand_off ? 0 : 2);
   }
 }
 
@@ -422,7 +391,11 @@ struct losing_port final : world_port {
 // A client whose answer was lost stands elsewhere than it was told: once its view is sent again (a
 // gateway's link came back), it hears the scene it stands on (1006) as well.
 TEST(FrontLogin, AClientWhoseAnswerWasLostHearsWhereItStandsWithItsViewSentAgain) {
-  front_over<losing_port> s;
+  losing_port port;
+  server s({}, nullptr, [&](world& w) -> world_port& {
+    port.w = &w;
+    return port;
+  });
   auto c = s.connect();
   ASSERT_TRUE(c);
   const auto me = log_in(*c, "alice");
