@@ -125,7 +125,8 @@ void front_shard::drain_lines() {
       if (e.what == line_event::kind::left) {
         if (auto l = line_of.find(e.player); l != line_of.end() && l->second.key() == key) {
           line_of.erase(l);
-          stepping_back.push_back(e.player);
+          if (auto s = sessions.find(e.player); s != sessions.end() && s->second->unsure)
+            stepping_back.push_back(e.player);
         } else if (auto was = left_behind.find(e.player);
                    was != left_behind.end() && was->second.key() == key) {
           left_behind.erase(was);  // the line it came from let it go: its journey ended
@@ -139,21 +140,22 @@ void front_shard::drain_lines() {
   flush();
 }
 
-// A player whose line let it go while the line it stood on before never said it left (a node that
-// placed it for a hand-over the other gave up) stands there still: its client hears that line's
-// scene and view again. A player leaving the world has no such line.
+// A player whose request failed as node_unavailable, standing on no line now, while the line it
+// stood on before never said it left: a cluster's node placed it for a hand-over the other node gave
+// up, and let it go again. It stands on its old line still: its client hears that line's scene and
+// view again. (Only then: in a move that went well the old line's leaving may come a while after
+// the new line's, and the player may have moved on since.)
 void front_shard::step_back(player_id p) {
   auto b = left_behind.find(p);
-  if (b == left_behind.end()) return;
+  auto s = sessions.find(p);
+  if (b == left_behind.end() || line_of.contains(p) || s == sessions.end() || !s->second->unsure) return;
   const standing_line back = b->second;
   left_behind.erase(b);
   auto m = mirrors.find(back.key());
-  if (line_of.contains(p) || m == mirrors.end() || !m->second.where(p)) return;
+  if (m == mirrors.end() || !m->second.where(p)) return;
   line_of[p] = back;
-  if (auto s = sessions.find(p); s != sessions.end()) {
-    correct_place(*s->second);
-    send_view(*s->second, true);
-  }
+  correct_place(*s->second);
+  send_view(*s->second, true);
 }
 
 // superseded[i]: the drain's i-th player move is followed by a later move of the same player.

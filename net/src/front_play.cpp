@@ -184,7 +184,11 @@ void front_shard::enter_world(const std::shared_ptr<session>& asking, const worl
         return flush();
       }
       if (request_id != 0) send(*s, server_message{std::move(a)});
-      if (!r && r.code() == world_errc::node_unavailable) correct_place(*s);  // done all the same?
+      s->unsure = !r && r.code() == world_errc::node_unavailable;
+      if (s->unsure) {  // done all the same? Or placed elsewhere and let go again?
+        step_back(s->pid);
+        correct_place(*s);
+      }
       if (r) {  // its claim and speed start again when the shard hears it entered its new view
         s->placed = !leaving;
         s->place = *r;

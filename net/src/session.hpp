@@ -75,7 +75,10 @@ struct session : std::enable_shared_from_this<session> {
   /// What `sending` keeps of its capacity between writes: a burst (a 202, a map's 1006) is given back.
   static constexpr std::size_t kept_capacity = 8 * 1024;
   bool writing = false, closing = false, dirty = false;
-  bool placed = false;          // the world placed the player (its line's events concern it)
+  bool placed = false;  // the world placed the player (its line's events concern it)
+  // Its last answer was node_unavailable: the request may have been done, or half done (a cluster's
+  // hand-over given up after its target had placed the player, which it then let go).
+  bool unsure = false;
   bool speaks_scenert = false;  // sent an id of scenert's own: it gets scenert's frames too
   std::uint32_t views = 0;      // 202s sent on this connection: a walk (1011) names the one it was made on
   placement place;              // where the world put it last

@@ -9,7 +9,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -22,44 +21,66 @@ from e2e import check, fail, free_port  # noqa: E402  (the apps' end-to-end help
 TOWN = 1
 
 
-def wait_until(what, predicate, seconds):
+def wait_until(what, predicate, seconds, detail=None):
+    """Polls `predicate` until true; past `seconds` fails, with `detail()` when given (what was seen)."""
     deadline = time.time() + seconds
     while time.time() < deadline:
         value = predicate()
         if value:
             return value
         time.sleep(0.05)
-    fail(f"{what}: not within {seconds} s")
+    fail(f"{what}: not within {seconds} s" + (f": {detail()}" if detail else ""))
 
 
 class Server:
     """nats-server -js on a free port; stopped by its pid."""
 
     def __init__(self):
-        self.port = free_port()
-        self.url = f"nats://127.0.0.1:{self.port}"
+        self.url = None
         self.store = os.path.join(WORK, "store")
         shutil.rmtree(self.store, ignore_errors=True)  # a fresh cluster: no records of an earlier run
-        self.start()
+        for _ in range(5):  # a port another test took between free_port() and the bind: another one
+            self.port = free_port()
+            self.url = f"nats://127.0.0.1:{self.port}"
+            if self.start(give_up=False):
+                return
+        fail("nats-server: no free port taken in 5 tries")
 
-    def start(self):
-        """Starts it (again: same port, same store) and waits until it accepts."""
+    def start(self, give_up=True):
+        """Starts it (again: same port, same store) and waits until it is ready: this process, by its pid
+        in its log (another test's server on the port would accept as well)."""
         exe = "/usr/sbin/nats-server" if os.path.exists("/usr/sbin/nats-server") else "nats-server"
+        log = os.path.join(WORK, "nats.log")
         self.p = subprocess.Popen([exe, "-js", "-a", "127.0.0.1", "-p", str(self.port), "-sd", self.store,
-                                   "-l", os.path.join(WORK, "nats.log")])
+                                   "-l", log])
+        ready = f"[{self.p.pid}] "
 
-        def accepts():
+        def started():
+            if self.p.poll() is not None:
+                return "exited"
             try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
-                return True
+                with open(log) as f:
+                    return any(line.startswith(ready) and "Server is ready" in line for line in f)
             except OSError:
                 return False
-        wait_until("nats-server accepting", accepts, 10)
+        state = wait_until("nats-server ready", started, 10)
+        if state == "exited":
+            check(not give_up, f"nats-server exited at once on port {self.port}: {tail(log)}")
+            return False
+        return True
 
     def stop(self):
         if self.p.poll() is None:
             self.p.send_signal(signal.SIGTERM)
             self.p.wait(timeout=10)
+
+
+def tail(path, lines=20):
+    try:
+        with open(path) as f:
+            return "".join(f.readlines()[-lines:])
+    except OSError as e:
+        return str(e)
 
 
 class Process:
@@ -277,7 +298,8 @@ def case_fencing():
         nodes += [a, b]
         a.p.send_signal(signal.SIGSTOP)
         b.wait_for(r"node a \(epoch 1\) silent for \d+ ms: declared dead, 3 of its lines tombstoned")
-        wait_until("node b serves the paused node's lines", lambda: b.open_ids() == [1, 2, 4], 10)
+        wait_until("node b serves the paused node's lines", lambda: b.open_ids() == [1, 2, 4], 20,
+                   lambda: f"b has {b.open_ids()}: {b.text()[-3000:]}")
         a.p.send_signal(signal.SIGCONT)
         a.wait_for(r"node 'a' epoch 1 is fenced: declared dead at epoch 1: this node stops serving")
         try:

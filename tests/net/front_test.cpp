@@ -9,8 +9,10 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -142,11 +144,42 @@ TEST(Front, MovesAreInWorldUnitsAndNoFasterThanTheScenesMaxSpeed) {
   EXPECT_EQ(wait_for<move_refused>(*c).reason, "off the map");
 }
 
-// A cluster's node may place a player for a hand-over and let it go again once the node it stood
-// on gave the hand-over up: the player never left its line. Its client, told of the other line's
-// view meanwhile, hears its own line's view again and walks on it.
+// A world port that answers a transfer node_unavailable without doing it, at once or when the
+// test says: the test plays a cluster's node that placed the player for a hand-over the node it
+// stood on gave up, and let it go again.
+struct giving_up_port final : world_port {
+  world* w = nullptr;
+  std::mutex m;
+  bool park = false;
+  std::vector<world_reply> parked;
+  void submit(const world_request& q, world_reply reply) override {
+    if (q.what != world_request::kind::transfer) return w->submit(q, std::move(reply));
+    {
+      std::lock_guard lock(m);
+      if (park) return parked.push_back(std::move(reply));
+    }
+    if (reply) reply(fail(world_errc::node_unavailable, "node b did not take it within 1000 ms"));
+  }
+  void answer_parked() {
+    std::vector<world_reply> now;
+    {
+      std::lock_guard lock(m);
+      now = std::exchange(parked, {});
+    }
+    for (auto& reply : now)
+      reply(fail(world_errc::node_unavailable, "node b did not take it within 1000 ms"));
+  }
+};
+
+// Such a player never left its line: its client, told of the other line's view meanwhile, hears its
+// own line's view again and walks on it, whether the failed answer comes before the other line let
+// it go or after.
 TEST(Front, APlayerPlacedAndLetGoByAnotherLineStandsOnTheLineItNeverLeft) {
-  server s;
+  giving_up_port port;
+  server s({}, nullptr, [&](world& w) -> world_port& {
+    port.w = &w;
+    return port;
+  });
   auto a = s.connect();
   auto b = s.connect();
   ASSERT_TRUE(a && b);
@@ -155,18 +188,36 @@ TEST(Front, APlayerPlacedAndLetGoByAnotherLineStandsOnTheLineItNeverLeft) {
   auto events = s.door->on_line_events();
   const line_handle other{s.door->landing_scene(), 9, 1};  // a line of another node
   const line_event in[] = {{line_event::kind::entered, static_cast<player_id>(pa), {2, 2}, false}};
-  events(other, 0, in);
-  wait_for<left_view>(*a, [&](const left_view& l) { return l.pid == pb; });  // one view at a time
   const line_event out[] = {{line_event::kind::left, static_cast<player_id>(pa), {}, false}};
-  events(other, 0, out);
-  const auto back = wait_for<players_in_view>(*a, [&](const players_in_view& v) {
+  auto sees_b = [&](const players_in_view& v) {
     return std::any_of(v.players.begin(), v.players.end(),
                        [&](const player_in_view& p) { return p.pid == pb; });
-  });
-  EXPECT_EQ(back.players.size(), 1U);
-  ASSERT_TRUE(a->send(move_to{{18.25F, 1, 18.75F, 90, 0}}));
-  auto moved = wait_for<broadcast>(*b, [&](const broadcast& m) { return is(m, pa, broadcast_type::moved); });
-  EXPECT_EQ(moved.p, (position{18.25F, 1, 18.75F, 90, 0}));
+  };
+  for (const bool answer_first : {true, false}) {
+    SCOPED_TRACE(answer_first ? "the answer first" : "the answer last");
+    const auto id = answer_first ? 1U : 2U;
+    {
+      std::lock_guard lock(port.m);
+      port.park = !answer_first;
+    }
+    ASSERT_TRUE(a->send(request{id, request_kind::transfer, test::field_id, 0, 0, 0}));
+    if (answer_first) {
+      EXPECT_EQ(wait_for<answer>(*a, [&](const answer& r) { return r.request_id == id; }).code,
+                "node_unavailable");
+    }
+    events(other, 0, in);
+    wait_for<left_view>(*a, [&](const left_view& l) { return l.pid == pb; });  // one view at a time
+    events(other, 0, out);
+    if (!answer_first) {
+      std::this_thread::sleep_for(50ms);  // the other line's leaving heard first
+      port.answer_parked();
+    }
+    EXPECT_EQ(wait_for<players_in_view>(*a, sees_b).players.size(), 1U);
+    const position to{18.25F + static_cast<float>(id), 1, 18.75F, 90, 0};
+    ASSERT_TRUE(a->send(move_to{to}));
+    EXPECT_EQ(wait_for<broadcast>(*b, [&](const broadcast& m) { return is(m, pa, broadcast_type::moved); }).p,
+              to);
+  }
 }
 
 // A move the client sent for its old line but that reached the server after the client's new line
