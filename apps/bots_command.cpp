@@ -4,7 +4,7 @@
 #include "exit_codes.hpp"
 #include "threshold.hpp"
 
-#include <utility>  // before Asio (see README: Boost 1.74 with g++ 12)
+#include <utility>  // before Asio: Boost 1.74's asio/awaitable.hpp needs it under g++ 12
 
 #include <fmt/format.h>
 #include <boost/asio/ip/address.hpp>

@@ -3,7 +3,7 @@
 // counters) and plays their plans. Threads share only what viewers need to time a delivery (who is
 // which bot, and each bot's recent moves) and a few live counters.
 
-#include <utility>  // before Asio (see README: Boost 1.74 with g++ 12)
+#include <utility>  // before Asio: Boost 1.74's asio/awaitable.hpp needs it under g++ 12
 
 #include <tbb/concurrent_unordered_map.h>
 #include <boost/asio.hpp>

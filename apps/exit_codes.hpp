@@ -1,5 +1,5 @@
 #pragma once
-// The command-line contract shared by every subcommand (docs and DESIGN.md say the same).
+// The command-line contract shared by every subcommand (docs/operators.md says the same).
 
 namespace scenert::apps {
 

@@ -7,7 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <utility>  // before Asio (see README: Boost 1.74 with g++ 12)
+#include <utility>  // before Asio: Boost 1.74's asio/awaitable.hpp needs it under g++ 12
 
 #include <boost/asio.hpp>
 #include <boost/beast/core/flat_buffer.hpp>

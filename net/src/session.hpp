@@ -2,7 +2,7 @@
 // One client connection on the front's I/O thread: its transport (TCP bytes, or WebSocket messages
 // that carry whole frames), its reader, its outgoing frames and what the front knows of its player.
 
-#include <utility>  // before Asio (see README: Boost 1.74 with g++ 12)
+#include <utility>  // before Asio: Boost 1.74's asio/awaitable.hpp needs it under g++ 12
 
 #include <boost/asio.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
