@@ -1,8 +1,8 @@
 #include "bots_command.hpp"
 
-#include "bots_engine.hpp"
+#include <scenert/bots/engine.hpp>
 #include "exit_codes.hpp"
-#include "threshold.hpp"
+#include <scenert/loadtest/threshold.hpp>
 
 #include <utility>  // before Asio: Boost 1.74's asio/awaitable.hpp needs it under g++ 12
 
@@ -14,6 +14,10 @@
 #include <fstream>
 
 namespace scenert::apps {
+
+using namespace scenert::admin;
+using namespace scenert::bots;
+using namespace scenert::loadtest;
 namespace {
 
 constexpr const char* me = "scenert bots";
@@ -135,6 +139,54 @@ bool write_report(const std::string& path, const bots_report& r) {
   return static_cast<bool>(out);
 }
 
+// What the bots do: how often they move, chat, travel and leave.
+void add_behaviour_options(CLI::App* cmd, bots_command_options& o) {
+  cmd->add_option("--session", o.session_seconds, "Mean session length in seconds (default: the whole run)")
+      ->check(CLI::Range(0.0, 86400.0));
+  cmd->add_option("--chat-every", o.chat_every, "Mean seconds between two chats of a bot (0: never)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 86400.0));
+  cmd->add_option("--act-every", o.act_every,
+                  "Mean seconds between two world requests of a bot (travel, dungeons, phases; 0: never)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 86400.0));
+  cmd->add_option("--mix", o.mix,
+                  "Weights of the world requests, e.g. 'enter_phase=0,transfer=2' (default: enter_field=3,"
+                  "enter_dungeon=2,join_team=1,transfer=1,enter_phase=2,leave_phase=1,back_to_town=2)");
+  cmd->add_option("--party-size", o.party_size, "Bots per party (dungeon runs, team joins)")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 100u));
+}
+
+// What the run checks and reports: views against the server's lines, thresholds, the report.
+void add_check_options(CLI::App* cmd, bots_command_options& o) {
+  cmd->add_option("--admin", o.admin, "ADMIN_HOST:PORT whose /scenes says where bots can travel");
+  cmd->add_option(
+      "--verify-views", o.verify_views,
+      "ADMIN_HOST:PORT: at the end, compare every bot's view with the server's lines (exit 3 on a mismatch); "
+      "a cluster's nodes as HOST:PORT,HOST:PORT,...");
+  cmd->add_option("--checkpoints", o.checkpoints,
+                  "View checks during the run, movement paused (with --verify-views)")
+      ->check(CLI::Range(0u, 100u));
+  cmd->add_option("--settle-ms", o.settle_ms,
+                  "A view check reads the server once no frame changed a view for this long")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 60'000));
+  cmd->add_option("--login-timeout-ms", o.login_timeout_ms,
+                  "A bot with no view (202) this long after connecting is an error and closes")
+      ->capture_default_str()
+      ->check(CLI::Range(100, 600'000));
+  cmd->add_flag("--resume", o.resume,
+                "A bot its server drops (no goodbye, or shutting_down) connects to the next target and "
+                "logs in with its resume token, as after a cluster's gateway died; it has --login-timeout-ms "
+                "to get its player back");
+  cmd->add_option("--report", o.report, "Write a JSON report to this file");
+  cmd->add_option("--threshold", o.thresholds,
+                  "Fail (exit 3) unless it holds, e.g. 'move_p99_ms<50' (repeatable)");
+  cmd->add_flag("--quiet", o.quiet, "No progress lines on stderr");
+}
+
+
 }  // namespace
 
 CLI::App* add_bots_command(CLI::App& app, bots_command_options& o) {
@@ -164,45 +216,8 @@ CLI::App* add_bots_command(CLI::App& app, bots_command_options& o) {
   cmd->add_option("--move-hz", o.move_hz, "Moves per second of each bot")
       ->capture_default_str()
       ->check(CLI::Range(0.01, 1000.0));
-  cmd->add_option("--session", o.session_seconds, "Mean session length in seconds (default: the whole run)")
-      ->check(CLI::Range(0.0, 86400.0));
-  cmd->add_option("--chat-every", o.chat_every, "Mean seconds between two chats of a bot (0: never)")
-      ->capture_default_str()
-      ->check(CLI::Range(0.0, 86400.0));
-  cmd->add_option("--act-every", o.act_every,
-                  "Mean seconds between two world requests of a bot (travel, dungeons, phases; 0: never)")
-      ->capture_default_str()
-      ->check(CLI::Range(0.0, 86400.0));
-  cmd->add_option("--mix", o.mix,
-                  "Weights of the world requests, e.g. 'enter_phase=0,transfer=2' (default: enter_field=3,"
-                  "enter_dungeon=2,join_team=1,transfer=1,enter_phase=2,leave_phase=1,back_to_town=2)");
-  cmd->add_option("--party-size", o.party_size, "Bots per party (dungeon runs, team joins)")
-      ->capture_default_str()
-      ->check(CLI::Range(1u, 100u));
-  cmd->add_option("--admin", o.admin, "ADMIN_HOST:PORT whose /scenes says where bots can travel");
-  cmd->add_option(
-      "--verify-views", o.verify_views,
-      "ADMIN_HOST:PORT: at the end, compare every bot's view with the server's lines (exit 3 on a mismatch); "
-      "a cluster's nodes as HOST:PORT,HOST:PORT,...");
-  cmd->add_option("--checkpoints", o.checkpoints,
-                  "View checks during the run, movement paused (with --verify-views)")
-      ->check(CLI::Range(0u, 100u));
-  cmd->add_option("--settle-ms", o.settle_ms,
-                  "A view check reads the server once no frame changed a view for this long")
-      ->capture_default_str()
-      ->check(CLI::Range(0, 60'000));
-  cmd->add_option("--login-timeout-ms", o.login_timeout_ms,
-                  "A bot with no view (202) this long after connecting is an error and closes")
-      ->capture_default_str()
-      ->check(CLI::Range(100, 600'000));
-  cmd->add_flag("--resume", o.resume,
-                "A bot its server drops (no goodbye, or shutting_down) connects to the next target and "
-                "logs in with its resume token, as after a cluster's gateway died; it has --login-timeout-ms "
-                "to get its player back");
-  cmd->add_option("--report", o.report, "Write a JSON report to this file");
-  cmd->add_option("--threshold", o.thresholds,
-                  "Fail (exit 3) unless it holds, e.g. 'move_p99_ms<50' (repeatable)");
-  cmd->add_flag("--quiet", o.quiet, "No progress lines on stderr");
+  add_behaviour_options(cmd, o);
+  add_check_options(cmd, o);
   cmd->footer(
       "Exit status: 0 views and thresholds held; 2 usage error or unreachable admin endpoint;\n"
       "3 a view mismatch or a missed threshold.");

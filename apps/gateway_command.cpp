@@ -1,10 +1,10 @@
 #include "gateway_command.hpp"
 
-#include "admin_server.hpp"
+#include <scenert/admin/server.hpp>
 #include "check_command.hpp"
 #include "exit_codes.hpp"
-#include "prometheus_text.hpp"
-#include "run_admin.hpp"
+#include <scenert/admin/prometheus_text.hpp>
+#include <scenert/admin/world_admin.hpp>
 #include "shutdown_signal.hpp"
 
 #include <unistd.h>
@@ -20,6 +20,8 @@
 #include <optional>
 
 namespace scenert::apps {
+
+using namespace scenert::admin;
 namespace {
 
 using std::chrono::milliseconds;

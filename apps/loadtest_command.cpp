@@ -2,11 +2,11 @@
 
 #include "check_command.hpp"
 #include "exit_codes.hpp"
-#include "loadtest_checker.hpp"
-#include "loadtest_driver.hpp"
-#include "loadtest_plan.hpp"
-#include "loadtest_report.hpp"
-#include "threshold.hpp"
+#include <scenert/loadtest/checker.hpp>
+#include <scenert/loadtest/driver.hpp>
+#include <scenert/loadtest/plan.hpp>
+#include <scenert/loadtest/report.hpp>
+#include <scenert/loadtest/threshold.hpp>
 
 #include <scenert/runtime/processor_pool.hpp>
 #include <scenert/scene/world.hpp>
@@ -21,6 +21,8 @@
 #include <thread>
 
 namespace scenert::apps {
+
+using namespace scenert::loadtest;
 namespace {
 
 using std::chrono::milliseconds;

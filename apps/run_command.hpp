@@ -4,7 +4,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "admin_server.hpp"
+#include <scenert/admin/server.hpp>
 
 #include <scenert/net/front.hpp>
 
@@ -38,7 +38,7 @@ struct run_options {
 void set_up_logging();
 
 /// The front's options from the flags: endpoints checked, the table's network settings unless given.
-[[nodiscard]] result<net::front_options, admin_errc> front_options_for(const run_options& o);
+[[nodiscard]] result<net::front_options, admin::admin_errc> front_options_for(const run_options& o);
 
 /// Adds the `run` subcommand to `app`; `options` is filled in when it is parsed.
 CLI::App* add_run_command(CLI::App& app, run_options& options);

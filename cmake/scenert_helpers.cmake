@@ -35,6 +35,25 @@ function(scenert_add_library name)
   set(SCENERT_EXPORTED_LIBS ${SCENERT_EXPORTED_LIBS} ${name} CACHE INTERNAL "")
 endfunction()
 
+# scenert_add_tool_library(<name> SOURCES ... [PUBLIC_DEPS ...] [PRIVATE_DEPS ...]): a library of
+# the scenert command's tools (the bots, the load test, the admin endpoint): laid out and built as
+# every library, as scenert_<name> with its alias scenert::<name>, but not installed.
+function(scenert_add_tool_library name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;PUBLIC_DEPS;PRIVATE_DEPS" ${ARGN})
+  set(target scenert_${name})
+  add_library(${target} STATIC ${ARG_SOURCES})
+  add_library(scenert::${name} ALIAS ${target})
+  target_include_directories(${target} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/include
+                                       PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src)
+  target_compile_features(${target} PUBLIC cxx_std_20)
+  target_link_libraries(${target} PUBLIC ${ARG_PUBLIC_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
+  scenert_compile_options(${target})
+  # As in net/: ThreadSanitizer does not model the fences Asio puts around its handlers.
+  if(SCENERT_SANITIZE MATCHES "thread")
+    target_compile_definitions(${target} PRIVATE BOOST_ASIO_DISABLE_FENCED_BLOCK)
+  endif()
+endfunction()
+
 # scenert_add_test(<name> SOURCES ... DEPS ... [TIMEOUT s] [LABELS ...]): one GoogleTest
 # executable, via ctest. The label `tsan` selects what the ThreadSanitizer build runs.
 function(scenert_add_test name)

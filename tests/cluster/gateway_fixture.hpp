@@ -28,6 +28,12 @@ inline constexpr const char* gateway_nodes_bucket = "scenert-nodes";
 // A node's world that keeps who it hosts: enters and team joins (to a mate it hosts) place, leaves
 // take off, moves of players it does not host are not_in_scene; a placement names the request's scene
 // (scene 1 when it names none) and the world's `line`. `full` refuses every join.
+// A locator answering at once from `where` (the tests' worlds know where their players are).
+template <class Where>
+player_locator answer_at_once(Where where) {
+  return [where = std::move(where)](player_id p, unique_function<void(location)> answer) { answer(where(p)); };
+}
+
 struct host_world final : world_port {
   std::mutex m;
   std::set<player_id> players;
@@ -174,8 +180,8 @@ struct two_hosts {
     on_b.players.insert(40);
     on_b.line = 2;  // line ids are the cluster's: no two nodes place on one
     ok = lease_a && lease_b && lease_b->beat(100) &&
-         a.start(on_a, [this](player_id p) { return on_a.where(p); }) &&
-         b.start(on_b, [this](player_id p) { return on_b.where(p); });
+         a.start(on_a, answer_at_once([this](player_id p) { return on_a.where(p); })) &&
+         b.start(on_b, answer_at_once([this](player_id p) { return on_b.where(p); }));
   }
 };
 

@@ -339,21 +339,21 @@ TEST_F(Gateways, AClientResumesOnAnotherGatewayWhichClaimsItsPlayerFromItsNode) 
   // Node a hosts player 7 (in phase 3 of space 9 on scene 1's line 1) and player 9 (between lines
   // for its first three looks, then on line 2).
   std::atomic<int> looks{0};
-  ASSERT_TRUE(a.start(world_a, [&looks](player_id p) {
+  ASSERT_TRUE(a.start(world_a, test::answer_at_once([&looks](player_id p) {
     if (p == 7) return location{location::state::in_line, {1, 1, 1}, {}, 9, 3, false};
     if (p == 9 && ++looks <= 3)
       return location{location::state::switching, {1, 1, 1}, {1, 2, 1}, 0, 0, false};
     if (p == 9) return location{location::state::in_line, {1, 2, 1}, {}, 0, 0, false};
     return location{};
-  }));
+  })));
   // Node b holds a copy of player 7 (a gateway died between a journey's two steps).
   echo_world world_b;
   auto lease_b = node_lease::join(nodes, "b", 0);
   ASSERT_TRUE(lease_b && lease_b->beat(100));  // busy: the gateways place nobody there
   node_endpoint b(*link, "b", 1);
-  ASSERT_TRUE(b.start(world_b, [](player_id p) {
+  ASSERT_TRUE(b.start(world_b, test::answer_at_once([](player_id p) {
     return p == 7 ? location{location::state::in_line, {2, 1, 1}, {}, 0, 0, false} : location{};
-  }));
+  })));
   auto sessions = link->bucket("scenert-sessions");
   ASSERT_TRUE(sessions) << sessions.error().message;
   let_go_list first_let_go, second_let_go;
@@ -436,9 +436,9 @@ TEST_F(Gateways, ASilentGatewaysPlayersLeaveUnlessClaimedWithinResume) {
   echo_world world_a;
   ASSERT_TRUE(node_lease::join(nodes, "a", 0));
   node_endpoint a(*link, "a", 1, node_endpoint_options{1s, 1s});
-  ASSERT_TRUE(a.start(world_a, [](player_id p) {
+  ASSERT_TRUE(a.start(world_a, test::answer_at_once([](player_id p) {
     return p == 2 ? location{location::state::in_line, {1, 1, 1}, {}, 0, 0, false} : location{};
-  }));
+  })));
   {
     auto g1 = gateway(5s, [](remote_world_options& o) { o.gateway = "g1"; });
     ASSERT_TRUE(g1);
@@ -603,8 +603,8 @@ TEST_F(Gateways, NodesSeeAJourneyThroughWithoutTheGatewayThatAskedForIt) {
   using k = world_request::kind;
   host_world on_a, on_b;
   node_endpoint a(*link, "a", 1), b(*link, "b", 1);
-  ASSERT_TRUE(a.start(on_a, [&](player_id p) { return on_a.where(p); }));
-  ASSERT_TRUE(b.start(on_b, [&](player_id p) { return on_b.where(p); }));
+  ASSERT_TRUE(a.start(on_a, test::answer_at_once([&](player_id p) { return on_a.where(p); })));
+  ASSERT_TRUE(b.start(on_b, test::answer_at_once([&](player_id p) { return on_b.where(p); })));
   {
     std::scoped_lock lock(on_a.m, on_b.m);
     on_a.players = {10, 11, 12};
@@ -689,7 +689,7 @@ TEST_F(Gateways, AGivenUpHandOversReleaseIsSaidAgainUntilItsTargetConfirmsIt) {
   host_world on_a;
   on_a.players = {10};
   node_endpoint a(*link, "a", 1);
-  ASSERT_TRUE(a.start(on_a, [&](player_id p) { return on_a.where(p); }));
+  ASSERT_TRUE(a.start(on_a, test::answer_at_once([&](player_id p) { return on_a.where(p); })));
   std::mutex m;
   std::condition_variable cv;
   int arrivals = 0, confirmations = 0;
@@ -759,8 +759,8 @@ TEST_F(Gateways, AJourneyItsNodesCannotTellAboutWaitsForThemAndKeepsThePlayersRo
   ASSERT_TRUE(lease_a && lease_b && lease_b->beat(100));  // b looks busy: entries go to a
   auto a = std::make_unique<node_endpoint>(*link, "a", 1);
   node_endpoint b(*link, "b", 1);
-  ASSERT_TRUE(a->start(on_a, [&](player_id p) { return on_a.where(p); }));
-  ASSERT_TRUE(b.start(on_b, [&](player_id p) { return on_b.where(p); }));
+  ASSERT_TRUE(a->start(on_a, test::answer_at_once([&](player_id p) { return on_a.where(p); })));
+  ASSERT_TRUE(b.start(on_b, test::answer_at_once([&](player_id p) { return on_b.where(p); })));
   auto g = gateway(500ms, [](remote_world_options& o) { o.journeys = true; });
   ASSERT_NE(g, nullptr);
   ASSERT_TRUE(ask(*g, world_request::enter(10, 1)));
@@ -791,7 +791,7 @@ TEST_F(Gateways, AJourneyItsNodesCannotTellAboutWaitsForThemAndKeepsThePlayersRo
   EXPECT_EQ(on_b.heard_of(11), std::vector<k>{});
 
   a = std::make_unique<node_endpoint>(*link, "a", 1);  // back: 11 never left it
-  ASSERT_TRUE(a->start(on_a, [&](player_id p) { return on_a.where(p); }));
+  ASSERT_TRUE(a->start(on_a, test::answer_at_once([&](player_id p) { return on_a.where(p); })));
   poll_until(answered, 10s);
   ASSERT_TRUE(answered());
   auto j = join.get();

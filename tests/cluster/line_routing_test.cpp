@@ -178,8 +178,9 @@ struct split_nodes {
         a(link, "a", 1),
         b(link, "b", 1) {
     on_b.line = 2;
-    ok = lease_a && lease_b && a.start(on_a, [this](player_id p) { return on_a.where(p); }) &&
-         b.start(on_b, [this](player_id p) { return on_b.where(p); });
+    ok = lease_a && lease_b &&
+         a.start(on_a, test::answer_at_once([this](player_id p) { return on_a.where(p); })) &&
+         b.start(on_b, test::answer_at_once([this](player_id p) { return on_b.where(p); }));
   }
 };
 

@@ -13,14 +13,16 @@
 
 #include <scenert/cluster/cluster_errc.hpp>
 #include <scenert/cluster/nats_link.hpp>
+#include <scenert/runtime/unique_function.hpp>
 #include <scenert/scene/line_directory.hpp>
 #include <scenert/scene/line_event.hpp>
 #include <scenert/scene/world_port.hpp>
 
 namespace scenert::cluster {
 
-/// Where the world has a player now (the world's locate); called on a library thread, may block briefly.
-using player_locator = std::function<location(player_id)>;
+/// Asks where the world has a player now; `answer` is called once, on any thread (the world's), and
+/// the caller does not wait for it.
+using player_locator = std::function<void(player_id, unique_function<void(location)> answer)>;
 
 struct node_endpoint_options {
   /// A gateway not heard from this long (its beats, its requests) is dead: its players wait
@@ -44,6 +46,7 @@ struct node_endpoint_stats {
 };
 
 /// Create it, hand on_line_events() to the world's options, create the world, then start(world).
+/// Its timers (the answers' linger, a claim's settling) run on an executor of its own, one thread.
 /// Thread-safety: on_line_events' function from the lines' threads; the rest from one thread.
 class node_endpoint {
  public:
@@ -63,7 +66,8 @@ class node_endpoint {
   /// Declares silent gateways dead and takes their unclaimed players off once `resume` is over;
   /// gives up hand-overs not answered in time. From one thread, a few times a second.
   void poll(std::chrono::steady_clock::time_point now);
-  /// Unsubscribes, then sends the answers still held. Called by the destructor too.
+  /// Unsubscribes, then sends the answers still held; claims still settling are dropped (their
+  /// gateway asks again). Called by the destructor too.
   void stop();
 
   [[nodiscard]] node_endpoint_stats stats() const;

@@ -1,0 +1,276 @@
+// `scenert run`: the world, its pool, its front, its node in a cluster and its admin endpoint,
+// wired in the order they depend on each other, each step its own function; then the wait for
+// SIGINT or SIGTERM and a clean stop.
+
+#include "change_log.hpp"
+#include "check_command.hpp"
+#include "exit_codes.hpp"
+#include "run_command.hpp"
+#include "shutdown_signal.hpp"
+
+#include <scenert/admin/cluster_metrics.hpp>
+#include <scenert/admin/history_ring.hpp>
+#include <scenert/admin/web_files.hpp>
+#include <scenert/admin/world_admin.hpp>
+#include <scenert/cluster/scene_node.hpp>
+#include <scenert/runtime/processor_pool.hpp>
+#include <scenert/scene/world.hpp>
+#include <scenert/space/space_module.hpp>
+
+#include <fmt/ranges.h>
+#include <spdlog/spdlog.h>
+
+#include <atomic>
+#include <filesystem>
+#include <optional>
+
+namespace scenert::apps {
+namespace {
+
+using std::chrono::milliseconds;
+using namespace scenert::admin;
+
+// Everything `run` wires together, declared in the order it is built: destroyed in reverse.
+struct hosting {
+  explicit hosting(const run_options& options) : o(options) {}
+  const run_options& o;
+  std::shared_ptr<const scene_table> table;
+  std::vector<scene_id> hosted;  // a node's part of the table: its world knows no other scene
+  std::unique_ptr<processor_pool> pool;
+  world_options wo;
+  std::optional<web_files> pages;
+  std::filesystem::path web_root;
+  std::unique_ptr<net::front> door;
+  std::unique_ptr<cluster::scene_node> node;
+  std::shared_ptr<world> w;
+  std::atomic<bool> stopping{false};
+  history_ring history;
+  std::unique_ptr<admin_server> admin, web;
+  change_log changes;
+};
+
+pool_options pool_options_for(const scene_table& t, const run_options& o) {
+  pool_options p;
+  p.workers = o.workers ? o.workers : t.runtime.workers;
+  p.quarantine_after = t.runtime.quarantine_after;
+  p.stall_threshold = t.runtime.stall_threshold;
+  p.realtime_priority = o.realtime;
+  p.log = [](log_level level, std::string_view message) {
+    spdlog::log(level == log_level::info   ? spdlog::level::info
+                : level == log_level::warn ? spdlog::level::warn
+                                           : spdlog::level::err,
+                "pool: {}", message);
+  };
+  return p;
+}
+
+// The table, or a node's part of it (`--hosts`).
+int load_table(hosting& h) {
+  int code = exit_ok;
+  h.table = load_table_or_report(h.o.table, code);
+  if (!h.table || h.o.hosts.empty()) return code;
+  auto part = cluster::hosted_part(*h.table, h.o.hosts);
+  if (!part) {
+    spdlog::error("--hosts {}: {} has no scene of {}", fmt::join(h.o.hosts, ","), h.o.table,
+                  h.o.hosts.size() == 1 ? "that kind" : "those kinds");
+    return exit_usage;
+  }
+  for (const auto& s : part->scenes) h.hosted.push_back(s.id);
+  h.table = std::make_shared<const scene_table>(std::move(part).value());
+  return exit_ok;
+}
+
+int load_pages(hosting& h) {
+  if (h.o.web.empty()) return exit_ok;
+  h.web_root = h.o.web_root.empty() ? default_web_root() : std::filesystem::path(h.o.web_root);
+  auto loaded = web_files::load(h.web_root);
+  if (!loaded) {
+    spdlog::error("--web {}: {}", h.o.web, loaded.error().message);
+    return exit_usage;
+  }
+  for (const auto& name : loaded->missing())
+    spdlog::warn("--web: /vendor/{} not found: run scripts/setup.sh (it installs the pages' scripts)", name);
+  h.pages = std::move(*loaded);
+  return exit_ok;
+}
+
+int open_door(hosting& h) {
+  if (h.o.tcp.empty() && h.o.ws.empty() && !h.pages) return exit_ok;
+  auto options = front_options_for(h.o);
+  if (!options) {
+    spdlog::error("{}", options.error().message);
+    return exit_usage;
+  }
+  h.door = net::front::create(*h.table, std::move(*options));
+  h.wo.on_line_events = h.door->on_line_events();
+  return exit_ok;
+}
+
+int join_cluster(hosting& h) {
+  if (h.o.cluster.empty()) return exit_ok;
+  cluster::scene_node_options no;
+  no.url = h.o.cluster;
+  no.name = h.o.node;
+  no.dead_after = milliseconds(h.o.dead_after_ms);
+  no.resume = h.table->network.resume_ms;
+  no.scenes = h.hosted;
+  no.warn = [](std::string_view what) { spdlog::warn("{}", what); };
+  no.error = [](std::string_view what) { spdlog::error("{}", what); };
+  auto joined = cluster::scene_node::join(*h.table, std::move(no));
+  if (!joined) {
+    spdlog::error("--cluster {} --node {}: {}", h.o.cluster, h.o.node, joined.error().message);
+    return exit_usage;
+  }
+  h.node = std::move(joined).value();
+  h.wo.directory = h.node->take_directory();
+  // The lines' events go to the gateways, and to this process's own front when it has one.
+  h.wo.on_line_events = [to_gateways = h.node->on_line_events(), to_front = std::move(h.wo.on_line_events)](
+                            line_handle l, phase_id p, std::span<const line_event> events) {
+    to_gateways(l, p, events);
+    if (to_front) to_front(l, p, events);
+  };
+  spdlog::info("node {} joined the cluster at {} with epoch {}", h.o.node, h.o.cluster, h.node->self().epoch);
+  return exit_ok;
+}
+
+std::unique_ptr<admin_server> serve(hosting& h, const std::string& flag, const std::string& text, bool pages) {
+  auto handlers = world_admin_handlers(*h.table, *h.pool, *h.w, h.stopping, h.door.get());
+  if (h.node)
+    handlers.metrics = [world_metrics = std::move(handlers.metrics), node = h.node.get()] {
+      auto r = world_metrics();
+      prometheus_text out;
+      render_node_metrics(out, node->stats());
+      r.body += out.text();
+      return r;
+    };
+  handlers.history = [&h] { return admin_response{200, "application/json", h.history.json()}; };
+  if (pages) {
+    handlers.page = [&h](std::string_view path) { return h.pages->find(path); };
+    handlers.websocket = [&h](int socket, std::string bytes) { h.door->adopt_websocket(socket, std::move(bytes)); };
+  }
+  auto at = parse_endpoint(text);
+  auto started = at ? admin_server::start(*at, std::move(handlers), flag.substr(2))
+                    : result<std::unique_ptr<admin_server>, admin_errc>(at.error());
+  if (!started) spdlog::error("{} {}: {}", flag, text, started.error().message);
+  return started ? std::move(*started) : nullptr;
+}
+
+// Stops taking requests, closes every line, stops the pool; the admin endpoint answers throughout.
+void stop_hosting(hosting& h) {
+  const auto begun = std::chrono::steady_clock::now();
+  spdlog::info("stopping: no new players; closing every line");
+  if (h.w->shutdown().wait_for(std::chrono::seconds(4)) != std::future_status::ready)
+    spdlog::error("the world did not finish closing its lines within 4 s");
+  const auto last = h.w->snapshot();
+  h.changes.update(*last);
+  (void)h.pool->stop();
+  std::uint64_t opened = 0, closed = 0;
+  for (const auto& s : last->scenes) {
+    opened += s.lines_opened;
+    closed += s.lines_closed;
+  }
+  spdlog::info("stopped in {} ms: {} lines opened and {} closed over the run",
+               std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - begun).count(),
+               opened, closed);
+}
+
+// The pool, the world, the node's part and the front, in that order; a failure stops what started.
+int start_serving(hosting& h) {
+  if (auto started = h.pool->start(); !started) {
+    spdlog::error("{}", started.error().message);
+    return exit_usage;
+  }
+  h.w->start();
+  if (h.node) {
+    if (auto started = h.node->start(*h.w); !started) {
+      spdlog::error("--cluster {} --node {}: {}", h.o.cluster, h.o.node, started.error().message);
+      stop_hosting(h);
+      return exit_usage;
+    }
+  }
+  if (h.door) {
+    if (auto started = h.door->start(*h.w); !started) {
+      spdlog::error("{}", started.error().message);
+      if (h.node) h.node->stop();
+      stop_hosting(h);
+      return exit_usage;
+    }
+  }
+  return exit_ok;
+}
+
+void say_hosting(const hosting& h) {
+  const auto& o = h.o;
+  auto where = [](const std::string& text) { return parse_endpoint(text)->host; };
+  spdlog::info(
+      "hosting {} scene definitions from {} on {} workers{}{}{}{}{}", h.table->scenes.size(), o.table,
+      h.pool->options().workers,
+      h.admin ? fmt::format("; admin endpoint http://{}:{}", where(o.admin), h.admin->port()) : "",
+      h.door && !o.tcp.empty() ? fmt::format("; clients on tcp://{}:{}", where(o.tcp), h.door->tcp_port()) : "",
+      h.door && !o.ws.empty() ? fmt::format("; WebSocket clients on ws://{}:{}", where(o.ws), h.door->ws_port())
+                              : "",
+      h.web ? fmt::format("; web pages on http://{}:{}/ ({} files from {})", where(o.web), h.web->port(),
+                          h.pages->size(), h.web_root.string())
+            : "",
+      h.door ? fmt::format("; {} I/O thread{} for clients", o.io_threads, o.io_threads == 1 ? "" : "s") : "");
+}
+
+// Until SIGINT or SIGTERM, or until the cluster fenced this node: logs the world's changes and
+// records a sample a second for /history. False when fenced.
+bool serve_until_stopped(hosting& h) {
+  auto sampled = std::chrono::steady_clock::now();
+  while (!wait_for_shutdown(milliseconds(250))) {
+    const auto snapshot = h.w->snapshot();
+    h.changes.update(*snapshot);
+    if (h.node && h.node->fenced()) return false;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - sampled < std::chrono::seconds(1)) continue;
+    sampled = now;
+    h.history.record(
+        std::chrono::duration_cast<milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count(),
+        snapshot->players, h.door ? h.door->stats().connections : 0, snapshot->requests, h.pool->metrics());
+  }
+  return true;
+}
+
+int host(hosting& h) {
+  for (auto step : {load_table, load_pages}) {
+    if (int code = step(h); code != exit_ok || !h.table) return code;
+  }
+  h.pool = std::make_unique<processor_pool>(pool_options_for(*h.table, h.o));
+  h.wo.on_new_line = attach_space_modules(*h.table);  // town lines get their phases
+  h.wo.on_evicted = [](player_id p, line_handle from, std::string_view reason) {
+    spdlog::warn("player {} evicted from scene {} line {}: {}", p, from.scene, from.line, reason);
+  };
+  for (auto step : {open_door, join_cluster}) {
+    if (int code = step(h); code != exit_ok) return code;
+  }
+  h.w = world::create(*h.table, *h.pool, std::move(h.wo));
+  if (!h.o.admin.empty() && !(h.admin = serve(h, "--admin", h.o.admin, false))) return exit_usage;
+  if (h.pages && !(h.web = serve(h, "--web", h.o.web, true))) return exit_usage;
+  if (int code = start_serving(h); code != exit_ok) return code;
+  say_hosting(h);
+  const bool fenced = !serve_until_stopped(h);
+  h.stopping.store(true);
+  if (h.door) {
+    const auto s = h.door->stats();
+    spdlog::info("saying goodbye to {} clients ({} accepted over the run)", s.connections, s.accepted);
+    h.door->stop();
+  }
+  if (h.node) h.node->stop();
+  stop_hosting(h);
+  if (fenced) return exit_fenced;
+  if (h.node) h.node->leave();
+  return exit_ok;
+}
+
+}  // namespace
+
+int run_host(const run_options& o) {
+  block_shutdown_signals();  // before any thread starts: every thread inherits the mask
+  set_up_logging();
+  hosting h(o);
+  return host(h);
+}
+
+}  // namespace scenert::apps

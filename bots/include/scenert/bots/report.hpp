@@ -1,0 +1,80 @@
+#pragma once
+/// The results of `scenert bots`: a summary table for people, a JSON report for tools, and the
+/// measured values that `--threshold` criteria are checked against.
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <scenert/net/message_id.hpp>
+
+#include <scenert/bots/verify.hpp>
+#include <scenert/bots/latency_histogram.hpp>
+#include <scenert/loadtest/report.hpp>  // ms_stats
+
+namespace scenert::bots {
+
+using loadtest::ms_stats;
+
+/// Frames and bytes of one message id, both ways (as the bots count them).
+struct wire_count {
+  std::uint64_t frames_in = 0, bytes_in = 0, frames_out = 0, bytes_out = 0;
+};
+
+/// Everything a bots run measured.
+struct bots_report {
+  // ---- the run, as asked ----
+  std::string target;     ///< HOST:PORT
+  std::string transport;  ///< "tcp" or "ws"
+  std::string protocol;   ///< "scenert" or "seed002"
+  std::uint32_t clients = 0;
+  double seconds = 0, rate = 0, move_hz = 0;
+  std::uint64_t seed = 0;
+  unsigned threads = 1;
+  std::uint64_t plan_digest = 0;
+  double wall_seconds = 0;
+
+  // ---- connections ----
+  std::uint64_t connected = 0, connect_failed = 0, logged_in = 0, max_online = 0;
+  latency_histogram connect, login;  ///< connect: TCP (and WS) handshake; login: connect to first 202
+  std::map<std::string, std::uint64_t>
+      disconnects;  ///< by reason: the server's goodbye reason, "eof", "error", "timeout"
+  std::uint64_t resumed = 0;  ///< --resume: bots that got their player back on another connection
+  latency_histogram resume;   ///< --resume: dropped to its first view (202) on the new connection
+
+  // ---- play ----
+  std::uint64_t moves_sent = 0, chats_sent = 0;
+  std::map<std::string, std::uint64_t> moves_refused;  ///< by the server's reason (1008)
+  latency_histogram move_to_viewer;                    ///< a bot's move to each viewer's 200 Tp 4 of it
+  latency_histogram heartbeat_rtt;
+  std::map<std::string, latency_histogram> request_rtt;                 ///< by request kind
+  std::map<std::string, std::map<std::string, std::uint64_t>> answers;  ///< request kind -> code -> count
+  std::array<wire_count, std::size(net::all_message_ids)> wire{};       ///< by message id
+  std::uint64_t unknown_frames = 0;  ///< frames with an id or payload the bots could not decode
+
+  // ---- errors and views ----
+  std::uint64_t errors =
+      0;  ///< anything a client should never see: bad frames, protocol breaches, failed connects
+  std::vector<std::string> error_examples;
+  bool views_verified = false;
+  view_check views;                     ///< at the end
+  std::vector<view_check> checkpoints;  ///< during the run, movement paused
+  std::vector<std::string> missed_thresholds;
+
+  /// Mismatches at the end and at every checkpoint.
+  [[nodiscard]] std::uint64_t view_mismatches() const noexcept;
+};
+
+/// The metric names `--threshold` accepts (move_p99_ms, errors, view_mismatches, ...).
+[[nodiscard]] const std::vector<std::string>& bots_threshold_metrics();
+/// The measured value of every threshold metric.
+[[nodiscard]] std::map<std::string, double> bots_measured_values(const bots_report& r);
+
+/// The table printed at the end of a run (stdout).
+[[nodiscard]] std::string bots_summary_text(const bots_report& r);
+/// The JSON report (`--report FILE`).
+[[nodiscard]] std::string bots_report_json(const bots_report& r);
+
+}  // namespace scenert::bots

@@ -1,0 +1,43 @@
+// node_endpoint: each line's events out to the gateways, numbered, and the lines as they stand for a
+// gateway that missed some.
+
+#include "node_endpoint_impl.hpp"
+#include "subjects.hpp"
+
+namespace scenert::cluster {
+
+void node_endpoint::impl::line_events(line_handle line, phase_id phase, std::span<const line_event> events) {
+  const view_key k{line.scene, line.line, phase};
+  auto& s = shards[view_key_hash{}(k) % shards.size()];
+  std::lock_guard lock(s.m);
+  auto& v = s.views[k];
+  if (v.line != line) v = line_view{line, 0, {}};  // a new generation starts its count again
+  for (const auto& e : events) {
+    if (e.what == line_event::kind::left)
+      v.standing.erase(entity_key(e));
+    else
+      v.standing[entity_key(e)] = line_event{line_event::kind::entered, e.player, e.at, e.monster};
+  }
+  wire::event_batch b{line, phase, ++v.seq, {events.begin(), events.end()}};
+  // Published under the view's lock, so the line's batches leave in their order.
+  publish(subjects::line(node, line), wire::encode(b));
+  event_batches.fetch_add(1, std::memory_order_relaxed);
+}
+
+void node_endpoint::impl::on_views(std::string_view reply) {
+  if (reply.empty()) return;
+  views_asked.fetch_add(1, std::memory_order_relaxed);
+  wire::views all{node, {}};
+  for (auto& s : shards) {
+    std::lock_guard lock(s.m);
+    for (const auto& [k, v] : s.views) {
+      wire::view_state state{v.line, k.phase, v.seq, {}};
+      state.standing.reserve(v.standing.size());
+      for (const auto& [id, e] : v.standing) state.standing.push_back(e);
+      all.lines.push_back(std::move(state));
+    }
+  }
+  publish(std::string(reply), wire::encode(all));
+}
+
+}  // namespace scenert::cluster
