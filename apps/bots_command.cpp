@@ -1,8 +1,8 @@
 #include "bots_command.hpp"
 
 #include <scenert/bots/engine.hpp>
-#include "exit_codes.hpp"
 #include <scenert/loadtest/threshold.hpp>
+#include "exit_codes.hpp"
 
 #include <utility>  // before Asio: Boost 1.74's asio/awaitable.hpp needs it under g++ 12
 
@@ -185,7 +185,6 @@ void add_check_options(CLI::App* cmd, bots_command_options& o) {
                   "Fail (exit 3) unless it holds, e.g. 'move_p99_ms<50' (repeatable)");
   cmd->add_flag("--quiet", o.quiet, "No progress lines on stderr");
 }
-
 
 }  // namespace
 

@@ -33,11 +33,11 @@ void change_log::report(const scene_snapshot& sc, const std::vector<line_key>& o
     return;
   }
   for (const auto& [line, gen] : opened)
-    spdlog::info("scene {} ({}) line {} opened (generation {}); {} open", sc.def->id, sc.def->name, line,
-                 gen, sc.open_lines);
+    spdlog::info("scene {} ({}) line {} opened (generation {}); {} open", sc.def->id, sc.def->name, line, gen,
+                 sc.open_lines);
   for (const auto& [line, gen] : closed)
-    spdlog::info("scene {} ({}) line {} closed (generation {}); {} open", sc.def->id, sc.def->name, line,
-                 gen, sc.open_lines);
+    spdlog::info("scene {} ({}) line {} closed (generation {}); {} open", sc.def->id, sc.def->name, line, gen,
+                 sc.open_lines);
 }
 
 }  // namespace scenert::apps

@@ -133,7 +133,8 @@ int join_cluster(hosting& h) {
   return exit_ok;
 }
 
-std::unique_ptr<admin_server> serve(hosting& h, const std::string& flag, const std::string& text, bool pages) {
+std::unique_ptr<admin_server> serve(hosting& h, const std::string& flag, const std::string& text,
+                                    bool pages) {
   auto handlers = world_admin_handlers(*h.table, *h.pool, *h.w, h.stopping, h.door.get());
   if (h.node)
     handlers.metrics = [world_metrics = std::move(handlers.metrics), node = h.node.get()] {
@@ -146,7 +147,9 @@ std::unique_ptr<admin_server> serve(hosting& h, const std::string& flag, const s
   handlers.history = [&h] { return admin_response{200, "application/json", h.history.json()}; };
   if (pages) {
     handlers.page = [&h](std::string_view path) { return h.pages->find(path); };
-    handlers.websocket = [&h](int socket, std::string bytes) { h.door->adopt_websocket(socket, std::move(bytes)); };
+    handlers.websocket = [&h](int socket, std::string bytes) {
+      h.door->adopt_websocket(socket, std::move(bytes));
+    };
   }
   auto at = parse_endpoint(text);
   auto started = at ? admin_server::start(*at, std::move(handlers), flag.substr(2))
@@ -206,9 +209,11 @@ void say_hosting(const hosting& h) {
       "hosting {} scene definitions from {} on {} workers{}{}{}{}{}", h.table->scenes.size(), o.table,
       h.pool->options().workers,
       h.admin ? fmt::format("; admin endpoint http://{}:{}", where(o.admin), h.admin->port()) : "",
-      h.door && !o.tcp.empty() ? fmt::format("; clients on tcp://{}:{}", where(o.tcp), h.door->tcp_port()) : "",
-      h.door && !o.ws.empty() ? fmt::format("; WebSocket clients on ws://{}:{}", where(o.ws), h.door->ws_port())
-                              : "",
+      h.door && !o.tcp.empty() ? fmt::format("; clients on tcp://{}:{}", where(o.tcp), h.door->tcp_port())
+                               : "",
+      h.door && !o.ws.empty()
+          ? fmt::format("; WebSocket clients on ws://{}:{}", where(o.ws), h.door->ws_port())
+          : "",
       h.web ? fmt::format("; web pages on http://{}:{}/ ({} files from {})", where(o.web), h.web->port(),
                           h.pages->size(), h.web_root.string())
             : "",

@@ -5,10 +5,8 @@ namespace {
 
 void render_lease_metrics(prometheus_text& out, const cluster::scene_node_stats& s) {
   auto c = [](std::uint64_t n) { return static_cast<double>(n); };
-  out.gauge("scenert_cluster_epoch", "This node's epoch (one more at each join of its name).",
-            c(s.epoch));
-  out.gauge("scenert_cluster_connected", "1 while the link to the NATS server is up.",
-            s.connected ? 1 : 0);
+  out.gauge("scenert_cluster_epoch", "This node's epoch (one more at each join of its name).", c(s.epoch));
+  out.gauge("scenert_cluster_connected", "1 while the link to the NATS server is up.", s.connected ? 1 : 0);
   out.counter("scenert_cluster_link_reconnects_total", "Times the link to the NATS server came back.",
               c(s.link_reconnects));
   out.counter("scenert_cluster_beats_total", "Heartbeats written.", c(s.beats));

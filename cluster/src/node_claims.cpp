@@ -54,7 +54,8 @@ void node_endpoint::impl::settle_place(std::shared_ptr<claim_job> job, location 
 // The world answers on its own thread; the answer comes back to the executor.
 void node_endpoint::impl::ask_where(std::shared_ptr<claim_job> job) {
   where(job->claim.player, [weak = weak_from_this(), job](location at) {
-    if (auto self = weak.lock()) asio::post(self->io, [s = self.get(), job, at] { s->settle_place(job, at); });
+    if (auto self = weak.lock())
+      asio::post(self->io, [s = self.get(), job, at] { s->settle_place(job, at); });
   });
 }
 
@@ -65,8 +66,8 @@ void node_endpoint::impl::answer_claim(const claim_job& job, location at) {
     heard(c.gateway, clock::now());
     gateway_of[c.player] = c.gateway;
   }
-  wire::claim_answer a{node,
-                       fail(world_errc::not_in_scene, fmt::format("player {}: not on node {}", c.player, node))};
+  wire::claim_answer a{
+      node, fail(world_errc::not_in_scene, fmt::format("player {}: not on node {}", c.player, node))};
   // A player between two lines is claimed where it goes: its events come from there.
   if (at.where == location::state::in_line)
     a.result = placement{at.line, at.space, at.phase};

@@ -26,8 +26,9 @@ cluster_result<void> node_endpoint::impl::subscribe_all() {
       {subjects::released(node), [](impl& i, auto, auto data, auto) { i.on_released(data); }},
   };
   for (const auto& [subject, handle] : topics) {
-    auto sub = link.subscribe(subject, [this, handle](std::string_view s, std::string_view data,
-                                                      std::string_view reply) { handle(*this, s, data, reply); });
+    auto sub =
+        link.subscribe(subject, [this, handle](std::string_view s, std::string_view data,
+                                               std::string_view reply) { handle(*this, s, data, reply); });
     if (!sub) return sub.error();
     subs.push_back(std::move(sub).value());
   }

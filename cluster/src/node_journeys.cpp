@@ -14,12 +14,13 @@ namespace scenert::cluster {
 
 // A request that takes its player to another node: that node is asked to place it; the player
 // stands here meanwhile (its gateway holds its next requests).
-void node_endpoint::impl::hand_over(std::shared_ptr<const std::string> gateway, const wire::request_entry& e) {
+void node_endpoint::impl::hand_over(std::shared_ptr<const std::string> gateway,
+                                    const wire::request_entry& e) {
   if (!valid_name(e.to) || e.to == node) {
     bad_batches.fetch_add(1, std::memory_order_relaxed);
     return answer(*gateway, e.ticket,
-                  fail(world_errc::node_unavailable,
-                       fmt::format("player {}: no journey from node {} to '{}'", e.request.player, node, e.to)));
+                  fail(world_errc::node_unavailable, fmt::format("player {}: no journey from node {} to '{}'",
+                                                                 e.request.player, node, e.to)));
   }
   std::uint64_t id = 0;
   {

@@ -33,7 +33,11 @@ constexpr const char* lines_bucket = "scenert-lines";
 
 struct scene_node::impl {
   impl(scene_node_options o, std::unique_ptr<nats_link> l, kv_bucket n, kv_bucket ls, node_lease le)
-      : opt(std::move(o)), link(std::move(l)), nodes(std::move(n)), lines(std::move(ls)), lease(std::move(le)) {}
+      : opt(std::move(o)),
+        link(std::move(l)),
+        nodes(std::move(n)),
+        lines(std::move(ls)),
+        lease(std::move(le)) {}
 
   scene_node_options opt;
   std::unique_ptr<nats_link> link;
@@ -51,7 +55,8 @@ struct scene_node::impl {
   std::thread io_thread;
 
   std::atomic<bool> is_fenced{false};
-  std::atomic<std::uint64_t> beats{0}, beat_failures{0}, declared_dead{0}, tombstoned{0}, line_counts_written{0};
+  std::atomic<std::uint64_t> beats{0}, beat_failures{0}, declared_dead{0}, tombstoned{0},
+      line_counts_written{0};
 
   void warn(std::string_view what) const {
     if (opt.warn) opt.warn(what);
@@ -65,7 +70,8 @@ struct scene_node::impl {
 
 std::optional<scene_table> hosted_part(const scene_table& table, const std::vector<std::string>& kinds) {
   auto wanted = [&kinds](scene_kind k) {
-    return std::find(kinds.begin(), kinds.end(), scene_kind_names[static_cast<std::size_t>(k)]) != kinds.end();
+    return std::find(kinds.begin(), kinds.end(), scene_kind_names[static_cast<std::size_t>(k)]) !=
+           kinds.end();
   };
   scene_table part = table;
   std::erase_if(part.scenes, [&](const scene_def& s) {
@@ -89,11 +95,13 @@ cluster_result<std::unique_ptr<scene_node>> scene_node::join(const scene_table& 
   if (!lines) return lines.error();
   auto lease = node_lease::join(*nodes, o.name, 0, o.scenes);
   if (!lease) return lease.error();
-  auto i = std::make_unique<impl>(std::move(o), std::move(link).value(), *nodes, *lines, std::move(lease).value());
+  auto i =
+      std::make_unique<impl>(std::move(o), std::move(link).value(), *nodes, *lines, std::move(lease).value());
   cluster_directory_options dopt;
   dopt.warn = i->opt.warn;
   dopt.linked = [l = i->link.get()] { return l->connected(); };
-  auto directory = make_synced_cluster_directory(table, line_store(i->lines), i->lease.record(), std::move(dopt));
+  auto directory =
+      make_synced_cluster_directory(table, line_store(i->lines), i->lease.record(), std::move(dopt));
   i->directory = std::move(directory.directory);
   i->counts = std::move(directory.counts);
   i->endpoint = std::make_unique<node_endpoint>(*i->link, i->opt.name, i->lease.record().epoch,

@@ -27,15 +27,15 @@ class world;
 namespace scenert::cluster {
 
 struct scene_node_options {
-  std::string url;                               ///< the NATS server, nats://HOST:PORT
-  std::string name;                              ///< this node's name in the cluster
-  std::chrono::milliseconds beat{1000};          ///< how often it beats and looks at the others
-  std::chrono::milliseconds dead_after{3000};    ///< a node (or gateway) silent this long is dead
-  std::chrono::milliseconds resume{0};           ///< a dead gateway's players wait this long for a resume
-  std::chrono::milliseconds poll_every{250};     ///< how often the endpoint looks at its gateways
-  std::vector<scene_id> scenes;                  ///< the scenes it hosts; empty: every scene
-  std::function<void(std::string_view)> warn;    ///< what went wrong and goes on, for the log
-  std::function<void(std::string_view)> error;   ///< what went wrong for good (fenced), for the log
+  std::string url;                              ///< the NATS server, nats://HOST:PORT
+  std::string name;                             ///< this node's name in the cluster
+  std::chrono::milliseconds beat{1000};         ///< how often it beats and looks at the others
+  std::chrono::milliseconds dead_after{3000};   ///< a node (or gateway) silent this long is dead
+  std::chrono::milliseconds resume{0};          ///< a dead gateway's players wait this long for a resume
+  std::chrono::milliseconds poll_every{250};    ///< how often the endpoint looks at its gateways
+  std::vector<scene_id> scenes;                 ///< the scenes it hosts; empty: every scene
+  std::function<void(std::string_view)> warn;   ///< what went wrong and goes on, for the log
+  std::function<void(std::string_view)> error;  ///< what went wrong for good (fenced), for the log
 };
 
 /// What a scene node counted; read from any thread.

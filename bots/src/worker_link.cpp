@@ -1,0 +1,247 @@
+// The bots' worker: connections, WebSocket upgrades, reads, writes, losses and reconnects.
+
+#include "worker_detail.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+namespace scenert::bots {
+
+using namespace detail;
+
+void worker::connect(bot& b) {
+  b.at = bot::stage::connecting;
+  b.connect_started = clock::now();
+  b.ws = shared_.opt.ws;
+  const std::size_t t = (b.index + b.shift) % shared_.targets.size();
+  const auto& target = shared_.opt.targets[t];
+  b.sock.emplace(io_).async_connect(shared_.targets[t], [this, &b, &target,
+                                                         c = ++b.connection](boost::system::error_code ec) {
+    if (b.at != bot::stage::connecting || b.connection != c) return;
+    if (ec && b.resuming) return reconnect(b, clock::now());  // that one is down too: the next
+    if (ec) {
+      ++stats_.connect_failed;
+      error(b, fmt::format("bot {}: connect to {}:{}: {}", b.index, target.host, target.port, ec.message()));
+      return close(b, "connect_failed");
+    }
+    boost::system::error_code ignored;
+    b.sock->set_option(tcp::no_delay(true), ignored);
+    b.sock->non_blocking(true, ignored);
+    if (b.ws) return upgrade(b);
+    connected(b);
+  });
+}
+
+// WebSocket: the upgrade request, then its answer (the bytes after it are the first messages).
+void worker::upgrade(bot& b) {
+  const auto key = ws_key(masks_(), masks_());
+  const auto& target = shared_.opt.targets[(b.index + b.shift) % shared_.opt.targets.size()];
+  b.upgrade = ws_upgrade_request(fmt::format("{}:{}", target.host, target.port), "/",
+                                 shared_.opt.protocol == bots_protocol::scenert ? "scenert" : "", key);
+  asio::async_write(*b.sock, asio::buffer(b.upgrade),
+                    [this, &b, c = b.connection](boost::system::error_code ec, std::size_t) {
+                      if (b.at != bot::stage::connecting || b.connection != c) return;
+                      if (ec) return upgrade_failed(b, ec.message());
+                      b.upgrade.clear();
+                      read_upgrade(b);
+                    });
+}
+
+void worker::read_upgrade(bot& b) {
+  b.sock->async_wait(tcp::socket::wait_read, [this, &b, c = b.connection](boost::system::error_code ec) {
+    if (b.at != bot::stage::connecting || b.connection != c) return;
+    if (ec) return upgrade_failed(b, ec.message());
+    boost::system::error_code e;
+    const std::size_t n = b.sock->read_some(asio::buffer(buffer_), e);
+    if (e && e != asio::error::would_block)
+      return upgrade_failed(b, e == asio::error::eof ? "the server closed the connection" : e.message());
+    b.upgrade.append(buffer_.data(), n);
+    auto answer = ws_upgrade_answer(b.upgrade);
+    if (!answer) return upgrade_failed(b, answer.error().message);
+    if (*answer == 0) return read_upgrade(b);
+    const std::string first = b.upgrade.substr(*answer);
+    std::string().swap(b.upgrade);
+    connected(b);
+    if (!first.empty() && b.at != bot::stage::done) take(b, first);
+  });
+}
+
+void worker::upgrade_failed(bot& b, const std::string& why) {
+  ++stats_.connect_failed;
+  error(b, fmt::format("bot {}: WebSocket upgrade: {}", b.index, why));
+  close(b, "connect_failed");
+}
+
+void worker::connected(bot& b) {
+  stats_.connect.record(clock::now() - b.connect_started);
+  ++stats_.connected;
+  b.at = bot::stage::logging_in;
+  if (shared_.opt.protocol == bots_protocol::scenert)
+    send(b, net::login{fmt::format("bot-{}", b.index), b.token});
+  read(b);
+  flush();
+}
+
+// Waits until readable, then drains through the thread's one buffer (no buffer per bot).
+void worker::read(bot& b) {
+  b.sock->async_wait(tcp::socket::wait_read, [this, &b, c = b.connection](boost::system::error_code ec) {
+    if (b.at == bot::stage::done || b.connection != c) return;
+    if (ec) return lost(b, ec.message());
+    for (;;) {
+      boost::system::error_code e;
+      const std::size_t n = b.sock->read_some(asio::buffer(buffer_), e);
+      if (e == asio::error::would_block) break;
+      if (e) return lost(b, e == asio::error::eof ? "eof" : e.message());
+      take(b, {buffer_.data(), n});
+      if (b.at == bot::stage::done || b.connection != c) return;
+      if (n < buffer_.size()) break;
+    }
+    read(b);
+  });
+}
+
+void worker::take(bot& b, std::string_view bytes) {
+  if (!b.ws) {
+    frames(b, bytes);
+  } else {
+    auto fed = b.unframer.feed(
+        bytes, [&](std::string_view data) { frames(b, data); },
+        [&](std::uint8_t opcode, std::string_view payload) { on_control(b, opcode, payload); });
+    if (!fed && b.at != bot::stage::done) {
+      error(b, fmt::format("bot {}: the server's WebSocket stream broke: {}", b.index, fed.error().message));
+      close(b, "bad_frame");
+    }
+  }
+  flush();
+}
+
+void worker::frames(bot& b, std::string_view bytes) {
+  if (b.at == bot::stage::done) return;
+  auto fed = b.reader.feed(bytes, [&](std::uint32_t id, std::string_view payload) {
+    if (b.at != bot::stage::done) on_frame(b, id, payload);
+  });
+  if (!fed) {
+    error(b, fmt::format("bot {}: the server's stream broke: {}", b.index, fed.error().message));
+    close(b, "bad_frame");
+  }
+}
+
+// A ping is answered with its payload; the server's close ends the connection (its goodbye, if it
+// sent one, came before).
+void worker::on_control(bot& b, std::uint8_t opcode, std::string_view payload) {
+  if (b.at == bot::stage::done) return;
+  if (opcode == ws_unframer::close) return lost(b, "eof");
+  if (opcode != ws_unframer::ping) return;
+  ws_append_masked(b.pongs, payload, static_cast<std::uint32_t>(masks_()), ws_unframer::pong);
+  if (!b.writing && !b.dirty) {
+    b.dirty = true;
+    dirty_.push_back(&b);
+  }
+}
+
+// The server closed (or the network failed): its goodbye, if it sent one, says why.
+void worker::lost(bot& b, const std::string& reason) {
+  if (b.at == bot::stage::leaving) return close(b, "bye");
+  const bool may_resume = shared_.opt.resume && !b.token.empty() && !stopping_ &&
+                          (b.goodbye.empty() || b.goodbye == "shutting_down") &&
+                          (b.at == bot::stage::playing || b.resuming);
+  if (!may_resume) return close(b, b.goodbye.empty() ? reason : b.goodbye);
+  ++stats_.disconnects[b.goodbye.empty() ? reason : b.goodbye];
+  if (b.at == bot::stage::playing) shared_.online.fetch_sub(1, std::memory_order_relaxed);
+  if (!b.resuming) {
+    b.resuming = true;
+    b.dropped_at = clock::now();
+    b.resume_by = b.dropped_at + shared_.opt.login_timeout;
+  }
+  reconnect(b, clock::now());
+}
+
+// Off the connection it had, on to the next target (a moment later: the server may be restarting).
+void worker::reconnect(bot& b, clock::time_point now) {
+  boost::system::error_code ignored;
+  if (b.sock) b.sock->close(ignored);
+  ++b.connection;
+  ++b.shift;
+  b.at = bot::stage::reconnecting;
+  b.next_try = now + std::chrono::milliseconds(100);
+  b.goodbye.clear();
+  b.reader = net::frame_reader{1u << 20};
+  b.unframer = {};
+  b.upgrade.clear(), b.pongs.clear(), b.out.clear(), b.sending.clear();
+  b.writing = false;
+  b.view.clear();
+  b.views = 0;  // the new connection counts its 202s from the start
+  b.pending.reset();
+  b.has_position = false;
+}
+
+void worker::close(bot& b, const std::string& reason) {
+  if (b.at == bot::stage::done) return;
+  if (b.at == bot::stage::playing || b.at == bot::stage::leaving)
+    shared_.online.fetch_sub(1, std::memory_order_relaxed);
+  b.at = bot::stage::done;
+  ++stats_.disconnects[reason];
+  boost::system::error_code ignored;
+  if (b.sock) {
+    b.sock->shutdown(tcp::socket::shutdown_both, ignored);
+    b.sock->close(ignored);
+  }
+  if (b.pid != 0) shared_.pid_of[b.index].store(0, std::memory_order_relaxed);
+}
+
+void worker::error(bot& b, const std::string& what) {
+  (void)b;
+  ++stats_.errors;
+  shared_.errors.fetch_add(1, std::memory_order_relaxed);
+  if (stats_.error_examples.size() < max_examples) stats_.error_examples.push_back(what);
+}
+
+// ---- what the server says -----------------------------------------------------------------------
+
+void worker::send(bot& b, const net::client_message& m) {
+  if (b.at == bot::stage::done) return;
+  const std::size_t before = b.out.size();
+  net::append_frame(b.out, m);
+  auto& w = wire_of(stats_, net::id_of(m));
+  ++w.frames_out;
+  w.bytes_out += b.out.size() - before;
+  shared_.frames_out.fetch_add(1, std::memory_order_relaxed);
+  if (!b.writing && !b.dirty) {
+    b.dirty = true;
+    dirty_.push_back(&b);
+  }
+}
+
+void worker::flush() {
+  for (bot* b : dirty_) {
+    b->dirty = false;
+    if (b->at != bot::stage::done && !b->writing && (!b->out.empty() || !b->pongs.empty())) write(*b);
+  }
+  dirty_.clear();
+}
+
+// WebSocket: the frames go as one masked message (the server's reader takes frames across messages).
+void worker::write(bot& b) {
+  b.writing = true;
+  b.sending.clear();
+  if (b.ws) {
+    b.sending.swap(b.pongs);
+    if (!b.out.empty()) ws_append_masked(b.sending, b.out, static_cast<std::uint32_t>(masks_()));
+    b.out.clear();
+  } else {
+    std::swap(b.out, b.sending);
+  }
+  asio::async_write(*b.sock, asio::buffer(b.sending),
+                    [this, &b, c = b.connection](boost::system::error_code ec, std::size_t) {
+                      if (b.connection != c) return;
+                      b.writing = false;
+                      if (b.at == bot::stage::done) return;
+                      if (ec) return lost(b, ec.message());
+                      if (!b.out.empty() || !b.pongs.empty()) write(b);
+                    });
+}
+
+}  // namespace scenert::bots
