@@ -18,7 +18,6 @@
 #include <set>
 #include <thread>
 
-#include "../eventually.hpp"
 #include "gateway_fixture.hpp"
 
 namespace scenert::cluster {
