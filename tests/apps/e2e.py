@@ -254,6 +254,7 @@ class Run(harness.Case):
                    lambda: town_connections()[1])
         wait_for_samples(p, ('scenert_net_message_frames_in_total{message="login"} 1', "scenert_net_logins_total 1",
                              'scenert_net_connections_closed_total{reason="dropped"} 0'))
+        check(web.messages >= 2, f"login_ok and 202 came as {web.messages} WebSocket messages")
         web.sock.close()  # the table's resume_ms keeps alice in the world for her resume token
         p.wait_metric("scenert_net_detached_players", lambda v: v == 1, 5, "alice waits for her resume")
         p.stop(want=0, deadline=5)
