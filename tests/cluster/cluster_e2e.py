@@ -184,11 +184,9 @@ class Cluster(harness.Case):
     def test_nodes(self):
         """max_lines across nodes; a SIGKILLed node's lines taken over; a restarted name gets a new epoch."""
         path = self.table()
-        code, _, err = self.run_scenert("run", path, "--cluster", f"nats://127.0.0.1:{harness.free_port()}",
-                                        "--node", "x", timeout=30)
-        check(code == 2 and "nats://127.0.0.1" in err, f"no server: {code} {err}")
-        code, _, err = self.run_scenert("run", path, "--cluster", "nats://127.0.0.1:1", timeout=30)
-        check(code == 2 and "--node" in err, f"--cluster without --node: {err}")
+        self.check_exits(((["run", path, "--cluster", f"nats://127.0.0.1:{harness.free_port()}", "--node", "x"], 2,
+                           "nats://127.0.0.1"),  # no server there
+                          (["run", path, "--cluster", "nats://127.0.0.1:1"], 2, "--node")))
         server = Server(self)
         a, b = self.two_nodes(server, path)
         killed = time.monotonic()
@@ -233,11 +231,9 @@ class Cluster(harness.Case):
     def test_gateways(self):
         """Bots through two gateways onto two nodes, views checked; then nats-server restarted under them."""
         mmo = self.mmo()
-        code, _, err = self.run_scenert("gateway", mmo, "--cluster", f"nats://127.0.0.1:{harness.free_port()}",
-                                        "--tcp", "127.0.0.1:0", timeout=30)
-        check(code == 2 and "nats://127.0.0.1" in err, f"gateway, no server: {err}")
-        code, _, err = self.run_scenert("gateway", mmo, "--cluster", "nats://127.0.0.1:1", timeout=30)
-        check(code == 2 and "--tcp or --ws" in err, f"gateway without listeners: {err}")
+        self.check_exits(((["gateway", mmo, "--cluster", f"nats://127.0.0.1:{harness.free_port()}", "--tcp",
+                            "127.0.0.1:0"], 2, "nats://127.0.0.1"),  # no server there
+                          (["gateway", mmo, "--cluster", "nats://127.0.0.1:1"], 2, "--tcp or --ws")))
         server = Server(self)
         # Nobody dies here: a node slow to beat again after the server's restart (a sanitizer build) is
         # not declared dead for it.
@@ -378,9 +374,7 @@ class Cluster(harness.Case):
         scene (a journey when it crosses), 0 view mismatches."""
         mmo = self.mmo()
         server = Server(self)
-        code, _, err = self.run_scenert("run", mmo, "--cluster", server.url, "--node", "x", "--hosts", "space",
-                                        timeout=30)
-        check(code == 2 and "space" in err, f"--hosts space: {code} {err}")
+        self.check_exits(((["run", mmo, "--cluster", server.url, "--node", "x", "--hosts", "space"], 2, "space"),))
         towns = node(self, server, "towns", mmo, hosts="town,field,guild")
         dungeons = node(self, server, "dungeons", mmo, hosts="dungeon")
         g1, g2 = gateway(self, server, "g1", mmo), gateway(self, server, "g2", mmo)

@@ -303,6 +303,13 @@ class Case(unittest.TestCase):
         """`scenert ARGS...` run to its end: (exit code, stdout, stderr)."""
         return run([cfg.scenert, *map(str, args)], timeout)
 
+    def check_exits(self, cases, timeout=30):
+        """For each (args, code, text): `scenert ARGS...` exits `code` with `text` in its stderr."""
+        for args, code, text in cases:
+            got, _, err = self.run_scenert(*args, timeout=timeout)
+            check(got == code and text in err,
+                  f"scenert {' '.join(map(str, args))}: exit {got}, want {code} with {text!r} on stderr: {err}")
+
 
 def main():
     """Runs the calling file's cases (one with --case) and exits 0 when every one passed."""
