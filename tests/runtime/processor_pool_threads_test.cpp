@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <memory>
@@ -29,6 +30,12 @@ constexpr bool under_tsan = false;
 using scenert::test::eventually;
 constexpr auto patience = 20s;  // generous: a loaded machine may be slow to tick every service
 
+// Whether every service ticked `n` times or more.
+template <class Services>
+bool each_ticked(const Services& all, int n) {
+  return std::all_of(all.begin(), all.end(), [n](const auto& s) { return s->ticks.load() >= n; });
+}
+
 struct counter final : service {
   explicit counter(std::string name) : service(std::move(name)) {}
   std::atomic<int> ticks{0}, inactives{0}, concurrent{0};
@@ -53,13 +60,7 @@ void ticks_on(executor_kind kind, unsigned workers = 2, int realtime_priority = 
     ASSERT_TRUE(pool.add(all.back(), 200));
   }
   ASSERT_TRUE(pool.start());
-  EXPECT_TRUE(eventually(
-      [&] {
-        for (auto& s : all)
-          if (s->ticks.load() < 10) return false;
-        return true;
-      },
-      patience));
+  EXPECT_TRUE(eventually([&] { return each_ticked(all, 10); }, patience));
   auto pm = pool.metrics(true);
   EXPECT_GE(pm.ticks, 30u);
   EXPECT_EQ(pm.workers, workers);
@@ -106,13 +107,7 @@ TEST(ProcessorPoolThreads, NeverTicksBeforeItsGridPointAtAThousandHertz) {
         std::make_shared<punctual>("p" + std::to_string(i), std::chrono::nanoseconds(added).count()));
     ASSERT_TRUE(pool.add(all.back(), 1000));
   }
-  EXPECT_TRUE(eventually(
-      [&] {
-        for (auto& s : all)
-          if (s->ticks.load() < 200) return false;
-        return true;
-      },
-      patience));
+  EXPECT_TRUE(eventually([&] { return each_ticked(all, 200); }, patience));
   ASSERT_TRUE(pool.stop());
   for (auto& s : all) EXPECT_EQ(s->early.load(), 0) << s->name();
 }
