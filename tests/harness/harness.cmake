@@ -25,6 +25,16 @@ function(scenert_add_e2e_test prefix file)
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 60)
   endif()
+  # Every case of the file is registered, and only those (checked again when the file changes).
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${file})
+  file(STRINGS ${file} defined REGEX "^    def test_[a-z0-9_]+\\(self\\)")
+  list(TRANSFORM defined REPLACE "^    def test_([a-z0-9_]+)\\(self\\).*" "\\1")
+  set(registered ${ARG_CASES})
+  list(SORT defined)
+  list(SORT registered)
+  if(NOT defined STREQUAL registered)
+    message(FATAL_ERROR "${file}: its cases (${defined}) are not the ones registered (${registered})")
+  endif()
   foreach(case ${ARG_CASES})
     add_test(NAME ${prefix}.${case}
       COMMAND ${SCENERT_TEST_PYTHON} ${file} --scenert $<TARGET_FILE:scenert> --source ${PROJECT_SOURCE_DIR}
