@@ -8,7 +8,6 @@ import json
 import os
 import pathlib
 import re
-import shutil
 import signal
 import sys
 import time
@@ -26,8 +25,7 @@ class Server:
 
     def __init__(self, case):
         self.case = case
-        self.store = os.path.join(case.work, "store")
-        shutil.rmtree(self.store, ignore_errors=True)  # a fresh cluster: no records of an earlier run
+        self.store = os.path.join(case.work, "store")  # the case's work folder is new: so is the cluster
         self.p = None
         for _ in range(5):  # a port another test took between free_port() and the bind: another one
             self.port = harness.free_port()

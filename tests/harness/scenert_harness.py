@@ -12,6 +12,7 @@ import importlib
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import struct
@@ -283,12 +284,13 @@ def split_frames(buf):
 
 
 class Case(unittest.TestCase):
-    """A test case with a work folder of its own; every process it starts is stopped when it ends,
-    passed or failed, and its output kept there."""
+    """A test case with a work folder of its own (emptied at its start); every process it starts is
+    stopped when it ends, passed or failed, and its output kept there."""
 
     def setUp(self):
         self.work = os.path.join(cfg.work, self._testMethodName)
-        os.makedirs(self.work, exist_ok=True)
+        shutil.rmtree(self.work, ignore_errors=True)  # what is there is this run's only
+        os.makedirs(self.work)
 
     def start(self, name, argv, env=None):
         p = Process(name, argv, env)
