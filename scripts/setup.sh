@@ -11,6 +11,7 @@ packages=(
   nats-server libnats-dev                         # the cluster: NATS with JetStream, nats.c
   libgtest-dev libgmock-dev libbenchmark-dev      # tests and benches
   python3 python3-jsonschema prometheus           # schema check, promtool
+  python3-protobuf                                # the e2e tests build their messages from net/proto
   chromium chromium-driver python3-selenium       # the web pages' tests in a real browser
 )
 

@@ -60,7 +60,8 @@ for stage in "${stages[@]}"; do
       cmake --install "$root/build/normal" --prefix "$prefix" >/dev/null
       build_source "$root/tests/consumer" "$root/build/consumer" -DCMAKE_PREFIX_PATH="$prefix"
       "$root/build/consumer/consumer"
-      /usr/bin/python3 "$root/tests/consumer/installed_pages.py" "$prefix" "$root/examples/small.json" ;;
+      /usr/bin/python3 "$root/tests/consumer/installed_pages.py" --scenert "$prefix/bin/scenert" --source "$root" \
+        --work "$root/build/consumer/pages" ;;
     fuzz)
       fuzz_dir="$root/build/fuzz"
       cmake -S "$root" -B "$fuzz_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \

@@ -81,6 +81,10 @@ node_endpoint_stats node_endpoint::stats() const {
   s.views_asked = n(i.views_asked), s.publish_failures = n(i.publish_failures);
   s.handoffs_out = n(i.handoffs_out), s.handoffs_in = n(i.handoffs_in),
   s.handoffs_failed = n(i.handoffs_failed), s.releases_again = n(i.releases_again);
+  {
+    std::lock_guard lock(impl_->travel_m);
+    s.releases_unconfirmed = i.releasing.size();
+  }
   std::lock_guard lock(impl_->gateways_m);
   for (const auto& [name, g] : i.gateways) s.gateways += g.dead_since ? 0 : 1;
   return s;

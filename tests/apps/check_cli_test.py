@@ -1,18 +1,17 @@
 #!/usr/bin/env python3
-"""End-to-end tests of `scenert check`: usage: check_cli_test.py SCENERT_BINARY SOURCE_DIR."""
+"""End-to-end tests of `scenert check`: exit codes, stdout/stderr contents, --json. Run through
+tests/harness: check_cli_test.py --scenert PATH --source DIR --work DIR [--case NAME]."""
 import json
 import pathlib
-import subprocess
 import sys
-import unittest
 
-SCENERT = sys.argv[1] if len(sys.argv) > 1 else "scenert"
-ROOT = pathlib.Path(sys.argv[2] if len(sys.argv) > 2 else ".")
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "harness"))
+import scenert_harness as harness  # noqa: E402
+from scenert_harness import cfg  # noqa: E402
 
 
-def run(*args):
-    p = subprocess.run([SCENERT, *map(str, args)], capture_output=True, timeout=60)
-    return p.returncode, p.stdout.decode("utf-8"), p.stderr.decode("utf-8")
+def root():
+    return pathlib.Path(cfg.source)
 
 
 def expected_stderr(table):
@@ -22,13 +21,14 @@ def expected_stderr(table):
 
 
 def bad_tables():
-    return sorted((ROOT / "tests/data/bad").glob("*.json")) + sorted((ROOT / "tests/data/bad_semantic").glob("*.json"))
+    return sorted((root() / "tests/data/bad").glob("*.json")) + sorted(
+        (root() / "tests/data/bad_semantic").glob("*.json"))
 
 
-class CheckCommand(unittest.TestCase):
+class CheckCommand(harness.Case):
     def test_accepts_every_example_and_prints_a_summary(self):
-        for table in sorted((ROOT / "examples").glob("*.json")):
-            code, out, err = run("check", table)
+        for table in sorted((root() / "examples").glob("*.json")):
+            code, out, err = self.run_scenert("check", table)
             self.assertEqual(code, 0, err)
             self.assertEqual(err, "")
             self.assertIn("valid scene table", out)
@@ -37,7 +37,7 @@ class CheckCommand(unittest.TestCase):
                 self.assertIn(scene["name"], out)
 
     def test_summary_shows_slots_areas_and_view(self):
-        code, out, _ = run("check", ROOT / "examples/mmo.json")
+        code, out, _ = self.run_scenert("check", root() / "examples/mmo.json")
         self.assertEqual(code, 0)
         row = next(l for l in out.splitlines() if "Sunken Crypt" in l)
         self.assertRegex(row, r"dungeon\s+group\s+5\s+0\.\.2000 \(fill_first; party instances\)\s+20\s+10 Hz\s+5\s+8x6\s+3x3")
@@ -45,7 +45,7 @@ class CheckCommand(unittest.TestCase):
         self.assertRegex(row, r"0\.\.5000 \(fill_first\)\s")
 
     def test_json_summary_has_slots_areas_and_view(self):
-        code, out, _ = run("check", ROOT / "examples/mmo.json", "--json")
+        code, out, _ = self.run_scenert("check", root() / "examples/mmo.json", "--json")
         self.assertEqual(code, 0)
         summary = json.loads(out)
         self.assertEqual(summary["status"], "ok")
@@ -62,14 +62,14 @@ class CheckCommand(unittest.TestCase):
         self.assertGreater(len(tables), 10)
         for table in tables:
             with self.subTest(table=table.name):
-                code, out, err = run("check", table)
+                code, out, err = self.run_scenert("check", table)
                 self.assertEqual(code, 1)
                 self.assertEqual(out, "")
                 self.assertEqual(err.splitlines(), expected_stderr(table))
 
     def test_json_errors_go_to_stdout_and_stderr(self):
-        table = ROOT / "tests/data/bad/unknown_keys.json"
-        code, out, err = run("check", table, "--json")
+        table = root() / "tests/data/bad/unknown_keys.json"
+        code, out, err = self.run_scenert("check", table, "--json")
         self.assertEqual(code, 1)
         report = json.loads(out)
         self.assertEqual(report["status"], "invalid")
@@ -79,34 +79,34 @@ class CheckCommand(unittest.TestCase):
         self.assertEqual(err.splitlines(), expected_stderr(table))
 
     def test_syntax_errors_carry_line_and_column_in_json(self):
-        code, out, _ = run("check", ROOT / "tests/data/bad/syntax_error.json", "--json")
+        code, out, _ = self.run_scenert("check", root() / "tests/data/bad/syntax_error.json", "--json")
         self.assertEqual(code, 1)
         error = json.loads(out)["errors"][0]
         self.assertEqual((error["line"], error["column"]), (4, 80))
 
     def test_unreadable_files_exit_2(self):
-        for path in (ROOT / "tests/data/no-such-table.json", ROOT / "tests/data"):
-            code, out, err = run("check", path)
+        for path in (root() / "tests/data/no-such-table.json", root() / "tests/data"):
+            code, out, err = self.run_scenert("check", path)
             self.assertEqual(code, 2, path)
             self.assertIn("cannot read", err)
-        code, out, _ = run("check", ROOT / "tests/data/no-such-table.json", "--json")
+        code, out, _ = self.run_scenert("check", root() / "tests/data/no-such-table.json", "--json")
         self.assertEqual((code, json.loads(out)["status"]), (2, "unreadable"))
 
     def test_usage_errors_exit_2(self):
-        for args in ([], ["check"], ["check", "--bogus", ROOT / "examples/small.json"], ["frobnicate"],
-                     ["check", ROOT / "examples/small.json", "extra"]):
+        for args in ([], ["check"], ["check", "--bogus", root() / "examples/small.json"], ["frobnicate"],
+                     ["check", root() / "examples/small.json", "extra"]):
             with self.subTest(args=args):
-                code, out, err = run(*args)
+                code, out, err = self.run_scenert(*args)
                 self.assertEqual(code, 2)
                 self.assertNotEqual(err, "")
 
     def test_help_exits_0(self):
         for args in (["--help"], ["check", "--help"]):
-            code, out, _ = run(*args)
+            code, out, _ = self.run_scenert(*args)
             self.assertEqual(code, 0)
             self.assertIn("Usage", out)
-        self.assertIn("--json", run("check", "--help")[1])
+        self.assertIn("--json", self.run_scenert("check", "--help")[1])
 
 
 if __name__ == "__main__":
-    unittest.main(argv=sys.argv[:1], verbosity=2)
+    harness.main()

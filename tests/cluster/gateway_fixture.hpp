@@ -17,6 +17,7 @@
 #include <span>
 #include <vector>
 
+#include "../eventually.hpp"
 #include "nats_server.hpp"
 
 namespace scenert::cluster::test {

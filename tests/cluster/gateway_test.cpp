@@ -23,6 +23,7 @@
 namespace scenert::cluster {
 namespace {
 
+using scenert::test::eventually;
 using test::ask;
 using test::claim;
 using test::Gateways;
@@ -113,8 +114,7 @@ TEST_F(Gateways, NoLiveNodeOrASilentNodeIsNodeUnavailable) {
   auto answer = std::make_shared<std::promise<world_result>>();
   auto f = answer->get_future();
   g->submit(world_request::enter(2, 1), [answer](world_result r) { answer->set_value(std::move(r)); });
-  std::this_thread::sleep_for(400ms);
-  g->poll(std::chrono::steady_clock::now());
+  g->poll(std::chrono::steady_clock::now() + 400ms);  // past the answer's 300 ms: the poll's clock, no sleep
   ASSERT_EQ(f.wait_for(1s), std::future_status::ready);
   auto silent = f.get();
   ASSERT_FALSE(silent);
@@ -143,7 +143,7 @@ TEST_F(Gateways, AMissedBatchIsMadeGoodFromTheNodesViewsAndOrderHolds) {
   std::thread loop([&] {  // the gateway's own loop: a line still waiting is asked for again
     while (!done) {
       g->poll(std::chrono::steady_clock::now());
-      std::this_thread::sleep_for(50ms);
+      std::this_thread::sleep_for(50ms);  // the loop's period, as the gateway command's
     }
   });
   auto publish = [&](std::uint64_t seq, std::vector<line_event> events) {
@@ -221,10 +221,10 @@ TEST_F(Gateways, ASlowGatewayCutOffByTheLibraryResyncsItsLinesAndDoesNotHang) {
   auto g = remote_world::start(*link, nodes, std::move(o));
   ASSERT_TRUE(g) << g.error().message;
   std::atomic<bool> done{false};
-  std::thread loop([&] {
+  std::thread loop([&] {  // the gateway's own loop
     while (!done) {
       (*g)->poll(std::chrono::steady_clock::now());
-      std::this_thread::sleep_for(50ms);
+      std::this_thread::sleep_for(50ms);  // the loop's period, as the gateway command's
     }
   });
   const line_handle line{2, 1, 1};
@@ -242,12 +242,12 @@ TEST_F(Gateways, ASlowGatewayCutOffByTheLibraryResyncsItsLinesAndDoesNotHang) {
     stalled = false;
   }
   cv.notify_all();
-  bool same = false;
-  for (int i = 0; i < 500 && !same; ++i) {
-    std::this_thread::sleep_for(20ms);
-    std::lock_guard lock(m);
-    same = seen == truth;
-  }
+  const bool same = eventually(
+      [&] {
+        std::lock_guard lock(m);
+        return seen == truth;
+      },
+      10s, 20ms);
   EXPECT_TRUE(same) << "the gateway's view of the line never caught up with the node's";
   const auto s = (*g)->stats();
   EXPECT_GT(s.dropped, 0u);  // the cut-off did drop batches
@@ -311,7 +311,7 @@ TEST_F(Gateways, ANodesViewsAreWhatItsLinesPublished) {
   EXPECT_LT(batches.size(), 10u);  // the echo answers at once: a burst of 50 leaves in a few batches
   // A batch that does not decode is counted, not answered.
   ASSERT_TRUE(link->publish("scenert.node.a.requests", "junk"));
-  for (int i = 0; i < 100 && a.stats().bad_batches == 0; ++i) std::this_thread::sleep_for(20ms);
+  EXPECT_TRUE(eventually([&] { return a.stats().bad_batches != 0; }));
   EXPECT_EQ(a.stats().bad_batches, 1u);
 }
 
@@ -373,8 +373,7 @@ TEST_F(Gateways, AClientResumesOnAnotherGatewayWhichClaimsItsPlayerFromItsNode) 
   g1->remember(bob, 8, "bob");  // no node hosts player 8
   g1->remember(cat, 9, "cat");
   auto remembered = [&](const std::string& t) {
-    for (int i = 0; i < 200 && !sessions->get("token." + t); ++i) std::this_thread::sleep_for(10ms);
-    return sessions->get("token." + t).has_value();
+    return eventually([&] { return sessions->get("token." + t).has_value(); });
   };
   ASSERT_TRUE(remembered(ann) && remembered(bob) && remembered(cat));
 
@@ -386,7 +385,7 @@ TEST_F(Gateways, AClientResumesOnAnotherGatewayWhichClaimsItsPlayerFromItsNode) 
   EXPECT_EQ(got->space, 9u);
   EXPECT_EQ(got->phase, 3u);
   EXPECT_EQ(first_let_go.wait_for(1), std::vector<player_id>{7});  // g1 lets it go
-  for (int i = 0; i < 200 && world_b.count() == 0; ++i) std::this_thread::sleep_for(5ms);
+  ASSERT_TRUE(eventually([&] { return world_b.count() != 0; }));
   {
     std::lock_guard lock(world_b.m);  // the copy on b is let go
     ASSERT_EQ(world_b.heard.size(), 1u);
@@ -413,7 +412,7 @@ TEST_F(Gateways, AClientResumesOnAnotherGatewayWhichClaimsItsPlayerFromItsNode) 
   EXPECT_EQ(nowhere.code(), world_errc::not_in_scene);
   EXPECT_NE(nowhere.error().message.find("player 8: on no live scene node"), std::string::npos)
       << nowhere.error().message;
-  for (int i = 0; i < 200 && sessions->get("token." + bob); ++i) std::this_thread::sleep_for(10ms);
+  EXPECT_TRUE(eventually([&] { return !sessions->get("token." + bob); }));
   EXPECT_EQ(sessions->get("token." + bob).code(), cluster_errc::not_found);
   // Tokens nobody gave out, or not tokens at all.
   EXPECT_EQ(claim(*g2, std::string(32, 'f')).code(), world_errc::not_in_scene);
@@ -425,7 +424,7 @@ TEST_F(Gateways, AClientResumesOnAnotherGatewayWhichClaimsItsPlayerFromItsNode) 
 
   // Forgotten (the player left the world): nobody can claim it.
   g2->forget(ann);
-  for (int i = 0; i < 200 && sessions->get("token." + ann); ++i) std::this_thread::sleep_for(10ms);
+  EXPECT_TRUE(eventually([&] { return !sessions->get("token." + ann); }));
   EXPECT_EQ(claim(*g1, ann).code(), world_errc::not_in_scene);
 }
 
@@ -489,7 +488,7 @@ TEST_F(Gateways, ATeamJoinToAMateOnAnotherNodeTakesThePlayerThere) {
   // 40 is nobody this gateway knows: a says no such mate, b has it.
   ASSERT_TRUE(ask(*g, world_request::join_team(10, 40)));
   EXPECT_EQ(on_b.heard_of(10), std::vector<k>{k::join_team});
-  for (int i = 0; i < 200 && on_a.heard_of(10).size() < 3; ++i) std::this_thread::sleep_for(5ms);
+  EXPECT_TRUE(eventually([&] { return on_a.heard_of(10).size() >= 3; }));
   EXPECT_EQ(on_a.heard_of(10), (std::vector<k>{k::enter, k::join_team, k::leave}));
 
   // 10 is on b now, and known: 11 goes to it; its move made on the way waits and follows it to b.
@@ -498,7 +497,7 @@ TEST_F(Gateways, ATeamJoinToAMateOnAnotherNodeTakesThePlayerThere) {
   ASSERT_TRUE(ask(*g, world_request::move(11, {5, 5})));
   ASSERT_TRUE(joined->get_future().get());
   EXPECT_EQ(on_b.heard_of(11), (std::vector<k>{k::join_team, k::move}));
-  for (int i = 0; i < 200 && on_a.heard_of(11).size() < 2; ++i) std::this_thread::sleep_for(5ms);
+  EXPECT_TRUE(eventually([&] { return on_a.heard_of(11).size() >= 2; }));
   EXPECT_EQ(on_a.heard_of(11), (std::vector<k>{k::enter, k::leave}));
 
   // b refuses: 12 stays on a, and its requests go on there.
@@ -561,8 +560,8 @@ TEST_F(Gateways, APartysMembersEnterItsInstanceOnOneNodeWhereverTheyStand) {
              [second](world_result r) { second->set_value(std::move(r)); });
   ASSERT_TRUE(first->get_future().get());
   ASSERT_TRUE(second->get_future().get());
-  for (int i = 0; i < 200 && h.on_a.hosts().contains(11) == h.on_b.hosts().contains(21); ++i)
-    std::this_thread::sleep_for(5ms);  // the one that travelled leaves its first node
+  // The one that travelled leaves its first node.
+  EXPECT_TRUE(eventually([&] { return h.on_a.hosts().contains(11) != h.on_b.hosts().contains(21); }));
   const auto on_a = h.on_a.hosts(), on_b = h.on_b.hosts();
   EXPECT_TRUE((on_a.contains(11) && on_a.contains(21) && !on_b.contains(21)) ||
               (on_b.contains(11) && on_b.contains(21) && !on_a.contains(11)))
@@ -589,7 +588,7 @@ TEST_F(Gateways, AnAnswerFromTheNodeAPlayerLeftDoesNotRouteItBack) {
   EXPECT_EQ(on_b.hosts(), (std::set<player_id>{10, 40}));
   const auto answered = g->stats().answers;
   on_a.answer_parked();
-  for (int i = 0; i < 500 && g->stats().answers == answered; ++i) std::this_thread::sleep_for(5ms);
+  EXPECT_TRUE(eventually([&] { return g->stats().answers != answered; }));
   ASSERT_GT(g->stats().answers, answered);  // the late answer reached the gateway
   ASSERT_TRUE(ask(*g, world_request::move(10, {2, 2})));
   EXPECT_EQ(on_b.heard_of(10), (std::vector<k>{k::join_team, k::move}));
@@ -622,26 +621,29 @@ TEST_F(Gateways, NodesSeeAJourneyThroughWithoutTheGatewayThatAskedForIt) {
                                  answers.insert_or_assign(e.ticket, std::move(e.result));
                              });
   ASSERT_TRUE(sub);
+  std::atomic<int> confirmations{0};  // releases b confirmed to a
+  auto confirmed = link->subscribe("scenert.node.a.released", [&](std::string_view, std::string_view,
+                                                                  std::string_view) { ++confirmations; });
+  ASSERT_TRUE(confirmed);
   auto send = [&](std::uint64_t ticket, const world_request& q, std::string to) {
     ASSERT_TRUE(link->publish("scenert.node.a.requests",
                               wire::encode(wire::request_batch{"gone", {{ticket, q, std::move(to)}}})));
   };
   auto answered = [&](std::uint64_t ticket) -> std::optional<world_result> {
-    for (int i = 0; i < 500; ++i) {
-      {
-        std::lock_guard lock(m);
-        if (auto it = answers.find(ticket); it != answers.end()) return it->second;
-      }
-      std::this_thread::sleep_for(10ms);
-    }
-    return std::nullopt;
+    auto find = [&]() -> std::optional<world_result> {
+      std::lock_guard lock(m);
+      auto it = answers.find(ticket);
+      return it != answers.end() ? std::optional(it->second) : std::nullopt;
+    };
+    (void)eventually([&] { return find().has_value(); });
+    return find();
   };
 
   // Placed on b, so off a.
   send(1, world_request::join_team(10, 40), "b");
   auto moved = answered(1);
   ASSERT_TRUE(moved && *moved);
-  for (int i = 0; i < 200 && on_a.hosts().contains(10); ++i) std::this_thread::sleep_for(5ms);
+  EXPECT_TRUE(eventually([&] { return !on_a.hosts().contains(10); }));
   EXPECT_EQ(on_a.heard_of(10), std::vector<k>{k::leave});
   EXPECT_EQ(on_b.heard_of(10), std::vector<k>{k::join_team});
   EXPECT_EQ(on_a.hosts(), (std::set<player_id>{11, 12}));
@@ -649,7 +651,7 @@ TEST_F(Gateways, NodesSeeAJourneyThroughWithoutTheGatewayThatAskedForIt) {
 
   // A node nobody serves never answers: given up at the poll after its second, the player stays.
   send(2, world_request::join_team(11, 40), "c");
-  std::this_thread::sleep_for(50ms);
+  ASSERT_TRUE(eventually([&] { return a.stats().handoffs_out == 2; }));  // a heard it and asked c
   a.poll(std::chrono::steady_clock::now() + 2s);
   auto unserved = answered(2);
   ASSERT_TRUE(unserved);
@@ -663,15 +665,16 @@ TEST_F(Gateways, NodesSeeAJourneyThroughWithoutTheGatewayThatAskedForIt) {
     on_b.park = true;
   }
   send(3, world_request::join_team(12, 40), "b");
-  for (int i = 0; i < 200 && on_b.heard_of(12).empty(); ++i) std::this_thread::sleep_for(5ms);
+  EXPECT_TRUE(eventually([&] { return !on_b.heard_of(12).empty(); }));
   ASSERT_EQ(on_b.heard_of(12), std::vector<k>{k::join_team});
   a.poll(std::chrono::steady_clock::now() + 2s);
   auto late = answered(3);
   ASSERT_TRUE(late);
   EXPECT_EQ(late->code(), world_errc::node_unavailable);
-  std::this_thread::sleep_for(100ms);  // the release reaches b before its world answers
+  // The release reaches b before its world answers: b confirms it to a once it let the player go.
+  EXPECT_TRUE(eventually([&] { return confirmations.load() >= 1; }));
   on_b.answer_parked();
-  for (int i = 0; i < 200 && on_b.hosts().contains(12); ++i) std::this_thread::sleep_for(5ms);
+  EXPECT_TRUE(eventually([&] { return !on_b.hosts().contains(12); }));
   EXPECT_EQ(on_b.heard_of(12), (std::vector<k>{k::join_team, k::leave}));
   EXPECT_EQ(on_a.heard_of(12), std::vector<k>{});
   EXPECT_EQ(on_a.hosts(), (std::set<player_id>{11, 12}));
@@ -735,9 +738,11 @@ TEST_F(Gateways, AGivenUpHandOversReleaseIsSaidAgainUntilItsTargetConfirmsIt) {
   }
   ASSERT_TRUE(link->publish(last.first, last.second));  // b confirms, as a node does
   ASSERT_TRUE(heard([&] { return confirmations == 1; }));
-  std::this_thread::sleep_for(100ms);  // a's own subscription hears it too
+  // a's own subscription hears it too.
+  ASSERT_TRUE(eventually([&] { return a.stats().releases_unconfirmed == 0; }));
   a.poll(t0 + 2600ms);
   a.poll(t0 + 2900ms);
+  // A negative: a third release, had a said one in those polls, reaches the test within this pause.
   std::this_thread::sleep_for(100ms);
   {
     std::lock_guard lock(m);
@@ -776,11 +781,12 @@ TEST_F(Gateways, AJourneyItsNodesCannotTellAboutWaitsForThemAndKeepsThePlayersRo
   auto move = moved->get_future();
   auto poll_until = [&](auto ready,
                         std::chrono::milliseconds most) {  // the gateway's poll, as its app runs it
-    for (auto end = std::chrono::steady_clock::now() + most;
-         !ready() && std::chrono::steady_clock::now() < end;) {
-      g->poll(std::chrono::steady_clock::now());
-      std::this_thread::sleep_for(20ms);
-    }
+    return eventually(
+        [&] {
+          g->poll(std::chrono::steady_clock::now());
+          return ready();
+        },
+        most, 20ms);
   };
   auto answered = [&] { return join.wait_for(0ms) == std::future_status::ready; };
   poll_until([&] { return g->stats().timeouts > 0; }, 3s);

@@ -21,6 +21,7 @@ namespace {
 using namespace std::chrono_literals;
 using kind = line_event::kind;
 using k = world_request::kind;
+using scenert::test::eventually;
 using test::ask;
 using test::Gateways;
 using test::two_hosts;
@@ -78,7 +79,7 @@ TEST_F(Gateways, AnEntryGoesToALineWithRoomOnAnyNodeBeforeALineOpens) {
   publish(b1, {{kind::left, 10, {}, false}});
   ASSERT_TRUE(ask(*g, world_request::transfer(12, field)));
   EXPECT_EQ(h.on_b.heard_of(12), std::vector<k>{k::enter});
-  for (int i = 0; i < 200 && h.on_a.heard_of(12).size() < 2; ++i) std::this_thread::sleep_for(5ms);
+  EXPECT_TRUE(eventually([&] { return h.on_a.heard_of(12).size() >= 2; }));
   EXPECT_EQ(h.on_a.heard_of(12), (std::vector<k>{k::enter, k::leave}));
 
   // One seat, two players at once: the first is counted on the line until answered, so the
@@ -157,7 +158,7 @@ TEST_F(Gateways, APartyMembersWayHomeCrossesNodesWithIt) {
   ASSERT_TRUE(home) << home.error().message;
   EXPECT_EQ(home->line.scene, field);
   EXPECT_EQ(h.on_a.heard_of(10), (std::vector<k>{k::enter, k::leave, k::enter}));
-  for (int i = 0; i < 200 && h.on_b.heard_of(10).size() < 2; ++i) std::this_thread::sleep_for(5ms);
+  EXPECT_TRUE(eventually([&] { return h.on_b.heard_of(10).size() >= 2; }));
   EXPECT_EQ(h.on_b.heard_of(10), (std::vector<k>{k::enter_instance, k::leave}));
   EXPECT_EQ(g->stats().journeys, 2u);
   // Home again, its next scene change goes by the lines as anyone's.
@@ -213,14 +214,14 @@ TEST_F(Gateways, PlayersGoOnlyToNodesHostingTheirScene) {
   EXPECT_EQ(on_b.heard_of(10), std::vector<k>{k::enter});
   ASSERT_TRUE(ask(*g, world_request::leave_party(10)));  // home to the field: on a
   EXPECT_EQ(on_b.heard_of(10), (std::vector<k>{k::enter, k::leave}));
-  for (int i = 0; i < 200 && on_a.heard_of(10).size() < 3; ++i) std::this_thread::sleep_for(5ms);
+  EXPECT_TRUE(eventually([&] { return on_a.heard_of(10).size() >= 3; }));
   EXPECT_EQ(on_a.heard_of(10), (std::vector<k>{k::enter, k::leave, k::enter}));
 
   ASSERT_TRUE(ask(*g, world_request::enter(20, 11)));  // from nowhere, straight to b
   EXPECT_EQ(on_b.heard_of(20), std::vector<k>{k::enter});
   ASSERT_TRUE(ask(*g, world_request::leave_party(20)));  // home is the first town, which a hosts
   EXPECT_EQ(on_a.heard_of(20), std::vector<k>{k::enter});
-  for (int i = 0; i < 200 && on_b.heard_of(20).size() < 2; ++i) std::this_thread::sleep_for(5ms);
+  EXPECT_TRUE(eventually([&] { return on_b.heard_of(20).size() >= 2; }));
   EXPECT_EQ(on_b.heard_of(20), (std::vector<k>{k::enter, k::leave}));
   ASSERT_TRUE(ask(*g, world_request::enter(21, field)));
   ASSERT_TRUE(ask(*g, world_request::enter_instance(21, 11, 7)));  // a party's: on b, its way home named
@@ -259,13 +260,13 @@ TEST_F(Gateways, AClaimedPlayerInItsInstanceGoesHomeToANodeHostingTheTown) {
   ASSERT_TRUE(ask(*g1, world_request::enter(30, 11)));  // its own instance, on b
   const std::string token(32, 'd');
   g1->remember(token, 30, "dee");
-  for (int i = 0; i < 200 && !sessions->get("token." + token); ++i) std::this_thread::sleep_for(10ms);
+  EXPECT_TRUE(eventually([&] { return sessions->get("token." + token).has_value(); }));
   auto got = test::claim(*g2, token);
   ASSERT_TRUE(got) << got.error().message;
   EXPECT_EQ(got->line.scene, 11u);
   ASSERT_TRUE(ask(*g2, world_request::leave_party(30)));
   EXPECT_EQ(on_a.heard_of(30), std::vector<k>{k::enter});
-  for (int i = 0; i < 200 && on_b.heard_of(30).size() < 2; ++i) std::this_thread::sleep_for(5ms);
+  EXPECT_TRUE(eventually([&] { return on_b.heard_of(30).size() >= 2; }));
   EXPECT_EQ(on_b.heard_of(30), (std::vector<k>{k::enter, k::leave}));
 }
 

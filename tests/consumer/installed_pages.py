@@ -1,63 +1,40 @@
+#!/usr/bin/python3
 """The installed `scenert run --web` serves the pages of its install tree, not of the source tree.
 
-Usage: installed_pages.py PREFIX TABLE. Starts PREFIX/bin/scenert on a free loopback port, fetches the
-pages, the .proto files and the npm scripts, compares each with its installed file, stops the server
-with SIGTERM and checks it exited 0. Standard library only.
+Run through tests/harness with the installed binary:
+    installed_pages.py --scenert PREFIX/bin/scenert --source DIR --work DIR
+Starts it on a free loopback port, fetches the pages, the .proto files and the npm scripts, compares
+each with its installed file, stops the server with SIGTERM and checks it exited 0.
 """
 import os
-import re
-import signal
-import subprocess
+import pathlib
 import sys
-import time
-import urllib.request
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "harness"))
+import scenert_harness as harness  # noqa: E402
+from scenert_harness import cfg, check  # noqa: E402
 
 
-def fail(message):
-    print(f"installed_pages: FAIL: {message}", file=sys.stderr)
-    sys.exit(1)
-
-
-def main():
-    prefix, table = os.path.abspath(sys.argv[1]), sys.argv[2]
-    web = os.path.join(prefix, "share", "scenert", "web")
-    server = subprocess.Popen([os.path.join(prefix, "bin", "scenert"), "run", table, "--web", "127.0.0.1:0"],
-                              stderr=subprocess.PIPE, text=True)
-    try:
-        port, seen = None, []
-        deadline = time.monotonic() + 20
-        while port is None and time.monotonic() < deadline:
-            line = server.stderr.readline()
-            if not line:
-                break
-            seen.append(line)
-            m = re.search(r"web pages on http://127\.0\.0\.1:(\d+)/ \(\d+ files from (.*)\)", line)
-            if m:
-                port, root = int(m.group(1)), m.group(2)
-        if port is None:
-            fail("no 'web pages on' line: " + "".join(seen))
-        if os.path.realpath(root) != os.path.realpath(web):
-            fail(f"the pages come from {root}, not the install tree {web}")
+class InstalledPages(harness.Case):
+    def test_serves_the_install_trees_pages(self):
+        prefix = os.path.dirname(os.path.dirname(os.path.abspath(cfg.scenert)))
+        web = os.path.join(prefix, "share", "scenert", "web")
+        server = self.scenert("server", "run", os.path.join(cfg.source, "examples", "small.json"),
+                              "--web", "127.0.0.1:0")
+        m = server.wait_for_line(r"web pages on http://127\.0\.0\.1:(\d+)/ \(\d+ files from (.*)\)", 20)
+        port, root = int(m.group(1)), m.group(2)
+        check(os.path.realpath(root) == os.path.realpath(web),
+              f"the pages come from {root}, not the install tree {web}")
         for path, file in (("/", "play.html"), ("/dashboard.html", "dashboard.html"), ("/play.js", "play.js"),
                            ("/proto/scenert.proto", "proto/scenert.proto"),
                            ("/vendor/protobuf.min.js", "vendor/protobuf.min.js"),
                            ("/vendor/chart.umd.js", "vendor/chart.umd.js")):
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5) as r:
-                body = r.read()
+            status, body = harness.http_get(port, path, raw=True)
             with open(os.path.join(web, file), "rb") as f:
-                if body != f.read():
-                    fail(f"GET {path} is not the installed {file}")
-        print(f"installed_pages: {root} served on port {port}: pages, protos and vendor scripts")
-    finally:
-        server.send_signal(signal.SIGTERM)
-        try:
-            code = server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            fail("the server did not stop within 10 s of SIGTERM")
-    if code != 0:
-        fail(f"the server exited {code} after SIGTERM")
+                check(status == 200 and body == f.read(), f"GET {path} is not the installed {file} ({status})")
+        server.stop(want=0, deadline=10)
+        harness.report(f"installed_pages: {root} served on port {port}: pages, protos and vendor scripts")
 
 
 if __name__ == "__main__":
-    main()
+    harness.main()

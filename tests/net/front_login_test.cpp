@@ -7,6 +7,7 @@
 #include <thread>
 #include <variant>
 
+#include "../eventually.hpp"
 #include "front_fixture.hpp"
 
 namespace scenert::net {
@@ -233,12 +234,7 @@ struct two_fronts {
   }
 };
 
-template <class F>
-bool eventually(F done) {
-  const auto deadline = std::chrono::steady_clock::now() + patience;
-  while (!done() && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(5ms);
-  return done();
-}
+using scenert::test::eventually;
 
 // A client resumes on another front with its token: that front claims the player (same id, same
 // place, a fresh 202), the first lets it go (its connection closed as replaced, or its wait for a

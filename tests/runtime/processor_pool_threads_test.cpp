@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <memory>
@@ -12,6 +13,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "../eventually.hpp"
 
 namespace scenert {
 namespace {
@@ -24,15 +27,13 @@ constexpr bool under_tsan = true;  // Debian's oneTBB is not built for TSan
 constexpr bool under_tsan = false;
 #endif
 
-// Polls `pred` until it holds or `limit` passes.
-template <class Pred>
-bool eventually(Pred pred, std::chrono::seconds limit = 20s) {
-  auto end = std::chrono::steady_clock::now() + limit;
-  while (!pred()) {
-    if (std::chrono::steady_clock::now() > end) return false;
-    std::this_thread::sleep_for(1ms);
-  }
-  return true;
+using scenert::test::eventually;
+constexpr auto patience = 20s;  // generous: a loaded machine may be slow to tick every service
+
+// Whether every service ticked `n` times or more.
+template <class Services>
+bool each_ticked(const Services& all, int n) {
+  return std::all_of(all.begin(), all.end(), [n](const auto& s) { return s->ticks.load() >= n; });
 }
 
 struct counter final : service {
@@ -59,11 +60,7 @@ void ticks_on(executor_kind kind, unsigned workers = 2, int realtime_priority = 
     ASSERT_TRUE(pool.add(all.back(), 200));
   }
   ASSERT_TRUE(pool.start());
-  EXPECT_TRUE(eventually([&] {
-    for (auto& s : all)
-      if (s->ticks.load() < 10) return false;
-    return true;
-  }));
+  EXPECT_TRUE(eventually([&] { return each_ticked(all, 10); }, patience));
   auto pm = pool.metrics(true);
   EXPECT_GE(pm.ticks, 30u);
   EXPECT_EQ(pm.workers, workers);
@@ -110,11 +107,7 @@ TEST(ProcessorPoolThreads, NeverTicksBeforeItsGridPointAtAThousandHertz) {
         std::make_shared<punctual>("p" + std::to_string(i), std::chrono::nanoseconds(added).count()));
     ASSERT_TRUE(pool.add(all.back(), 1000));
   }
-  EXPECT_TRUE(eventually([&] {
-    for (auto& s : all)
-      if (s->ticks.load() < 200) return false;
-    return true;
-  }));
+  EXPECT_TRUE(eventually([&] { return each_ticked(all, 200); }, patience));
   ASSERT_TRUE(pool.stop());
   for (auto& s : all) EXPECT_EQ(s->early.load(), 0) << s->name();
 }
@@ -171,7 +164,7 @@ TEST(ProcessorPoolThreads, AServiceRemovesItselfFromItsTickAndLearnsWhenItIsDone
   auto s = std::make_shared<leaver>(pool);
   ASSERT_TRUE(pool.add(s, 500));
   ASSERT_TRUE(pool.start());
-  ASSERT_TRUE(eventually([&] { return s->done.load(); }));
+  ASSERT_TRUE(eventually([&] { return s->done.load(); }, patience));
   EXPECT_EQ(s->ticks.load(), 4);
   EXPECT_EQ(s->inactives.load(), 1);
   EXPECT_EQ(s->after_removal.load(), 0);
@@ -199,10 +192,12 @@ TEST(ProcessorPoolThreads, NamesAndCountsAStalledTickWhileItRuns) {
   auto s = std::make_shared<blocker>(release);
   ASSERT_TRUE(pool.add(s, 100));
   ASSERT_TRUE(pool.start());
-  bool seen = eventually([&] {
-    auto pm = pool.metrics();
-    return !pm.stalled_now.empty() && pm.stalled_now[0].find("blocker") != std::string::npos;
-  });
+  bool seen = eventually(
+      [&] {
+        auto pm = pool.metrics();
+        return !pm.stalled_now.empty() && pm.stalled_now[0].find("blocker") != std::string::npos;
+      },
+      patience);
   release.store(true);
   EXPECT_TRUE(seen);
   ASSERT_TRUE(pool.stop());
@@ -225,7 +220,7 @@ TEST(ProcessorPoolThreads, StopFromInsideATickCompletesAfterIt) {
   auto s = std::make_shared<stopper>(pool);
   ASSERT_TRUE(pool.add(s, 500));
   ASSERT_TRUE(pool.start());
-  ASSERT_TRUE(eventually([&] { return s->inactives.load() == 1; }));
+  ASSERT_TRUE(eventually([&] { return s->inactives.load() == 1; }, patience));
   ASSERT_TRUE(pool.stop());
   EXPECT_EQ(s->inactives.load(), 1);
   EXPECT_EQ(pool.add(std::make_shared<counter>("late"), 10).code(), pool_errc::stopped);

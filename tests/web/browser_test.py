@@ -1,21 +1,19 @@
 #!/usr/bin/python3
 """The web pages in a real headless Chromium against a real `scenert run --web` with bots.
 
-Usage: browser_test.py --scenert PATH --table PATH --out DIR
+Run through tests/harness: browser_test.py --scenert PATH --source DIR --work DIR --protos DIR [--case NAME].
 
 Checks the play page (login, id, map drawn, keys move the player on the server, a neighbour and its
-chat appear, a blocked move snaps back, a dungeon's map) and the dashboard (numbers equal /scenes,
-a clicked line shows its entities), with no SEVERE browser console entry. Screenshots land in DIR.
-Every wait is bounded; the server, the bots and the browser are stopped on every exit path.
+chat appear, a blocked move snaps back, a dungeon's map, a drop and resume) and the dashboard (numbers
+equal /scenes, a clicked line shows its entities), with no SEVERE browser console entry. Screenshots
+land in the case's work folder. Every wait is bounded; the server, the bots and the browser are
+stopped whatever the outcome.
 """
-import argparse
+import contextlib
 import json
 import os
-import re
-import signal
+import pathlib
 import socket
-import struct
-import subprocess
 import sys
 import threading
 import time
@@ -27,73 +25,16 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "harness"))
+import scenert_harness as harness  # noqa: E402
+from scenert_harness import cfg, eventually, fail  # noqa: E402
+
 START_TIMEOUT_S = 20
 WAIT_S = 10
 
 
-class Failure(Exception):
-    pass
-
-
 def log(msg):
     print(f"[browser_test] {msg}", flush=True)
-
-
-def wait_for(what, fn, timeout=WAIT_S, interval=0.1):
-    """fn() until truthy, else Failure naming `what` and the last value seen."""
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        last = fn()
-        if last:
-            return last
-        time.sleep(interval)
-    raise Failure(f"{what}: not within {timeout} s (last: {last!r})")
-
-
-# ---- processes --------------------------------------------------------------------------------
-
-
-class Processes:
-    """Every child started here, stopped by its own pid: SIGTERM, then SIGKILL."""
-
-    def __init__(self):
-        self.children = []
-
-    def start(self, args, log_path):
-        out = open(log_path, "wb")
-        p = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-        self.children.append((p, out))
-        return p
-
-    def stop_all(self):
-        for p, _ in reversed(self.children):
-            if p.poll() is None:
-                p.send_signal(signal.SIGTERM)
-        for p, out in reversed(self.children):
-            try:
-                p.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait(timeout=5)
-            out.close()
-
-
-def start_server(procs, scenert, table, out):
-    log_path = os.path.join(out, "server.log")
-    server = procs.start([scenert, "run", table, "--web", "127.0.0.1:0", "--tcp", "127.0.0.1:0"], log_path)
-
-    def ports():
-        if server.poll() is not None:
-            raise Failure(f"scenert run exited with {server.returncode}: see {log_path}")
-        text = open(log_path, errors="replace").read()
-        web = re.search(r"web pages on http://127\.0\.0\.1:(\d+)", text)
-        tcp = re.search(r"clients on tcp://127\.0\.0\.1:(\d+)", text)
-        return (int(web.group(1)), int(tcp.group(1))) if web and tcp else None
-
-    web, tcp = wait_for("scenert run to log its web and tcp ports", ports, START_TIMEOUT_S)
-    log(f"server pid {server.pid}: web http://127.0.0.1:{web}/ tcp {tcp} (log {log_path})")
-    return web, tcp
 
 
 # ---- the server's JSON ------------------------------------------------------------------------
@@ -117,95 +58,37 @@ class Admin:
 # ---- a neighbour: a raw TCP client speaking the protocol (docs/protocol.md) -------------------
 
 
-def varint(n):
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        out.append(b | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
-
-
-def pb_string(field, text):
-    data = text.encode()
-    return varint(field << 3 | 2) + varint(len(data)) + data
-
-
-def pb_float(field, value):
-    return varint(field << 3 | 5) + struct.pack("<f", value)
-
-
-def frame(msg_id, payload):
-    return struct.pack("<II", len(payload), msg_id) + payload
-
-
-def pb_fields(payload):
-    """{field: value} of varint and length-delimited fields (enough for LoginOk)."""
-    fields, at = {}, 0
-    while at < len(payload):
-        key, at = read_varint(payload, at)
-        kind = key & 7
-        if kind == 0:
-            fields[key >> 3], at = read_varint(payload, at)
-        elif kind == 2:
-            n, at = read_varint(payload, at)
-            fields[key >> 3], at = payload[at:at + n], at + n
-        elif kind == 5:
-            fields[key >> 3], at = payload[at:at + 4], at + 4
-        else:
-            break
-    return fields
-
-
-def read_varint(data, at):
-    n = shift = 0
-    while True:
-        b = data[at]
-        at += 1
-        n |= (b & 0x7F) << shift
-        shift += 7
-        if not b & 0x80:
-            return n, at
-
-
 class Neighbour:
-    """Logs in by name, then moves and talks when told; a thread drains what the server sends."""
+    """Logs in by name, then moves and talks when told; a thread reads what the server sends."""
 
     def __init__(self, port, name):
+        self.wire, self.seed = harness.proto("scenert"), harness.proto("seed002")
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=5)
         self.pid = None
         self.closed = False
-        self.refusals = []
-        self.sock.sendall(frame(1000, pb_string(1, name)))
+        self.refusals = []  # the reasons of its moves the server refused (1008)
+        self.sock.sendall(harness.frame(1000, self.wire.Login(name=name)))
         threading.Thread(target=self.read, daemon=True).start()
-        wait_for("the neighbour's LoginOk (1001)", lambda: self.pid)
+        eventually(lambda: self.pid, WAIT_S, "the neighbour's LoginOk (1001)")
 
     def read(self):
         buf = b""
         try:
-            while True:
-                chunk = self.sock.recv(65536)
-                if not chunk:
-                    return
-                buf += chunk
-                while len(buf) >= 8:
-                    length, msg_id = struct.unpack_from("<II", buf)
-                    if len(buf) < 8 + length:
-                        break
-                    payload, buf = buf[8:8 + length], buf[8 + length:]
+            while chunk := self.sock.recv(65536):
+                frames, buf = harness.split_frames(buf + chunk)
+                for msg_id, payload in frames:
                     if msg_id == 1001:
-                        self.pid = pb_fields(payload).get(1)
+                        self.pid = self.wire.LoginOk.FromString(payload).pid
                     elif msg_id == 1008:
-                        self.refusals.append(pb_fields(payload).get(1))
+                        self.refusals.append(self.wire.MoveRefused.FromString(payload).reason)
         except OSError:
-            pass
+            pass  # closed by close()
 
     def move_to_cell(self, x, y):  # Stormhold: cell_size 1, origin 0
-        self.sock.sendall(frame(3, pb_float(1, x + 0.5) + pb_float(3, y + 0.5)))
+        self.sock.sendall(harness.frame(3, self.seed.Position(X=x + 0.5, Z=y + 0.5)))
 
     def say(self, text):
-        self.sock.sendall(frame(2, pb_string(1, text)))
+        self.sock.sendall(harness.frame(2, self.seed.Talk(Content=text)))
 
     def close(self):
         if not self.closed:
@@ -240,7 +123,7 @@ class Console:
         self.entries += self.driver.get_log("browser")
         severe = [e for e in self.entries if e.get("level") == "SEVERE"]
         if severe:
-            raise Failure(f"browser console errors ({where}): " + "; ".join(e["message"] for e in severe))
+            fail(f"browser console errors ({where}): " + "; ".join(e["message"] for e in severe))
 
 
 def js(driver, script, *args):
@@ -273,6 +156,18 @@ def state(driver):
     return js(driver, STATE)
 
 
+def state_when(driver, holds):
+    """The page's state when holds(state), else None (for eventually)."""
+    t = state(driver)
+    return t if holds(t) else None
+
+
+def canvas_when(driver, canvas, rgb, holds):
+    """The canvas's colour counts when holds(counts), else None (for eventually)."""
+    p = js(driver, CANVAS_COLOURS, canvas, rgb)
+    return p if holds(p) else None
+
+
 def press(driver, key):
     driver.find_element(By.ID, "map").send_keys(key)
 
@@ -287,21 +182,20 @@ def walkable(driver, x, y):
 def check_login(driver, admin):
     driver.find_element(By.ID, "name").send_keys("browser-test")
     driver.find_element(By.ID, "login").click()
-    s = wait_for("the play page to log in and get its line's geometry (1006)",
-                 lambda: (lambda s: s if s["pid"] and s["scene"] and s["map"] and s["cell"] else None)(state(driver)))
+    s = eventually(lambda: state_when(driver, lambda t: t["pid"] and t["scene"] and t["map"] and t["cell"]),
+                   WAIT_S, "the play page to log in and get its line's geometry (1006)")
     # The geometry (the world's answer) and the player's own 200 Tp 2 (its line's events) come by two
     # ways, in either order: the page stands where the server put it once the latter arrived.
-    s = wait_for("the page's own cell to be the server's",
-                 lambda: (lambda t: t if admin.cell_of(t["scene"], t["line"], t["pid"]) == (t["cell"]["x"], t["cell"]["y"])
-                          else None)(state(driver)))
+    s = eventually(lambda: state_when(driver, lambda t: admin.cell_of(t["scene"], t["line"], t["pid"])
+                                      == (t["cell"]["x"], t["cell"]["y"])),
+                   WAIT_S, "the page's own cell to be the server's")
     shown = driver.find_element(By.ID, "my-id").text
     if shown != str(s["pid"]):
-        raise Failure(f"#my-id shows {shown!r}, window.scenert.pid is {s['pid']}")
-    pixels = wait_for("the map canvas to be drawn",
-                      lambda: (lambda p: p if p["colours"] >= 4 else None)(js(driver, CANVAS_COLOURS, "map", None)))
-    where = admin.cell_of(s["scene"], s["line"], s["pid"])
+        fail(f"#my-id shows {shown!r}, window.scenert.pid is {s['pid']}")
+    pixels = eventually(lambda: canvas_when(driver, "map", None, lambda p: p["colours"] >= 4),
+                        WAIT_S, "the map canvas to be drawn")
     log(f"play: logged in as #{s['pid']} on scene {s['scene']} line {s['line']}, cell {s['cell']} "
-        f"(server: {where}), map {s['map']['width']}x{s['map']['height']}, {pixels['colours']} colours drawn")
+        f"(the server's), map {s['map']['width']}x{s['map']['height']}, {pixels['colours']} colours drawn")
     return s
 
 
@@ -310,19 +204,19 @@ def check_blocked_move(driver, admin, s):
     cx, cy = s["cell"]["x"], s["cell"]["y"]
     toward = next(((dx, dy) for dx, dy in KEY_OF if not walkable(driver, cx + dx, cy + dy)), None)
     if toward is None:
-        raise Failure(f"no blocked or off-map cell next to the landing cell ({cx}, {cy}) to test a refusal")
+        fail(f"no blocked or off-map cell next to the landing cell ({cx}, {cy}) to test a refusal")
     errors_before = len(s["errors"])
     press(driver, KEY_OF[toward])
-    refusal = wait_for("a refusal of the blocked move in window.scenert.errors",
-                       lambda: [e for e in state(driver)["errors"][errors_before:] if "refused" in e])
-    wait_for("the player snapped back to its cell",
-             lambda: (lambda c: c["x"] == cx and c["y"] == cy)(state(driver)["cell"]))
+    refusal = eventually(lambda: [e for e in state(driver)["errors"][errors_before:] if "refused" in e],
+                         WAIT_S, "a refusal of the blocked move in window.scenert.errors")
+    eventually(lambda: state_when(driver, lambda t: (t["cell"]["x"], t["cell"]["y"]) == (cx, cy)),
+               WAIT_S, "the player snapped back to its cell")
     message = driver.find_element(By.ID, "message").text
     if "refused" not in message:
-        raise Failure(f"#message does not show the refusal: {message!r}")
+        fail(f"#message does not show the refusal: {message!r}")
     server = admin.cell_of(s["scene"], s["line"], s["pid"])
     if server != (cx, cy):
-        raise Failure(f"after the refused move the server has the player at {server}, not ({cx}, {cy})")
+        fail(f"after the refused move the server has the player at {server}, not ({cx}, {cy})")
     log(f"play: move toward {(cx + toward[0], cy + toward[1])} refused ({refusal[0]}), snapped back, "
         f"#message {message!r}")
 
@@ -333,75 +227,72 @@ def check_key_moves(driver, admin, s):
         cx, cy = state(driver)["cell"]["x"], state(driver)["cell"]["y"]
         toward = next(((dx, dy) for dx, dy in KEY_OF if walkable(driver, cx + dx, cy + dy)), None)
         if toward is None:
-            raise Failure(f"no free cell next to ({cx}, {cy})")
+            fail(f"no free cell next to ({cx}, {cy})")
         target = (cx + toward[0], cy + toward[1])
         press(driver, KEY_OF[toward])
-        wait_for(f"the server to see the player on {target} after a key press (/lines)",
-                 lambda: admin.cell_of(s["scene"], s["line"], s["pid"]) == target)
+        eventually(lambda: admin.cell_of(s["scene"], s["line"], s["pid"]) == target,
+                   WAIT_S, f"the server to see the player on {target} after a key press (/lines)")
         log(f"play: key {toward} moved the player ({cx}, {cy}) -> {target} on the server")
 
 
-def check_neighbour(driver, admin, s, tcp_port, holder):
-    """A TCP client lands beside the page's player: it appears in the view, on the canvas, and its chat in the panel."""
-    n = holder["neighbour"] = Neighbour(tcp_port, "neighbour")
+def check_neighbour(driver, admin, s, n):
+    """A TCP client lands beside the page's player: it appears in the view, on the canvas, and its chat in
+    the panel; none of its moves was refused."""
     me = state(driver)["cell"]
     spot = next(((me["x"] + dx, me["y"] + dy) for dx in range(2, 6) for dy in (0, 1, -1, 2, -2)
                  if walkable(driver, me["x"] + dx, me["y"] + dy)), None)
     if spot is None:
-        raise Failure(f"no free cell near the player at {me} for the neighbour")
+        fail(f"no free cell near the player at {me} for the neighbour")
     # The neighbour lands where the page's player landed (the town's entry): a few steps from here.
-    wait_for("the neighbour on the page's line (/lines)", lambda: admin.cell_of(s["scene"], s["line"], n.pid))
+    eventually(lambda: admin.cell_of(s["scene"], s["line"], n.pid), WAIT_S, "the neighbour on the page's line (/lines)")
     n.move_to_cell(*spot)
-    wait_for(f"the neighbour on {spot} (/lines)", lambda: admin.cell_of(s["scene"], s["line"], n.pid) == spot)
-    seen = wait_for(f"neighbour #{n.pid} in window.scenert.view",
-                    lambda: [v for v in state(driver)["view"] if v["pid"] == n.pid])
-    wait_for("a player drawn on the canvas",
-             lambda: js(driver, CANVAS_COLOURS, "map", PLAYER_RGB)["match"] > 0)
+    eventually(lambda: admin.cell_of(s["scene"], s["line"], n.pid) == spot, WAIT_S, f"the neighbour on {spot} (/lines)")
+    seen = eventually(lambda: [v for v in state(driver)["view"] if v["pid"] == n.pid],
+                      WAIT_S, f"neighbour #{n.pid} in window.scenert.view")
+    eventually(lambda: js(driver, CANVAS_COLOURS, "map", PLAYER_RGB)["match"] > 0,
+               WAIT_S, "a player drawn on the canvas")
     text = f"hello from the neighbour {time.monotonic_ns()}"
     n.say(text)
-    wait_for("the neighbour's chat in #chat-log", lambda: text in driver.find_element(By.ID, "chat-log").text)
+    eventually(lambda: text in driver.find_element(By.ID, "chat-log").text, WAIT_S, "the neighbour's chat in #chat-log")
+    if n.refusals:
+        fail(f"the neighbour's moves to free cells were refused: {n.refusals}")
     log(f"play: neighbour #{n.pid} at {spot} in view at ({seen[0]['x']}, {seen[0]['z']}), drawn, "
         f"its chat in #chat-log")
-    return n
 
 
 def check_resume(driver, s):
     """The socket drops: the page comes back with its resume token, the same player, and says so."""
     before = state(driver)
     driver.find_element(By.ID, "drop").click()
-    after = wait_for("the page to reconnect and say 'resumed'",
-                     lambda: (lambda t: t if t["connected"] and t["status"] == "resumed" else None)(state(driver)))
+    after = eventually(lambda: state_when(driver, lambda t: t["connected"] and t["status"] == "resumed"), WAIT_S,
+                       "the page to reconnect and say 'resumed'")
     if (after["pid"], after["scene"], after["line"]) != (before["pid"], before["scene"], before["line"]):
-        raise Failure(f"resumed as a different player or place: {before} -> {after}")
+        fail(f"resumed as a different player or place: {before} -> {after}")
     shown = driver.find_element(By.ID, "conn").text
     if "resumed" not in shown:
-        raise Failure(f"#conn does not say resumed: {shown!r}")
+        fail(f"#conn does not say resumed: {shown!r}")
     log(f"play: dropped and resumed as #{after['pid']} on scene {after['scene']} line {after['line']}")
 
 
-def check_dungeon(driver, admin, s, out):
+def check_dungeon(driver, admin, s):
     before = state(driver)["map"]
     Select(driver.find_element(By.ID, "dungeon-scene")).select_by_value("3001")
     party = driver.find_element(By.ID, "party-id")
     party.clear()
     party.send_keys("0")
     driver.find_element(By.ID, "req-dungeon").click()
-    after = wait_for("the page on the dungeon 3001 with its map",
-                     lambda: (lambda t: t if t["scene"] == 3001 and t["map"] and t["map"] != before else None)(
-                         state(driver)))
+    after = eventually(lambda: state_when(driver, lambda t: t["scene"] == 3001 and t["map"] and t["map"] != before),
+                       WAIT_S, "the page on the dungeon 3001 with its map")
     answers = [a for a in after["answers"] if a["scene"] == 3001]
     if not answers or answers[-1]["code"] != "ok":
-        raise Failure(f"the dungeon's answer is not ok: {after['answers']}")
+        fail(f"the dungeon's answer is not ok: {after['answers']}")
     shown = driver.find_element(By.ID, "answers").text
     if "ok" not in shown:
-        raise Failure(f"#answers does not show the answer's code: {shown!r}")
-    wait_for("the dungeon's map drawn", lambda: js(driver, CANVAS_COLOURS, "map", None)["colours"] >= 4)
+        fail(f"#answers does not show the answer's code: {shown!r}")
+    eventually(lambda: js(driver, CANVAS_COLOURS, "map", None)["colours"] >= 4, WAIT_S, "the dungeon's map drawn")
     log(f"play: dungeon entered (answer {answers[-1]['code']}), map {before['width']}x{before['height']} -> "
         f"{after['map']['width']}x{after['map']['height']}, line {after['line']}")
     check_monsters(driver, admin, after)
-    shot = os.path.join(out, "play-dungeon.png")
-    driver.save_screenshot(shot)
-    return shot
 
 
 MONSTERS = """const s = window.scenert;
@@ -423,9 +314,9 @@ def check_monsters(driver, admin, s):
                       and abs(area(m["y"], g["area_height"]) - area(me["y"], g["area_height"])) <= g["eyesight_y"])
         shown = sorted(js(driver, MONSTERS))
         return (want, shown) if want and shown == want else None
-    want, _ = wait_for("the page's monsters to be the server's monsters in view", agree)
-    pixels = wait_for("monsters drawn on the map",
-                      lambda: (lambda p: p if p["match"] > 0 else None)(js(driver, CANVAS_COLOURS, "map", MONSTER_RGB)))
+    want, _ = eventually(agree, WAIT_S, "the page's monsters to be the server's monsters in view")
+    pixels = eventually(lambda: canvas_when(driver, "map", MONSTER_RGB, lambda p: p["match"] > 0),
+                        WAIT_S, "monsters drawn on the map")
     log(f"play: {len(want)} monsters in view, as the server has them; {pixels['match']} monster pixels drawn")
 
 
@@ -443,28 +334,25 @@ def scenes_numbers(doc):
 
 def check_dashboard_numbers(driver, admin):
     """The page's numbers equal a /scenes read taken just before or just after the page was read."""
-    last = None
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
+    last = {}
+
+    def equal():
         before = scenes_numbers(admin.get("/scenes"))
         page = js(driver, DASH_NUMBERS)
         after = scenes_numbers(admin.get("/scenes"))
         shown = (int(page["total"]) if page["total"] and page["total"].strip().isdigit() else page["total"],
                  sorted(page["lines"]))
-        if shown in (before, after) and page["lines"]:
-            log(f"dashboard: #total-players {shown[0]} and {len(shown[1])} lines equal /scenes")
-            return
-        last = (shown, before, after)
-        time.sleep(0.3)
-    raise Failure(f"the dashboard's numbers never equalled /scenes within 20 s; last page {last[0]}, "
-                  f"/scenes before {last[1]}, after {last[2]}")
+        last.update(page=shown, before=before, after=after)
+        return shown if shown in (before, after) and page["lines"] else None
+    shown = eventually(equal, 20, "the dashboard's numbers to equal /scenes", lambda: last, period=0.3)
+    log(f"dashboard: #total-players {shown[0]} and {len(shown[1])} lines equal /scenes")
 
 
 def check_spectator(driver, admin, scene, line):
     # The list is redrawn every second: find and click the row in one step, so it cannot go stale between.
-    wait_for(f"the dashboard's line {scene}/{line} clicked",
-             lambda: js(driver, "const e = document.querySelector(arguments[0]); if (e) e.click(); return !!e;",
-                        f'[data-scene="{scene}"][data-line="{line}"]'))
+    eventually(lambda: js(driver, "const e = document.querySelector(arguments[0]); if (e) e.click(); return !!e;",
+                          f'[data-scene="{scene}"][data-line="{line}"]'),
+               WAIT_S, f"the dashboard's line {scene}/{line} clicked")
 
     def matches():
         shown = js(driver, "return window.dashboard && window.dashboard.spectator")
@@ -474,91 +362,85 @@ def check_spectator(driver, admin, scene, line):
         want = (len(truth["players"]), len(truth["monsters"]))
         return shown if (shown["players"], shown["monsters"]) == want and sum(want) > 0 else None
 
-    shown = wait_for(f"#spectator to show the entities of /lines/{scene}/{line}", matches, timeout=15, interval=0.3)
+    shown = eventually(matches, 15, f"#spectator to show the entities of /lines/{scene}/{line}", period=0.3)
     pixels = js(driver, CANVAS_COLOURS, "spectator", MONSTER_RGB if shown["monsters"] else PLAYER_RGB)
     if pixels["match"] == 0:
-        raise Failure(f"#spectator shows no entity's colour: {pixels}")
+        fail(f"#spectator shows no entity's colour: {pixels}")
     log(f"dashboard: line {scene}/{line} watched: {shown['players']} players, {shown['monsters']} monsters drawn")
 
 
-# ---- main -------------------------------------------------------------------------------------
+# ---- the cases -------------------------------------------------------------------------------
 
 
-def run(args, procs, holder):
-    os.makedirs(args.out, exist_ok=True)
-    web, tcp = start_server(procs, args.scenert, args.table, args.out)
-    admin = Admin(web)
-    bots = procs.start([args.scenert, "bots", f"127.0.0.1:{tcp}", "--clients", "3", "--seconds", "150",
-                        "--chat-every", "1", "--act-every", "4", "--rate", "20", "--admin", f"127.0.0.1:{web}", "--quiet"],
-                       os.path.join(args.out, "bots.log"))
-    log(f"bots pid {bots.pid}")
-    driver = holder["driver"] = start_browser()
-    console = Console(driver)
-    shots = []
+class Pages(harness.Case):
+    """A `scenert run --web --tcp` with three bots, and a headless Chromium on its pages."""
 
-    for script in ("/vendor/protobuf.min.js", "/vendor/chart.umd.js"):
+    def setUp(self):
+        super().setUp()
+        server = self.scenert("server", "run", f"{cfg.source}/examples/mmo.json", "--web", "127.0.0.1:0",
+                              "--tcp", "127.0.0.1:0")
+        web = int(server.wait_for_line(r"web pages on http://127\.0\.0\.1:(\d+)", START_TIMEOUT_S).group(1))
+        self.tcp = int(server.wait_for_line(r"clients on tcp://127\.0\.0\.1:(\d+)", START_TIMEOUT_S).group(1))
+        log(f"server pid {server.pid}: web http://127.0.0.1:{web}/ tcp {self.tcp}")
+        self.admin = Admin(web)
+        bots = self.scenert("bots", "bots", f"127.0.0.1:{self.tcp}", "--clients", "3", "--seconds", "150",
+                            "--chat-every", "1", "--act-every", "4", "--rate", "20", "--admin", f"127.0.0.1:{web}",
+                            "--quiet")
+        log(f"bots pid {bots.pid}")
+        for script in ("/vendor/protobuf.min.js", "/vendor/chart.umd.js"):
+            try:
+                urllib.request.urlopen(self.admin.base + script, timeout=5).close()
+            except OSError as e:
+                fail(f"{script} is not served ({e}): run scripts/setup.sh (npm install in web/)")
+        self.driver = start_browser()
+        self.addCleanup(self.driver.quit)
+        self.console = Console(self.driver)
+
+    def shot(self, name):
+        path = os.path.join(self.work, f"{name}.png")
+        self.driver.save_screenshot(path)
+        print(f"screenshot: {path}")
+        return path
+
+    @contextlib.contextmanager
+    def screenshot_on_failure(self):
         try:
-            urllib.request.urlopen(admin.base + script, timeout=5).close()
-        except OSError as e:
-            raise Failure(f"{script} is not served ({e}): run scripts/setup.sh (npm install in web/)")
-    driver.get(f"{admin.base}/")
-    s = check_login(driver, admin)
-    check_blocked_move(driver, admin, s)
-    check_key_moves(driver, admin, s)
-    check_neighbour(driver, admin, s, tcp, holder)
-    shots.append(os.path.join(args.out, "play.png"))
-    driver.save_screenshot(shots[-1])
-    shots.append(check_dungeon(driver, admin, s, args.out))
-    check_resume(driver, s)
-    console.check("play page")
+            yield
+        except BaseException:
+            try:
+                self.shot("failure")
+            except Exception as e:  # the browser may be what failed
+                log(f"no failure screenshot: {e}")
+            raise
 
-    driver.switch_to.new_window("tab")
-    driver.set_window_size(1400, 1000)
-    driver.get(f"{admin.base}/dashboard.html")
-    wait_for("the dashboard's #total-players", lambda: driver.find_elements(By.CSS_SELECTOR, "[data-line]"))
-    check_dashboard_numbers(driver, admin)
-    check_spectator(driver, admin, 2001, 1)  # a field: monsters, and bots walk there
-    wait_for("the dashboard's charts drawn", lambda: js(driver, "return window.dashboard.samples") > 1, timeout=5)
-    shots.append(os.path.join(args.out, "dashboard.png"))
-    driver.save_screenshot(shots[-1])
-    console.check("dashboard")
-    for shot in shots:
-        print(f"screenshot: {shot}")
+    def test_play_page(self):
+        driver, admin = self.driver, self.admin
+        with self.screenshot_on_failure():
+            driver.get(f"{admin.base}/")
+            s = check_login(driver, admin)
+            check_blocked_move(driver, admin, s)
+            check_key_moves(driver, admin, s)
+            neighbour = Neighbour(self.tcp, "neighbour")
+            self.addCleanup(neighbour.close)
+            check_neighbour(driver, admin, s, neighbour)
+            self.shot("play")
+            check_dungeon(driver, admin, s)
+            self.shot("play-dungeon")
+            check_resume(driver, s)
+            self.console.check("play page")
 
-
-def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--scenert", required=True)
-    p.add_argument("--table", required=True)
-    p.add_argument("--out", required=True)
-    args = p.parse_args()
-    procs, holder = Processes(), {}
-    status = 0
-    try:
-        run(args, procs, holder)
-        log("PASS")
-    except Failure as f:
-        log(f"FAIL: {f}")
-        status = 1
-    except Exception as e:  # a driver or socket error is a failure too, with its cause
-        log(f"FAIL: {type(e).__name__}: {e}")
-        status = 1
-    finally:
-        driver = holder.get("driver")
-        if driver is not None:
-            if status:
-                try:
-                    shot = os.path.join(args.out, "failure.png")
-                    driver.save_screenshot(shot)
-                    print(f"screenshot: {shot}")
-                except Exception:
-                    pass
-            driver.quit()
-        if holder.get("neighbour"):
-            holder["neighbour"].close()
-        procs.stop_all()
-    return status
+    def test_dashboard(self):
+        driver, admin = self.driver, self.admin
+        with self.screenshot_on_failure():
+            driver.set_window_size(1400, 1000)
+            driver.get(f"{admin.base}/dashboard.html")
+            eventually(lambda: driver.find_elements(By.CSS_SELECTOR, "[data-line]"), WAIT_S, "the dashboard's lines")
+            check_dashboard_numbers(driver, admin)
+            check_spectator(driver, admin, 2001, 1)  # a field: monsters, and bots walk there
+            eventually(lambda: js(driver, "return window.dashboard.samples") > 1, 5, "the dashboard's charts drawn")
+            self.shot("dashboard")
+            self.console.check("dashboard")
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    harness.main()

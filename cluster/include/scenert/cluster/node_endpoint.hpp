@@ -39,10 +39,11 @@ struct node_endpoint_stats {
   std::uint32_t gateways = 0;           ///< gateways heard from and alive now
   std::uint64_t answer_batches = 0, answers = 0;
   std::uint64_t event_batches = 0, views_asked = 0, publish_failures = 0;
-  std::uint64_t handoffs_out = 0;     ///< players this node handed over to another (journeys)
-  std::uint64_t handoffs_in = 0;      ///< players handed over to this node
-  std::uint64_t handoffs_failed = 0;  ///< hand-overs from here refused there or not answered in time
-  std::uint64_t releases_again = 0;   ///< releases of given-up hand-overs said again, not yet confirmed
+  std::uint64_t handoffs_out = 0;          ///< players this node handed over to another (journeys)
+  std::uint64_t handoffs_in = 0;           ///< players handed over to this node
+  std::uint64_t handoffs_failed = 0;       ///< hand-overs from here refused there or not answered in time
+  std::uint64_t releases_again = 0;        ///< releases of given-up hand-overs said again, not yet confirmed
+  std::uint64_t releases_unconfirmed = 0;  ///< releases said whose node has not confirmed them yet
 };
 
 /// Create it, hand on_line_events() to the world's options, create the world, then start(world).
