@@ -1,0 +1,52 @@
+#pragma once
+// The private state of a search_context, shared by the A* and JPS expansion code.
+
+#include <scenert/nav/search.hpp>
+
+#include <cstdint>
+#include <vector>
+
+namespace scenert::nav {
+
+/// One cell's search record; valid only when `open_gen` equals the state's generation.
+struct search_node {
+  double g = 0;
+  std::uint32_t parent = 0;
+  std::uint32_t open_gen = 0;    // == generation: reached in this search
+  std::uint32_t closed_gen = 0;  // == generation: expanded in this search
+};
+
+/// An open-list entry; stale entries (a better g was found since) are skipped when popped.
+struct heap_entry {
+  double f;
+  double g;
+  std::uint32_t index;
+};
+
+/// Everything one search needs; grows once per map size, then is reused.
+struct search_state {
+  const nav_map* map = nullptr;
+  cell_filter filter;
+  algorithm algo = algorithm::astar;
+  cell start, goal;
+  std::uint32_t start_index = 0, goal_index = 0;
+  std::uint32_t generation = 0;
+  std::vector<search_node> nodes;
+  std::vector<heap_entry> heap;
+  search_status status = search_status::idle;
+  std::uint32_t expansions = 0;
+  std::uint32_t best = 0;  // the expanded node closest to the goal by the heuristic
+  double best_h = 0;
+
+  /// Offers a path to cell `at` (of `index`) of cost `g` through `parent`; pushes it when it improves.
+  void relax(std::uint32_t index, cell at, std::uint32_t parent, double g);
+  /// Pops the next node to expand, skipping stale entries; false when the open list is empty.
+  bool pop(std::uint32_t& index);
+};
+
+/// A*: relaxes the up to 8 neighbours of a node.
+void expand_astar(search_state& s, std::uint32_t index);
+/// JPS: jumps from a node in its pruned directions and relaxes the jump points found.
+void expand_jps(search_state& s, std::uint32_t index);
+
+}  // namespace scenert::nav
