@@ -89,36 +89,38 @@ struct filtered_grid {
   }
 };
 
-// Walks a diagonal from (x, y); true with (x, y) on the jump point, false when the walk is blocked.
+// Walks a diagonal from node `index`. The diagonal cells are not pushed as jump points of their
+// own (Harabor and Grastien's pruning of intermediate nodes): the straight jumps found from each
+// of them are relaxed directly, parented to `index` by a diagonal-then-straight segment.
 template <class Grid>
-bool jump_diagonal(const Grid& grid, std::int64_t& x, std::int64_t& y, int dx, int dy) {
-  for (;;) {
-    if (!grid.open(x + dx, y) || !grid.open(x, y + dy) || !grid.open(x + dx, y + dy)) return false;
+void jump_diagonal(const Grid& grid, search_state& s, std::uint32_t index, cell c, int dx, int dy) {
+  std::int64_t x = c.x, y = c.y;
+  const double g0 = s.nodes[index].g;
+  for (std::int64_t k = 1;; ++k) {
+    if (!grid.open(x + dx, y) || !grid.open(x, y + dy) || !grid.open(x + dx, y + dy)) return;
     x += dx, y += dy;
-    if (x == grid.s.goal.x && y == grid.s.goal.y) return true;
-    if (grid.jump_x(x, y, dx) != none || grid.jump_y(x, y, dy) != none) return true;
+    const double g = g0 + static_cast<double>(k) * diagonal_cost;
+    if (x == s.goal.x && y == s.goal.y) return s.relax(s.goal_index, s.goal, index, g, dx, dy);
+    if (const std::int64_t hx = grid.jump_x(x, y, dx); hx != none) {
+      const cell to{static_cast<std::uint32_t>(hx), static_cast<std::uint32_t>(y)};
+      s.relax(s.map->index(to), to, index, g + static_cast<double>(std::abs(hx - x)), dx, 0);
+    }
+    if (const std::int64_t vy = grid.jump_y(x, y, dy); vy != none) {
+      const cell to{static_cast<std::uint32_t>(x), static_cast<std::uint32_t>(vy)};
+      s.relax(s.map->index(to), to, index, g + static_cast<double>(std::abs(vy - y)), 0, dy);
+    }
   }
 }
 
 template <class Grid>
 void try_direction(const Grid& grid, search_state& s, std::uint32_t index, cell c, int dx, int dy) {
+  if (dx != 0 && dy != 0) return jump_diagonal(grid, s, index, c, dx, dy);
   std::int64_t x = c.x, y = c.y;
-  double cost = 0;
-  if (dy == 0) {
-    if ((x = grid.jump_x(x, y, dx)) == none) return;
-    cost = static_cast<double>(std::abs(x - c.x));
-  } else if (dx == 0) {
-    if ((y = grid.jump_y(x, y, dy)) == none) return;
-    cost = static_cast<double>(std::abs(y - c.y));
-  } else {
-    if (!jump_diagonal(grid, x, y, dx, dy)) return;
-    cost = static_cast<double>(std::abs(x - c.x)) * diagonal_cost;
-  }
+  if (dy == 0 && (x = grid.jump_x(x, y, dx)) == none) return;
+  if (dx == 0 && (y = grid.jump_y(x, y, dy)) == none) return;
   const cell to{static_cast<std::uint32_t>(x), static_cast<std::uint32_t>(y)};
-  s.relax(s.map->index(to), to, index, s.nodes[index].g + cost);
+  s.relax(s.map->index(to), to, index, s.nodes[index].g + static_cast<double>(std::abs(x - c.x) + std::abs(y - c.y)), dx, dy);
 }
-
-int sign(std::int64_t v) { return (v > 0) - (v < 0); }
 
 template <class Grid>
 void expand(const Grid& grid, search_state& s, std::uint32_t index) {
@@ -129,8 +131,7 @@ void expand(const Grid& grid, search_state& s, std::uint32_t index) {
         if (dx != 0 || dy != 0) try_direction(grid, s, index, c, dx, dy);
     return;
   }
-  const cell p = s.map->at(s.nodes[index].parent);
-  const int dx = sign(std::int64_t{c.x} - p.x), dy = sign(std::int64_t{c.y} - p.y);
+  const int dx = s.nodes[index].dx, dy = s.nodes[index].dy;
   if (dx != 0 && dy != 0) {
     for (auto [ex, ey] : {std::pair{dx, 0}, std::pair{0, dy}, std::pair{dx, dy}}) try_direction(grid, s, index, c, ex, ey);
   } else if (dx != 0) {

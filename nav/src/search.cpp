@@ -18,38 +18,52 @@ bool heap_after(const heap_entry& a, const heap_entry& b) {
   return a.index > b.index;
 }
 
-// Cells from `from` to `to` on one straight or diagonal line: max(|dx|, |dy|).
-std::uint32_t segment_steps(cell from, cell to) {
-  const auto dx = from.x > to.x ? from.x - to.x : to.x - from.x;
-  const auto dy = from.y > to.y ? from.y - to.y : to.y - from.y;
-  return std::max(dx, dy);
-}
-
 int sign(std::int64_t v) { return (v > 0) - (v < 0); }
 
-// Writes start..end into `out`; parents chain jump points (or neighbours) on straight or diagonal
-// segments, filled in from the back so that `out` is sized once and never reallocated when warm.
+// A segment between a node and its parent: diagonal steps first, then straight ones along the
+// longer axis (A* steps, JPS jumps, and JPS's diagonal-then-straight jumps are all such segments).
+struct segment {
+  cell from;
+  std::uint32_t diagonal = 0, straight = 0;
+  int sx = 0, sy = 0, tx = 0, ty = 0;  // diagonal direction, straight direction
+  segment(cell a, cell b) : from(a) {
+    const auto ax = a.x > b.x ? a.x - b.x : b.x - a.x, ay = a.y > b.y ? a.y - b.y : b.y - a.y;
+    diagonal = std::min(ax, ay), straight = std::max(ax, ay) - diagonal;
+    sx = sign(std::int64_t{b.x} - a.x), sy = sign(std::int64_t{b.y} - a.y);
+    (ax > ay ? tx : ty) = ax > ay ? sx : sy;
+  }
+  [[nodiscard]] std::uint32_t steps() const { return diagonal + straight; }
+  // The cell after `k` steps, 1 <= k <= steps().
+  [[nodiscard]] cell at(std::uint32_t k) const {
+    const std::int64_t d = std::min(k, diagonal), t = k - d;
+    return {static_cast<std::uint32_t>(from.x + sx * d + tx * t), static_cast<std::uint32_t>(from.y + sy * d + ty * t)};
+  }
+};
+
+// Writes start..end into `out`, sized once and filled from the back, so that a warm `out` is
+// never reallocated.
 void write_path(const search_state& s, std::uint32_t end, std::vector<cell>& out) {
   std::size_t total = 1;
   for (std::uint32_t i = end; i != s.start_index; i = s.nodes[i].parent)
-    total += segment_steps(s.map->at(s.nodes[i].parent), s.map->at(i));
+    total += segment(s.map->at(s.nodes[i].parent), s.map->at(i)).steps();
   out.resize(total);
   std::size_t w = total;
   for (std::uint32_t i = end; i != s.start_index; i = s.nodes[i].parent) {
-    const cell to = s.map->at(i), from = s.map->at(s.nodes[i].parent);
-    const int dx = sign(std::int64_t{to.x} - from.x), dy = sign(std::int64_t{to.y} - from.y);
-    for (auto c = to; c != from; c = {c.x - dx, c.y - dy}) out[--w] = c;
+    const segment seg(s.map->at(s.nodes[i].parent), s.map->at(i));
+    w -= seg.steps();
+    for (std::uint32_t k = 1; k <= seg.steps(); ++k) out[w + k - 1] = seg.at(k);
   }
   out[--w] = s.start;
 }
 
 }  // namespace
 
-void search_state::relax(std::uint32_t index, cell at, std::uint32_t parent, double g) {
+void search_state::relax(std::uint32_t index, cell at, std::uint32_t parent, double g, int dx, int dy) {
   search_node& n = nodes[index];
   if (n.open_gen == generation && (n.closed_gen == generation || n.g <= g)) return;
   n.g = g;
   n.parent = parent;
+  n.dx = static_cast<std::int8_t>(dx), n.dy = static_cast<std::int8_t>(dy);
   n.open_gen = generation;
   heap.push_back({g + octile_distance(at, goal), g, index});
   std::push_heap(heap.begin(), heap.end(), heap_after);

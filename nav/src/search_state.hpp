@@ -14,6 +14,7 @@ struct search_node {
   std::uint32_t parent = 0;
   std::uint32_t open_gen = 0;    // == generation: reached in this search
   std::uint32_t closed_gen = 0;  // == generation: expanded in this search
+  std::int8_t dx = 0, dy = 0;    // the last step's direction on the way in (JPS prunes by it)
 };
 
 /// An open-list entry; stale entries (a better g was found since) are skipped when popped.
@@ -39,7 +40,8 @@ struct search_state {
   double best_h = 0;
 
   /// Offers a path to cell `at` (of `index`) of cost `g` through `parent`; pushes it when it improves.
-  void relax(std::uint32_t index, cell at, std::uint32_t parent, double g);
+  /// `dx, dy` is the direction of the segment's last step.
+  void relax(std::uint32_t index, cell at, std::uint32_t parent, double g, int dx = 0, int dy = 0);
   /// Pops the next node to expand, skipping stale entries; false when the open list is empty.
   bool pop(std::uint32_t& index);
 };
