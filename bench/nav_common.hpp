@@ -1,7 +1,7 @@
 #pragma once
 // What the nav benches share: generated maps with scenarios whose optimal lengths come from a
-// flow field (a Dijkstra independent of A* and JPS), and a global operator new that counts.
-// Include from exactly one source file per bench binary: it replaces operator new.
+// flow field (a Dijkstra independent of A* and JPS), and the count of a global operator new
+// (nav_alloc_counter.cpp, linked into each nav bench).
 #include <scenert/nav/flow_field.hpp>
 #include <scenert/nav/map_gen.hpp>
 #include <scenert/nav/movingai.hpp>
@@ -11,20 +11,12 @@
 #include <cmath>
 #include <cstdlib>
 #include <memory>
-#include <new>
 #include <vector>
 
 namespace scenert::bench {
-inline std::atomic<std::uint64_t> nav_allocations{0};
+/// Calls of operator new since the start of the process.
+extern std::atomic<std::uint64_t> nav_allocations;
 }  // namespace scenert::bench
-
-void* operator new(std::size_t n) {
-  scenert::bench::nav_allocations.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 namespace scenert::bench {
 
