@@ -49,8 +49,11 @@ class search_context {
  public:
   /// An empty context; its arrays grow on the first search of a map size.
   search_context();
+  /// Frees the arrays.
   ~search_context();
+  /// Takes another context's arrays.
   search_context(search_context&&) noexcept;
+  /// Takes another context's arrays.
   search_context& operator=(search_context&&) noexcept;
 
   /// Starts a search (forgetting any earlier one). The map and the filter's callable must outlive
