@@ -135,11 +135,21 @@ void expand(const Grid& grid, search_state& s, std::uint32_t index) {
   if (dx != 0 && dy != 0) {
     for (auto [ex, ey] : {std::pair{dx, 0}, std::pair{0, dy}, std::pair{dx, dy}}) try_direction(grid, s, index, c, ex, ey);
   } else if (dx != 0) {
-    for (auto [ex, ey] : {std::pair{dx, 0}, std::pair{dx, 1}, std::pair{dx, -1}, std::pair{0, 1}, std::pair{0, -1}})
-      try_direction(grid, s, index, c, ex, ey);
+    try_direction(grid, s, index, c, dx, 0);
+    // A side is worth turning to only where it opens here after being blocked one step back: else
+    // the cell one step back reaches it as cheaply (the forced neighbours of a straight move).
+    for (const int side : {-1, 1}) {
+      if (!grid.open(c.x, std::int64_t{c.y} + side) || grid.open(std::int64_t{c.x} - dx, std::int64_t{c.y} + side)) continue;
+      try_direction(grid, s, index, c, 0, side);
+      try_direction(grid, s, index, c, dx, side);
+    }
   } else {
-    for (auto [ex, ey] : {std::pair{0, dy}, std::pair{1, dy}, std::pair{-1, dy}, std::pair{1, 0}, std::pair{-1, 0}})
-      try_direction(grid, s, index, c, ex, ey);
+    try_direction(grid, s, index, c, 0, dy);
+    for (const int side : {-1, 1}) {
+      if (!grid.open(std::int64_t{c.x} + side, c.y) || grid.open(std::int64_t{c.x} + side, std::int64_t{c.y} - dy)) continue;
+      try_direction(grid, s, index, c, side, 0);
+      try_direction(grid, s, index, c, side, dy);
+    }
   }
 }
 

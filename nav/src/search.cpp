@@ -69,17 +69,28 @@ void search_state::relax(std::uint32_t index, cell at, std::uint32_t parent, dou
   n.parent = parent;
   n.dx = static_cast<std::int8_t>(dx), n.dy = static_cast<std::int8_t>(dy);
   n.open_gen = generation;
-  heap.push_back({g + octile_distance(at, goal), g, index});
+  const heap_entry e{g + octile_distance(at, goal), g, index};
+  // The node being expanded has the least f in the open list, so a successor with no more f has
+  // the least f too and may be expanded next without a trip through the heap (still exact with a
+  // consistent heuristic; the order stays a pure function of the query, so slicing changes nothing).
+  if (use_bypass && e.f <= current_f) return bypass.push_back(e);
+  heap.push_back(e);
   std::push_heap(heap.begin(), heap.end(), heap_after{});
 }
 
 bool search_state::pop(std::uint32_t& index) {
-  while (!heap.empty()) {
-    std::pop_heap(heap.begin(), heap.end(), heap_after{});
-    const heap_entry e = heap.back();
-    heap.pop_back();
+  while (!bypass.empty() || !heap.empty()) {
+    heap_entry e{};
+    if (!bypass.empty()) {
+      e = bypass.back();
+      bypass.pop_back();
+    } else {
+      std::pop_heap(heap.begin(), heap.end(), heap_after{});
+      e = heap.back();
+      heap.pop_back();
+    }
     const search_node& n = nodes[e.index];
-    if (n.closed_gen != generation && n.g == e.g) return (index = e.index), true;
+    if (n.closed_gen != generation && n.g == e.g) return (index = e.index), (current_f = e.f), true;
   }
   return false;
 }
@@ -108,6 +119,9 @@ search_status search_context::begin(const nav_map& map, cell start, cell goal, a
   s.map = &map, s.filter = filter, s.algo = algo, s.start = start, s.goal = goal;
   s.expansions = 0;
   s.heap.clear();
+  s.bypass.clear();
+  s.use_bypass = algo == algorithm::jps;
+  s.current_f = 0;
   if (!map.contains(start.x, start.y) || !map.contains(goal.x, goal.y)) return s.status = search_status::out_of_map;
   if (s.nodes.size() < map.cell_count()) s.nodes.resize(map.cell_count());
   if (++s.generation == 0) {  // wrapped: old stamps could alias, so clear once per 2^32 searches

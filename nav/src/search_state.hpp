@@ -34,6 +34,9 @@ struct search_state {
   std::uint32_t generation = 0;
   std::vector<search_node> nodes;
   std::vector<heap_entry> heap;
+  std::vector<heap_entry> bypass;  // successors with the least f, expanded before the heap's
+  bool use_bypass = false;         // JPS only: A* stays the plain baseline
+  double current_f = 0;            // f of the node being expanded
   search_status status = search_status::idle;
   std::uint32_t expansions = 0;
   std::uint32_t best = 0;  // the expanded node closest to the goal by the heuristic
