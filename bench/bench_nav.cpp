@@ -1,6 +1,8 @@
 // Micro benches of nav/ (Google Benchmark): one shortest path per iteration on generated 512x512
 // maps, A* against JPS on the same scenarios; heap allocations counted per search after warm-up.
+#include <scenert/nav/flow_field.hpp>
 #include <scenert/nav/search.hpp>
+#include <scenert/nav/steering.hpp>
 
 #include <benchmark/benchmark.h>
 
@@ -48,6 +50,75 @@ void kinds_and_algorithms(benchmark::internal::Benchmark* b) {
 }
 
 BENCHMARK(bm_path)->Apply(kinds_and_algorithms)->Unit(benchmark::kMicrosecond);
+
+// 1,000 mobs on a 128x128 dungeon of rooms, each steering toward one of a few players, with the
+// cell cap counted: the cost of one mob-step (the goal: at most 100 ns).
+struct mob_crowd {
+  std::shared_ptr<const nav::nav_map> map;
+  std::vector<nav::mob_steer> mobs;
+  std::vector<std::uint32_t> per_cell;
+  std::vector<nav::cell> players;
+  std::uint32_t operator()(nav::cell c) const { return per_cell[map->index(c)]; }
+  explicit mob_crowd(nav::map_kind kind) {
+    nav::map_spec spec{kind, 128, 128, 3};
+    spec.room = 16;
+    map = *nav::nav_map::create(128, 128, nav::generate_blocks(spec));
+    per_cell.assign(map->cell_count(), 0);
+    nav::nav_random rng(3);
+    while (mobs.size() < 1000) {
+      const nav::cell c{rng.below(128), rng.below(128)};
+      if (map->passable(c.x, c.y) && per_cell[map->index(c)] < 2) mobs.push_back({c, c}), ++per_cell[map->index(c)];
+    }
+    while (players.size() < 4) {
+      const nav::cell c{rng.below(128), rng.below(128)};
+      if (map->passable(c.x, c.y)) players.push_back(c);
+    }
+  }
+  void moved(nav::cell from, nav::cell to) { --per_cell[map->index(from)], ++per_cell[map->index(to)]; }
+};
+
+void bm_steer_step(benchmark::State& state) {
+  mob_crowd crowd(nav::map_kind::rooms);
+  const nav::steer_rules rules{40, 2};
+  std::size_t i = 0;
+  for (auto _ : state) {
+    auto& mob = crowd.mobs[i % crowd.mobs.size()];
+    const nav::cell from = mob.position;
+    benchmark::DoNotOptimize(nav::steer(*crowd.map, mob, crowd.players[i % 4], rules, nav::cell_counter(crowd)));
+    if (mob.position != from) crowd.moved(from, mob.position);
+    if (++i % crowd.mobs.size() == 0 && mob.returning) mob = {mob.home, mob.home};
+  }
+}
+BENCHMARK(bm_steer_step);
+
+void bm_flow_step(benchmark::State& state) {
+  mob_crowd crowd(nav::map_kind::rooms);
+  nav::flow_field field;
+  field.begin(*crowd.map, crowd.players[0]);
+  while (!field.build(1u << 20)) {}
+  std::size_t i = 0;
+  for (auto _ : state) {
+    auto& mob = crowd.mobs[i++ % crowd.mobs.size()];
+    const auto next = field.next_step(mob.position, nav::cell_counter(crowd), 2);
+    if (next) crowd.moved(mob.position, *next), mob.position = *next;
+    if (mob.position == crowd.players[0]) crowd.moved(mob.position, mob.home), mob.position = mob.home;
+  }
+}
+BENCHMARK(bm_flow_step);
+
+// Building one flow field over the 128x128 dungeon, per settled cell.
+void bm_flow_build(benchmark::State& state) {
+  mob_crowd crowd(nav::map_kind::rooms);
+  nav::flow_field field;
+  std::uint64_t cells = 0;
+  for (auto _ : state) {
+    field.begin(*crowd.map, crowd.players[0]);
+    while (!field.build(4096)) {}
+    cells += field.settled();
+  }
+  state.counters["ns_per_cell"] = benchmark::Counter(static_cast<double>(cells), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(bm_flow_build)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 
