@@ -48,23 +48,25 @@ std::int64_t scan_down(const std::uint64_t* line, const std::uint64_t* a, const 
   return none;
 }
 
+// A straight jump from `at` in direction `d` along a bit line between its two side lines.
+std::int64_t jump_along(const std::uint64_t* line, const std::uint64_t* a, const std::uint64_t* b, std::size_t words,
+                        std::int64_t at, int d, std::int64_t goal) {
+  return d > 0 ? scan_up(line, a, b, words, at + 1, goal) : scan_down(line, a, b, words, at - 1, goal);
+}
+
 // Passability from the map's bit tables.
 struct bit_grid {
   const search_state& s;
   bool open(std::int64_t x, std::int64_t y) const { return s.map->passable(x, y); }
   std::int64_t jump_x(std::int64_t x, std::int64_t y, int dx) const {
     const nav_map& m = *s.map;
-    const std::int64_t goal = s.goal.y == y ? std::int64_t{s.goal.x} : none;
-    const auto* line = m.row_bits(y);
-    return dx > 0 ? scan_up(line, m.row_bits(y - 1), m.row_bits(y + 1), m.row_words(), x + 1, goal)
-                  : scan_down(line, m.row_bits(y - 1), m.row_bits(y + 1), m.row_words(), x - 1, goal);
+    return jump_along(m.row_bits(y), m.row_bits(y - 1), m.row_bits(y + 1), m.row_words(), x, dx,
+                      s.goal.y == y ? std::int64_t{s.goal.x} : none);
   }
   std::int64_t jump_y(std::int64_t x, std::int64_t y, int dy) const {
     const nav_map& m = *s.map;
-    const std::int64_t goal = s.goal.x == x ? std::int64_t{s.goal.y} : none;
-    const auto* line = m.column_bits(x);
-    return dy > 0 ? scan_up(line, m.column_bits(x - 1), m.column_bits(x + 1), m.column_words(), y + 1, goal)
-                  : scan_down(line, m.column_bits(x - 1), m.column_bits(x + 1), m.column_words(), y - 1, goal);
+    return jump_along(m.column_bits(x), m.column_bits(x - 1), m.column_bits(x + 1), m.column_words(), y, dy,
+                      s.goal.x == x ? std::int64_t{s.goal.y} : none);
   }
 };
 

@@ -3,10 +3,28 @@
 
 #include <gtest/gtest.h>
 
+#include <initializer_list>
+
 namespace scenert::nav {
 namespace {
 
 const std::string data_dir = std::string(SCENERT_SOURCE_DIR) + "/tests/data/movingai/";
+
+// A text that must not parse, and how its error message must begin.
+struct bad_case {
+  const char* text;
+  const char* want;
+};
+
+template <class Parse>
+void expect_errors(Parse parse, std::initializer_list<bad_case> cases) {
+  for (const auto& c : cases) {
+    const auto got = parse(c.text);
+    ASSERT_FALSE(got) << c.text;
+    EXPECT_EQ(got.code(), nav_errc::bad_format);
+    EXPECT_EQ(got.error().message.rfind(c.want, 0), 0u) << got.error().message;
+  }
+}
 
 TEST(MovingAi, ParsesAMapWithEveryBlockKind) {
   const auto map = parse_movingai_map("type octile\nheight 2\nwidth 4\nmap\n.G@O\nTWS.\n\n//\nnotes\n", "m.map");
@@ -17,23 +35,14 @@ TEST(MovingAi, ParsesAMapWithEveryBlockKind) {
 }
 
 TEST(MovingAi, NamesFileLineAndReasonOfABadMap) {
-  const struct {
-    const char* text;
-    const char* want;
-  } cases[] = {
+  expect_errors([](const char* text) { return parse_movingai_map(text, "m.map"); }, {
       {"", "m.map:1: want 'type octile'"},
       {"type octile\nheight x\n", "m.map:2: want 'height H'"},
       {"type octile\nheight 2\nwidth 99999999\n", "m.map:3: want 'width W'"},
       {"type octile\nheight 2\nwidth 2\nmap\n..\n.", "m.map:6: row of 1 cells, want 2"},
       {"type octile\nheight 2\nwidth 2\nmap\n..\n", "m.map:6: missing map row 2 of 2"},
       {"type octile\nheight 1\nwidth 2\nmap\n..\n..\n", "m.map:6: text after the last map row"},
-  };
-  for (const auto& c : cases) {
-    const auto map = parse_movingai_map(c.text, "m.map");
-    ASSERT_FALSE(map) << c.text;
-    EXPECT_EQ(map.code(), nav_errc::bad_format);
-    EXPECT_EQ(map.error().message.rfind(c.want, 0), 0u) << map.error().message;
-  }
+  });
 }
 
 TEST(MovingAi, ParsesScenariosAndSkipsTheClosingNotes) {
@@ -50,22 +59,14 @@ TEST(MovingAi, ParsesScenariosAndSkipsTheClosingNotes) {
 }
 
 TEST(MovingAi, NamesFileLineAndReasonOfABadScenario) {
-  const struct {
-    const char* text;
-    const char* want;
-  } cases[] = {
+  expect_errors([](const char* text) { return parse_movingai_scen(text, "s.scen"); }, {
       {"version 2\n", "s.scen:1: want 'version 1'"},
       {"version 1\n0\ta.map\t10\t10\t1\t1\t1\n", "s.scen:2: want 9 tab-separated fields"},
       {"version 1\n0\ta.map\t10\t10\t1\t1\t1\t1\t1\t1\n", "s.scen:2: want 9 tab-separated fields"},
       {"version 1\n\n0\ta.map\t10\t10\t1\t-1\t1\t1\t1\n", "s.scen:3: a field is not a number"},
       {"version 1\n0\ta.map\t10\t10\t1\t1\t10\t1\t1\n", "s.scen:2: start or goal outside"},
       {"version 1\n0\ta.map\t10\t10\t1\t1\t1\t1\tnan\n", "s.scen:2: bad length"},
-  };
-  for (const auto& c : cases) {
-    const auto scen = parse_movingai_scen(c.text, "s.scen");
-    ASSERT_FALSE(scen) << c.text;
-    EXPECT_EQ(scen.error().message.rfind(c.want, 0), 0u) << scen.error().message;
-  }
+  });
 }
 
 TEST(MovingAi, ReportsAMissingFile) {

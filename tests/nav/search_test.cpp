@@ -52,23 +52,19 @@ void expect_matches_oracle(const nav_map& map, algorithm algo, cell start, nav_r
   }
 }
 
-TEST(Astar, MatchesDijkstraOnRandomMaps) {
+// `starts` random starts per map, `goals` random goals per start.
+void expect_matches_oracle_on_random_maps(algorithm algo, int starts, int goals) {
   for (const auto& spec : random_maps()) {
     SCOPED_TRACE(testing::Message() << to_string(spec.kind) << " " << spec.width << "x" << spec.height);
     const auto map = make_map(spec);
     nav_random rng(spec.seed * 31);
-    for (int s = 0; s < 4; ++s) expect_matches_oracle(*map, algorithm::astar, test::random_cell(rng, *map), rng, 40);
+    for (int s = 0; s < starts; ++s) expect_matches_oracle(*map, algo, test::random_cell(rng, *map), rng, goals);
   }
 }
 
-TEST(Jps, MatchesDijkstraOnRandomMaps) {
-  for (const auto& spec : random_maps()) {
-    SCOPED_TRACE(testing::Message() << to_string(spec.kind) << " " << spec.width << "x" << spec.height);
-    const auto map = make_map(spec);
-    nav_random rng(spec.seed * 31);
-    for (int s = 0; s < 6; ++s) expect_matches_oracle(*map, algorithm::jps, test::random_cell(rng, *map), rng, 60);
-  }
-}
+TEST(Astar, MatchesDijkstraOnRandomMaps) { expect_matches_oracle_on_random_maps(algorithm::astar, 4, 40); }
+
+TEST(Jps, MatchesDijkstraOnRandomMaps) { expect_matches_oracle_on_random_maps(algorithm::jps, 6, 60); }
 
 TEST(Jps, MatchesDijkstraOnManySmallMaps) {
   // Small dense maps reach the corner cases (edges, single gaps, goals on a scan line) most often.
