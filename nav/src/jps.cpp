@@ -133,7 +133,7 @@ void expand(const Grid& grid, search_state& s, std::uint32_t index) {
         if (dx != 0 || dy != 0) try_direction(grid, s, index, c, dx, dy);
     return;
   }
-  const int dx = s.nodes[index].dx, dy = s.nodes[index].dy;
+  const int dx = s.nodes[index].dx(), dy = s.nodes[index].dy();
   if (dx != 0 && dy != 0) {
     for (auto [ex, ey] : {std::pair{dx, 0}, std::pair{0, dy}, std::pair{dx, dy}}) try_direction(grid, s, index, c, ex, ey);
   } else if (dx != 0) {

@@ -64,11 +64,10 @@ void write_path(const search_state& s, std::uint32_t end, std::vector<cell>& out
 
 void search_state::relax(std::uint32_t index, cell at, std::uint32_t parent, double g, int dx, int dy) {
   search_node& n = nodes[index];
-  if (n.open_gen == generation && (n.closed_gen == generation || n.g <= g)) return;
+  if (n.generation() == generation && (n.closed() || n.g <= g)) return;
   n.g = g;
   n.parent = parent;
-  n.dx = static_cast<std::int8_t>(dx), n.dy = static_cast<std::int8_t>(dy);
-  n.open_gen = generation;
+  n.stamp = generation << 5 | static_cast<std::uint32_t>((dx + 1) * 3 + (dy + 1));
   const heap_entry e{g + octile_distance(at, goal), g, index};
   // The node being expanded has the least f in the open list, so a successor with no more f has
   // the least f too and may be expanded next without a trip through the heap (still exact with a
@@ -90,7 +89,7 @@ bool search_state::pop(std::uint32_t& index) {
       heap.pop_back();
     }
     const search_node& n = nodes[e.index];
-    if (n.closed_gen != generation && n.g == e.g) return (index = e.index), (current_f = e.f), true;
+    if (!n.closed() && n.g == e.g) return (index = e.index), (current_f = e.f), true;
   }
   return false;
 }
@@ -124,7 +123,7 @@ search_status search_context::begin(const nav_map& map, cell start, cell goal, a
   s.current_f = 0;
   if (!map.contains(start.x, start.y) || !map.contains(goal.x, goal.y)) return s.status = search_status::out_of_map;
   if (s.nodes.size() < map.cell_count()) s.nodes.resize(map.cell_count());
-  if (++s.generation == 0) {  // wrapped: old stamps could alias, so clear once per 2^32 searches
+  if (++s.generation > max_generation) {  // old stamps could alias: clear once per 2^27 searches
     std::fill(s.nodes.begin(), s.nodes.end(), search_node{});
     s.generation = 1;
   }
@@ -143,7 +142,7 @@ search_status search_context::step(std::uint32_t budget) {
   for (std::uint32_t n = 0; n < budget && s.status == search_status::running; ++n) {
     std::uint32_t i = 0;
     if (!s.pop(i)) return s.status = search_status::unreachable;
-    s.nodes[i].closed_gen = s.generation;
+    s.nodes[i].stamp |= 16;
     ++s.expansions;
     const double h = octile_distance(s.map->at(i), s.goal);
     if (h < s.best_h) s.best = i, s.best_h = h;
@@ -164,7 +163,9 @@ search_outcome search_context::find(const nav_map& map, cell start, cell goal, a
 
 search_status search_context::status() const noexcept { return state_->status; }
 std::uint32_t search_context::expansions() const noexcept { return state_->expansions; }
-double search_context::length() const noexcept { return state_->nodes[state_->goal_index].g; }
+double search_context::length() const noexcept {
+  return state_->status == search_status::found ? state_->nodes[state_->goal_index].g : 0.0;
+}
 
 void search_context::path(std::vector<cell>& out) const {
   out.clear();

@@ -8,14 +8,21 @@
 
 namespace scenert::nav {
 
-/// One cell's search record; valid only when `open_gen` equals the state's generation.
+/// One cell's search record, 16 bytes (a search's time goes mostly to misses on these): valid only
+/// when the stamp's generation is the state's. Stamp bits: generation << 5, closed (expanded) << 4,
+/// and the direction of the last step on the way in (dx + 1) * 3 + (dy + 1), which JPS prunes by.
 struct search_node {
   double g = 0;
   std::uint32_t parent = 0;
-  std::uint32_t open_gen = 0;    // == generation: reached in this search
-  std::uint32_t closed_gen = 0;  // == generation: expanded in this search
-  std::int8_t dx = 0, dy = 0;    // the last step's direction on the way in (JPS prunes by it)
+  std::uint32_t stamp = 0;
+  [[nodiscard]] std::uint32_t generation() const noexcept { return stamp >> 5; }
+  [[nodiscard]] bool closed() const noexcept { return (stamp & 16) != 0; }
+  [[nodiscard]] int dx() const noexcept { return static_cast<int>(stamp & 15) / 3 - 1; }
+  [[nodiscard]] int dy() const noexcept { return static_cast<int>(stamp & 15) % 3 - 1; }
 };
+
+/// Generations fit in the stamp's upper 27 bits; the arrays are cleared when they wrap.
+inline constexpr std::uint32_t max_generation = (1u << 27) - 1;
 
 /// An open-list entry; stale entries (a better g was found since) are skipped when popped.
 struct heap_entry {

@@ -99,6 +99,18 @@ TEST(Search, ReportsStartOrGoalOutsideTheMap) {
   EXPECT_TRUE(path.empty());
 }
 
+TEST(Search, AnIdleContextHasNoPathAndNoLength) {
+  search_context ctx;
+  std::vector<cell> path{{1, 1}};
+  EXPECT_EQ(ctx.status(), search_status::idle);
+  EXPECT_EQ(ctx.step(100), search_status::idle);
+  EXPECT_EQ(ctx.length(), 0.0);
+  ctx.path(path);
+  EXPECT_TRUE(path.empty());
+  ctx.partial_path(path);
+  EXPECT_TRUE(path.empty());
+}
+
 TEST(Search, FindsTheTrivialPathFromACellToItself) {
   const auto map = make_map({map_kind::random, 10, 10, 1, 0.0});
   search_context ctx;

@@ -41,9 +41,9 @@ struct search_outcome {
 
 struct search_state;
 
-/// A reusable search workspace, one per line (or per path_queue slot). Node arrays are stamped with
-/// a generation, so nothing is cleared between searches; after the first searches on a map have
-/// grown its vectors, searching allocates nothing.
+/// A reusable search workspace, one per line (or per path_queue slot): 16 bytes per cell of the
+/// largest map searched. Node arrays are stamped with a generation, so nothing is cleared between
+/// searches; after the first searches on a map have grown its vectors, searching allocates nothing.
 /// Thread-safety: none; one owner at a time. Many contexts may share one nav_map across threads.
 class search_context {
  public:
@@ -69,7 +69,7 @@ class search_context {
   [[nodiscard]] search_status status() const noexcept;
   /// Nodes expanded so far by the current search.
   [[nodiscard]] std::uint32_t expansions() const noexcept;
-  /// The shortest path's length; only when found.
+  /// The shortest path's length once found; 0 otherwise.
   [[nodiscard]] double length() const noexcept;
   /// Writes the shortest path, start to goal, into `out` (cleared first); only when found.
   void path(std::vector<cell>& out) const;
