@@ -78,7 +78,7 @@ TEST(Jps, MatchesDijkstraOnManySmallMaps) {
   }
 }
 
-TEST(Jps, HonoursADynamicFilter) {
+TEST(Search, BothAlgorithmsHonourADynamicFilter) {
   for (std::uint64_t seed = 1; seed <= 12; ++seed) {
     const auto map = make_map({seed % 2 ? map_kind::open : map_kind::random, 96, 80, seed, 0.15});
     nav_random rng(seed + 100);
