@@ -27,6 +27,7 @@ class line_reader {
     return true;
   }
   [[nodiscard]] std::uint32_t number() const { return number_; }
+  [[nodiscard]] std::size_t remaining() const { return text_.size() - pos_; }
 
  private:
   std::string_view text_;
@@ -113,6 +114,10 @@ nav_result<movingai_map> parse_movingai_map(std::string_view text, std::string_v
   if (!lines.next(line) || !header_value(line, "width", map.width))
     return bad(file, lines.number(), fmt::format("want 'width W' with 0 < W <= {}", max_side));
   if (!lines.next(line) || line != "map") return bad(file, lines.number(), "want 'map'");
+  // A header must not make a short file allocate: the rows must be there before the cells are.
+  if (lines.remaining() < std::size_t{map.width} * map.height)
+    return bad(file, lines.number() + 1, fmt::format("{} bytes left for {} rows of {} cells", lines.remaining(),
+                                                     map.height, map.width));
   map.blocked.assign(std::size_t{map.width} * map.height, 1);
   return parse_rows(lines, file, std::move(map));
 }

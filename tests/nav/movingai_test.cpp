@@ -38,8 +38,10 @@ TEST(MovingAi, NamesFileLineAndReasonOfABadMap) {
       {"", "m.map:1: want 'type octile'"},
       {"type octile\nheight x\n", "m.map:2: want 'height H'"},
       {"type octile\nheight 2\nwidth 99999999\n", "m.map:3: want 'width W'"},
-      {"type octile\nheight 2\nwidth 2\nmap\n..\n.", "m.map:6: row of 1 cells, want 2"},
-      {"type octile\nheight 2\nwidth 2\nmap\n..\n", "m.map:6: missing map row 2 of 2"},
+      {"type octile\nheight 2\nwidth 2\nmap\n..\n.\n.", "m.map:6: row of 1 cells, want 2"},
+      {"type octile\nheight 2\nwidth 2\nmap\n..\n\n\n", "m.map:6: row of 0 cells, want 2"},
+      {"type octile\nheight 2\nwidth 2\nmap\n..\n", "m.map:5: 3 bytes left for 2 rows of 2 cells"},
+      {"type octile\nheight 16384\nwidth 16384\nmap\n..\n", "m.map:5: 3 bytes left for 16384 rows"},
       {"type octile\nheight 1\nwidth 2\nmap\n..\n..\n", "m.map:6: text after the last map row"},
   });
 }
