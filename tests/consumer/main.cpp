@@ -1,6 +1,7 @@
 // Links against the installed package and uses its public API.
 #include <scenert/cluster/nats_link.hpp>
 #include <scenert/config/table_loader.hpp>
+#include <scenert/nav/search.hpp>
 #include <scenert/net/messages.hpp>
 #include <scenert/runtime/processor_pool.hpp>
 #include <scenert/runtime/result.hpp>
@@ -11,6 +12,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 enum class demo_errc { ok = 0, odd };
 
@@ -50,9 +52,16 @@ int main() {
   nobody.timeout = std::chrono::milliseconds(200);
   auto link = scenert::cluster::nats_link::connect(nobody);
   if (link || link.code() != scenert::cluster::cluster_errc::unavailable) return 1;
+  const std::vector<std::uint8_t> no_blocks(16, 0);
+  const auto nav_map = scenert::nav::nav_map::create(4, 4, no_blocks);
+  scenert::nav::search_context search;
+  std::vector<scenert::nav::cell> path;
+  if (!nav_map) return 1;
+  const auto found = search.find(**nav_map, {0, 0}, {3, 3}, scenert::nav::algorithm::jps, path);
+  if (found.status != scenert::nav::search_status::found || path.size() != 4) return 1;
   std::puts(
       "consumer: scenert package found and linked; a pool ticked a service 10 times, a bad table was refused,"
       " a map was built, the space hook was made, a frame went through the wire's codec, the cluster's link"
-      " refused an address where no server listens");
+      " refused an address where no server listens, a monster's path was found");
   return 0;
 }

@@ -1,0 +1,57 @@
+#pragma once
+/// A flow field: the exact distance to one target from every cell, shared by all the mobs chasing
+/// that target (a boss's adds on the tank, a pack on a player). Built a budget of cells per tick;
+/// until complete its chasers steer. Each chaser steps to its neighbour nearest the target.
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include <scenert/nav/nav_map.hpp>
+#include <scenert/nav/steering.hpp>
+#include <scenert/nav/types.hpp>
+
+namespace scenert::nav {
+
+/// The distance field toward one target (Dijkstra from the target over the same moves as the
+/// searches: octile costs, no corner cutting). Its arrays are reused by the next begin().
+/// Thread-safety: none while building; once complete, any number of readers may share it.
+class flow_field {
+ public:
+  /// Starts a field toward `target`; the map and the filter's callable must outlive the build.
+  void begin(const nav_map& map, cell target, cell_filter filter = {});
+  /// Settles at most `budget` more cells; true once the field is complete.
+  bool build(std::uint32_t budget);
+  /// Whether the field is complete (usable).
+  [[nodiscard]] bool complete() const noexcept { return complete_; }
+  /// The target.
+  [[nodiscard]] cell target() const noexcept { return target_; }
+  /// Cells settled so far.
+  [[nodiscard]] std::uint32_t settled() const noexcept { return settled_; }
+  /// Distance from a cell to the target; infinity where unreachable, blocked, outside the map,
+  /// or not yet settled.
+  [[nodiscard]] double distance(cell at) const noexcept;
+  /// The step a chaser on `from` takes: the allowed neighbour (no block, no corner, under the
+  /// cell cap) with the lowest distance below its own; none on the target, when stuck, or while
+  /// the field is incomplete.
+  [[nodiscard]] std::optional<cell> next_step(cell from, const cell_counter& counts = {},
+                                              std::uint32_t cell_cap = UINT32_MAX) const;
+
+ private:
+  struct entry {
+    double d;
+    std::uint32_t index;
+  };
+  static bool heap_after(const entry& a, const entry& b) noexcept;
+  void relax_neighbours(std::uint32_t index);
+  const nav_map* map_ = nullptr;
+  cell_filter filter_;
+  cell target_;
+  std::vector<double> dist_;
+  std::vector<std::uint8_t> done_;
+  std::vector<entry> heap_;
+  std::uint32_t settled_ = 0;
+  bool complete_ = false;
+};
+
+}  // namespace scenert::nav

@@ -1,0 +1,78 @@
+#pragma once
+/// A map's static passability for path searches: built once per map, shared by every line of it.
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include <scenert/nav/types.hpp>
+
+namespace scenert::nav {
+
+/// The immutable passability grid of one map, with the bit rows and bit columns that jump point
+/// search scans 64 cells at a time. Hold it as std::shared_ptr<const nav_map>.
+/// Thread-safety: immutable after create(); any number of threads may read it at once.
+class nav_map {
+ public:
+  /// Builds a map from one byte per cell, row-major (non-zero = blocked); fails on a size of 0,
+  /// a span of the wrong length, or more cells than a 32-bit index can address.
+  static nav_result<std::shared_ptr<const nav_map>> create(std::uint32_t width, std::uint32_t height,
+                                                           std::span<const std::uint8_t> blocked);
+
+  /// Width in cells (columns).
+  [[nodiscard]] std::uint32_t width() const noexcept { return width_; }
+  /// Height in cells (rows).
+  [[nodiscard]] std::uint32_t height() const noexcept { return height_; }
+  /// Number of cells.
+  [[nodiscard]] std::uint32_t cell_count() const noexcept { return width_ * height_; }
+  /// Whether (x, y) lies on the map; signed so that a neighbour of an edge cell can be asked.
+  [[nodiscard]] bool contains(std::int64_t x, std::int64_t y) const noexcept {
+    return x >= 0 && y >= 0 && x < width_ && y < height_;
+  }
+  /// Whether the cell is on the map and not blocked.
+  [[nodiscard]] bool passable(std::int64_t x, std::int64_t y) const noexcept {
+    return contains(x, y) && open_[static_cast<std::size_t>(y) * width_ + static_cast<std::size_t>(x)] != 0;
+  }
+  /// Row-major index of a cell on the map.
+  [[nodiscard]] std::uint32_t index(cell c) const noexcept { return c.y * width_ + c.x; }
+  /// The cell of a row-major index.
+  [[nodiscard]] cell at(std::uint32_t index) const noexcept { return {index % width_, index / width_}; }
+  /// 64-bit words of passable bits of row y, for y in [-1, height]: bit x%64 of word x/64 is cell
+  /// x; rows -1 and height, and bits past the width, are zero (blocked).
+  [[nodiscard]] const std::uint64_t* row_bits(std::int64_t y) const noexcept {
+    return row_bits_.data() + static_cast<std::size_t>(y + 1) * row_words_;
+  }
+  /// The same for column x (x in [-1, width]): bit y%64 of word y/64 is cell (x, y).
+  [[nodiscard]] const std::uint64_t* column_bits(std::int64_t x) const noexcept {
+    return column_bits_.data() + static_cast<std::size_t>(x + 1) * column_words_;
+  }
+  /// Words per bit row.
+  [[nodiscard]] std::size_t row_words() const noexcept { return row_words_; }
+  /// Words per bit column.
+  [[nodiscard]] std::size_t column_words() const noexcept { return column_words_; }
+  /// Memory held by the map's tables, in bytes.
+  [[nodiscard]] std::size_t memory_bytes() const noexcept;
+
+ private:
+  nav_map(std::uint32_t width, std::uint32_t height);
+  std::uint32_t width_, height_;
+  std::size_t row_words_, column_words_;
+  std::vector<std::uint8_t> open_;  // one byte per cell: 1 = passable
+  std::vector<std::uint64_t> row_bits_, column_bits_;
+};
+
+/// Whether a step between two 8-neighbours is allowed: both cells passable (map and filter) and,
+/// for a diagonal, both orthogonal cells passable too (no corner cutting).
+[[nodiscard]] bool can_step(const nav_map& map, cell from, cell to, const cell_filter& filter = {});
+
+/// Whether a cell is on the map, passable, and not blocked by the filter.
+[[nodiscard]] bool can_stand(const nav_map& map, std::int64_t x, std::int64_t y, const cell_filter& filter);
+
+/// Octile distance: the length of the shortest path between two cells on an empty map.
+[[nodiscard]] double octile_distance(cell a, cell b) noexcept;
+
+/// sqrt(2), the cost of a diagonal step.
+inline constexpr double diagonal_cost = 1.4142135623730950488;
+
+}  // namespace scenert::nav

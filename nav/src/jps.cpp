@@ -1,0 +1,168 @@
+// Jump point search without corner cutting (Harabor and Grastien's rules for 8-connected grids
+// where a diagonal needs both orthogonal neighbours): straight jumps stop where a side cell opens
+// up after being blocked; a diagonal cell is a jump point when a straight jump from it finds one.
+// On the map alone, straight jumps scan the map's bit rows and columns 64 cells per step; with a
+// caller's filter they fall back to the same rules cell by cell.
+#include <bit>
+#include <cstdlib>
+
+#include "search_state.hpp"
+
+namespace scenert::nav {
+namespace {
+
+constexpr std::int64_t none = -1;
+
+// First stop at or after `from` along `line` (a bit row or column), `a` and `b` its two side lines:
+// a blocked cell (none), the goal, or a cell whose side opens where the previous one was blocked.
+std::int64_t scan_up(const std::uint64_t* line, const std::uint64_t* a, const std::uint64_t* b,
+                     std::size_t words, std::int64_t from, std::int64_t goal) {
+  for (auto w = static_cast<std::size_t>(from / 64); w < words; ++w) {
+    const std::uint64_t a_prev = (a[w] << 1) | (w > 0 ? a[w - 1] >> 63 : 0);
+    const std::uint64_t b_prev = (b[w] << 1) | (w > 0 ? b[w - 1] >> 63 : 0);
+    std::uint64_t stop = ~line[w] | (a[w] & ~a_prev) | (b[w] & ~b_prev);
+    if (goal >= 0 && static_cast<std::size_t>(goal / 64) == w) stop |= std::uint64_t{1} << (goal % 64);
+    if (w == static_cast<std::size_t>(from / 64)) stop &= ~std::uint64_t{0} << (from % 64);
+    if (stop == 0) continue;
+    const int bit = std::countr_zero(stop);
+    return (line[w] >> bit) & 1 ? static_cast<std::int64_t>(w * 64) + bit : none;
+  }
+  return none;
+}
+
+// The same scanning toward lower positions.
+std::int64_t scan_down(const std::uint64_t* line, const std::uint64_t* a, const std::uint64_t* b,
+                       std::size_t words, std::int64_t from, std::int64_t goal) {
+  if (from < 0) return none;
+  for (auto w = from / 64; w >= 0; --w) {
+    const auto u = static_cast<std::size_t>(w);
+    const std::uint64_t a_next = (a[u] >> 1) | (u + 1 < words ? a[u + 1] << 63 : 0);
+    const std::uint64_t b_next = (b[u] >> 1) | (u + 1 < words ? b[u + 1] << 63 : 0);
+    std::uint64_t stop = ~line[u] | (a[u] & ~a_next) | (b[u] & ~b_next);
+    if (goal >= 0 && goal / 64 == w) stop |= std::uint64_t{1} << (goal % 64);
+    if (w == from / 64 && from % 64 != 63) stop &= (std::uint64_t{1} << (from % 64 + 1)) - 1;
+    if (stop == 0) continue;
+    const int bit = 63 - std::countl_zero(stop);
+    return (line[u] >> bit) & 1 ? w * 64 + bit : none;
+  }
+  return none;
+}
+
+// A straight jump from `at` in direction `d` along a bit line between its two side lines.
+std::int64_t jump_along(const std::uint64_t* line, const std::uint64_t* a, const std::uint64_t* b, std::size_t words,
+                        std::int64_t at, int d, std::int64_t goal) {
+  return d > 0 ? scan_up(line, a, b, words, at + 1, goal) : scan_down(line, a, b, words, at - 1, goal);
+}
+
+// Passability from the map's bit tables.
+struct bit_grid {
+  const search_state& s;
+  bool open(std::int64_t x, std::int64_t y) const { return s.map->passable(x, y); }
+  std::int64_t jump_x(std::int64_t x, std::int64_t y, int dx) const {
+    const nav_map& m = *s.map;
+    return jump_along(m.row_bits(y), m.row_bits(y - 1), m.row_bits(y + 1), m.row_words(), x, dx,
+                      s.goal.y == y ? std::int64_t{s.goal.x} : none);
+  }
+  std::int64_t jump_y(std::int64_t x, std::int64_t y, int dy) const {
+    const nav_map& m = *s.map;
+    return jump_along(m.column_bits(x), m.column_bits(x - 1), m.column_bits(x + 1), m.column_words(), y, dy,
+                      s.goal.x == x ? std::int64_t{s.goal.y} : none);
+  }
+};
+
+// Passability from the map and the caller's filter, one cell at a time (online JPS).
+struct filtered_grid {
+  const search_state& s;
+  bool open(std::int64_t x, std::int64_t y) const { return can_stand(*s.map, x, y, s.filter); }
+  bool is_goal(std::int64_t x, std::int64_t y) const { return x == s.goal.x && y == s.goal.y; }
+  std::int64_t jump_x(std::int64_t x, std::int64_t y, int dx) const {
+    for (std::int64_t c = x + dx;; c += dx) {
+      if (!open(c, y)) return none;
+      if (is_goal(c, y) || (open(c, y - 1) && !open(c - dx, y - 1)) || (open(c, y + 1) && !open(c - dx, y + 1)))
+        return c;
+    }
+  }
+  std::int64_t jump_y(std::int64_t x, std::int64_t y, int dy) const {
+    for (std::int64_t c = y + dy;; c += dy) {
+      if (!open(x, c)) return none;
+      if (is_goal(x, c) || (open(x - 1, c) && !open(x - 1, c - dy)) || (open(x + 1, c) && !open(x + 1, c - dy)))
+        return c;
+    }
+  }
+};
+
+// Walks a diagonal from node `index`. The diagonal cells are not pushed as jump points of their
+// own (Harabor and Grastien's pruning of intermediate nodes): the straight jumps found from each
+// of them are relaxed directly, parented to `index` by a diagonal-then-straight segment.
+template <class Grid>
+void jump_diagonal(const Grid& grid, search_state& s, std::uint32_t index, cell c, int dx, int dy) {
+  std::int64_t x = c.x, y = c.y;
+  const double g0 = s.nodes[index].g;
+  for (std::int64_t k = 1;; ++k) {
+    if (!grid.open(x + dx, y) || !grid.open(x, y + dy) || !grid.open(x + dx, y + dy)) return;
+    x += dx, y += dy;
+    const double g = g0 + static_cast<double>(k) * diagonal_cost;
+    if (x == s.goal.x && y == s.goal.y) return s.relax(s.goal_index, s.goal, index, g, dx, dy);
+    if (const std::int64_t hx = grid.jump_x(x, y, dx); hx != none) {
+      const cell to{static_cast<std::uint32_t>(hx), static_cast<std::uint32_t>(y)};
+      s.relax(s.map->index(to), to, index, g + static_cast<double>(std::abs(hx - x)), dx, 0);
+    }
+    if (const std::int64_t vy = grid.jump_y(x, y, dy); vy != none) {
+      const cell to{static_cast<std::uint32_t>(x), static_cast<std::uint32_t>(vy)};
+      s.relax(s.map->index(to), to, index, g + static_cast<double>(std::abs(vy - y)), 0, dy);
+    }
+  }
+}
+
+template <class Grid>
+void try_direction(const Grid& grid, search_state& s, std::uint32_t index, cell c, int dx, int dy) {
+  if (dx != 0 && dy != 0) return jump_diagonal(grid, s, index, c, dx, dy);
+  std::int64_t x = c.x, y = c.y;
+  if (dy == 0 && (x = grid.jump_x(x, y, dx)) == none) return;
+  if (dx == 0 && (y = grid.jump_y(x, y, dy)) == none) return;
+  const cell to{static_cast<std::uint32_t>(x), static_cast<std::uint32_t>(y)};
+  s.relax(s.map->index(to), to, index, s.nodes[index].g + static_cast<double>(std::abs(x - c.x) + std::abs(y - c.y)), dx, dy);
+}
+
+template <class Grid>
+void expand(const Grid& grid, search_state& s, std::uint32_t index) {
+  const cell c = s.map->at(index);
+  if (index == s.start_index) {
+    for (int dy = -1; dy <= 1; ++dy)
+      for (int dx = -1; dx <= 1; ++dx)
+        if (dx != 0 || dy != 0) try_direction(grid, s, index, c, dx, dy);
+    return;
+  }
+  const int dx = s.nodes[index].dx(), dy = s.nodes[index].dy();
+  if (dx != 0 && dy != 0) {
+    for (auto [ex, ey] : {std::pair{dx, 0}, std::pair{0, dy}, std::pair{dx, dy}}) try_direction(grid, s, index, c, ex, ey);
+  } else if (dx != 0) {
+    try_direction(grid, s, index, c, dx, 0);
+    // A side is worth turning to only where it opens here after being blocked one step back: else
+    // the cell one step back reaches it as cheaply (the forced neighbours of a straight move).
+    for (const int side : {-1, 1}) {
+      if (!grid.open(c.x, std::int64_t{c.y} + side) || grid.open(std::int64_t{c.x} - dx, std::int64_t{c.y} + side)) continue;
+      try_direction(grid, s, index, c, 0, side);
+      try_direction(grid, s, index, c, dx, side);
+    }
+  } else {
+    try_direction(grid, s, index, c, 0, dy);
+    for (const int side : {-1, 1}) {
+      if (!grid.open(std::int64_t{c.x} + side, c.y) || grid.open(std::int64_t{c.x} + side, std::int64_t{c.y} - dy)) continue;
+      try_direction(grid, s, index, c, side, 0);
+      try_direction(grid, s, index, c, side, dy);
+    }
+  }
+}
+
+}  // namespace
+
+void expand_jps(search_state& s, std::uint32_t index) {
+  if (s.filter.empty()) {
+    expand(bit_grid{s}, s, index);
+  } else {
+    expand(filtered_grid{s}, s, index);
+  }
+}
+
+}  // namespace scenert::nav
