@@ -5,6 +5,7 @@
 #include "exit_codes.hpp"
 #include "gateway_command.hpp"
 #include "loadtest_command.hpp"
+#include "pathbench_command.hpp"
 #include "run_command.hpp"
 
 #include <CLI/CLI.hpp>
@@ -28,6 +29,8 @@ int main(int argc, char** argv) {
   CLI::App* bots_cmd = add_bots_command(app, bots);
   gateway_options gateway;
   CLI::App* gateway_cmd = add_gateway_command(app, gateway);
+  pathbench_command_options pathbench;
+  CLI::App* pathbench_cmd = add_pathbench_command(app, pathbench);
 
   try {
     app.parse(argc, argv);
@@ -40,5 +43,6 @@ int main(int argc, char** argv) {
   if (loadtest_cmd->parsed()) return run_loadtest(loadtest);
   if (bots_cmd->parsed()) return run_bots_command(bots);
   if (gateway_cmd->parsed()) return run_gateway(gateway);
+  if (pathbench_cmd->parsed()) return run_pathbench_command(pathbench);
   return exit_usage;
 }
