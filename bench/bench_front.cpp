@@ -103,6 +103,137 @@ struct walker {
   net::frame_reader reader{1 << 20};
 };
 
+// The N clients on this thread: one poll over all their sockets, one buffer for what they read,
+// one random stream for where they start and how they step.
+struct clients {
+  std::vector<walker> walkers;
+  std::vector<pollfd> polls;
+  std::mt19937 rng{42};
+  std::uniform_real_distribution<float> step{-2, 2};
+  std::string frame;  // reused: one move at a time
+  char buf[1 << 16];
+
+  void connect(unsigned n, std::uint16_t port) {
+    std::uniform_real_distribution<float> in_box(110, 210);
+    walkers.resize(n);
+    polls.resize(n);
+    for (unsigned i = 0; i < n; ++i) {
+      walkers[i].fd = connect_to(port);
+      walkers[i].x = in_box(rng), walkers[i].z = in_box(rng);
+      polls[i] = {walkers[i].fd, POLLIN, 0};
+    }
+  }
+
+  void read_all() {
+    if (::poll(polls.data(), polls.size(), 1) <= 0) return;
+    for (std::size_t i = 0; i < walkers.size(); ++i) {
+      if (!(polls[i].revents & POLLIN)) continue;
+      const ssize_t n = ::recv(walkers[i].fd, buf, sizeof buf, MSG_DONTWAIT);
+      if (n <= 0) continue;
+      walker& c = walkers[i];
+      (void)c.reader.feed(std::string_view(buf, static_cast<std::size_t>(n)),
+                          [&c](std::uint32_t id, std::string_view) {
+                            ++c.frames_in;
+                            c.landed |= id == 202;
+                          });
+    }
+  }
+
+  // One step of up to 2 units on each axis, kept in the box; true when the move was sent.
+  bool move(walker& c) {
+    c.x = std::clamp(c.x + step(rng), 110.0F, 210.0F);
+    c.z = std::clamp(c.z + step(rng), 110.0F, 210.0F);
+    frame.clear();
+    net::append_frame(frame, net::client_message{net::move_to{{c.x, 0, c.z, 0, 0}}});
+    return ::send(c.fd, frame.data(), frame.size(), MSG_NOSIGNAL) > 0;
+  }
+
+  unsigned landed() const {
+    unsigned n = 0;
+    for (const auto& c : walkers) n += c.landed;
+    return n;
+  }
+
+  std::uint64_t frames_in() const {
+    std::uint64_t n = 0;
+    for (const auto& c : walkers) n += c.frames_in;
+    return n;
+  }
+};
+
+// Reads until every client landed or 30 s passed; returns how many landed.
+unsigned wait_for_landing(clients& cs) {
+  const auto landing_deadline = clock_type::now() + 30s;
+  unsigned landed = 0;
+  while (landed < cs.walkers.size() && clock_type::now() < landing_deadline) {
+    cs.read_all();
+    landed = cs.landed();
+  }
+  return landed;
+}
+
+// Every client moves at a.hz, their turns spread evenly over the period, until `end`; between
+// moves they read what they get. Returns the moves sent.
+std::uint64_t walk_until(const args& a, clients& cs, clock_type::time_point start,
+                         clock_type::time_point end) {
+  const auto period = std::chrono::duration<double>(1.0 / a.hz / a.clients);
+  auto next_move = start;
+  unsigned turn = 0;
+  std::uint64_t moves = 0;
+  while (clock_type::now() < end) {
+    while (clock_type::now() >= next_move) {
+      moves += cs.move(cs.walkers[turn++ % a.clients]);
+      next_move += std::chrono::duration_cast<clock_type::duration>(period);
+    }
+    cs.read_all();
+  }
+  return moves;
+}
+
+// What the steady part of the run measured.
+struct steady {
+  net::front_stats before, after;
+  std::uint64_t moves = 0, allocs = 0, frames_in = 0;
+  double elapsed = 0, cpu = 0;
+};
+
+// The steady part: every client walks at its rate and reads what it gets.
+steady run_steady(const args& a, clients& cs, const net::front& door) {
+  steady s;
+  s.before = door.stats();
+  const std::uint64_t allocs_before = allocations.load();
+  const double cpu_before = bench::process_cpu_seconds();
+  const std::uint64_t frames_in_before = cs.frames_in();
+  const auto start = clock_type::now();
+  const auto end =
+      start + std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double>(a.seconds));
+  s.moves = walk_until(a, cs, start, end);
+  s.elapsed = std::chrono::duration<double>(clock_type::now() - start).count();
+  s.after = door.stats();
+  s.allocs = allocations.load() - allocs_before;
+  s.cpu = bench::process_cpu_seconds() - cpu_before;
+  s.frames_in = cs.frames_in() - frames_in_before;
+  return s;
+}
+
+void print_report(const args& a, unsigned landed, const steady& s) {
+  const auto frames_out = s.after.frames_out - s.before.frames_out;
+  const auto writes = s.after.writes - s.before.writes;
+  std::printf(
+      "%s\n",
+      fmt::format(
+          R"({{"clients": {}, "io_threads": {}, "landed": {}, "seconds": {:.2f}, "moves_per_s": {:.0f}, )"
+          R"("frames_out": {}, "writes": {}, "frames_per_write": {:.2f}, "bytes_out": {}, )"
+          R"("frames_read_by_clients": {}, "allocations": {}, "allocations_per_frame_out": {:.4f}, )"
+          R"("cpu_ns_per_frame_out": {:.0f}, "slow_readers_cut": {}}})",
+          a.clients, a.io_threads, landed, s.elapsed, static_cast<double>(s.moves) / s.elapsed, frames_out,
+          writes, writes ? double(frames_out) / double(writes) : 0.0, s.after.bytes_out - s.before.bytes_out,
+          s.frames_in, s.allocs, frames_out ? double(s.allocs) / double(frames_out) : 0.0,
+          frames_out ? s.cpu * 1e9 / double(frames_out) : 0.0,
+          s.after.closed_by[static_cast<std::size_t>(net::close_reason::slow_reader)])
+          .c_str());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -124,89 +255,15 @@ int main(int argc, char** argv) {
   w->start();
   if (!door->start(*w)) return 1;
 
-  std::mt19937 rng(42);
-  std::uniform_real_distribution<float> in_box(110, 210), step(-2, 2);
-  std::vector<walker> walkers(a.clients);
-  std::vector<pollfd> polls(a.clients);
-  for (unsigned i = 0; i < a.clients; ++i) {
-    walkers[i].fd = connect_to(door->tcp_port());
-    walkers[i].x = in_box(rng), walkers[i].z = in_box(rng);
-    polls[i] = {walkers[i].fd, POLLIN, 0};
-  }
-  std::string frame;
-  char buf[1 << 16];
-  auto read_all = [&] {
-    if (::poll(polls.data(), polls.size(), 1) <= 0) return;
-    for (unsigned i = 0; i < a.clients; ++i) {
-      if (!(polls[i].revents & POLLIN)) continue;
-      const ssize_t n = ::recv(walkers[i].fd, buf, sizeof buf, MSG_DONTWAIT);
-      if (n <= 0) continue;
-      (void)walkers[i].reader.feed(std::string_view(buf, static_cast<std::size_t>(n)),
-                                   [&](std::uint32_t id, std::string_view) {
-                                     ++walkers[i].frames_in;
-                                     walkers[i].landed |= id == 202;
-                                   });
-    }
-  };
-  const auto landing_deadline = clock_type::now() + 30s;
-  unsigned landed = 0;
-  while (landed < a.clients && clock_type::now() < landing_deadline) {
-    read_all();
-    landed = 0;
-    for (const auto& c : walkers) landed += c.landed;
-  }
+  clients cs;
+  cs.connect(a.clients, door->tcp_port());
+  const unsigned landed = wait_for_landing(cs);
+  const steady s = run_steady(a, cs, *door);
 
-  // The steady part: every client walks at its rate and reads what it gets.
-  const auto before = door->stats();
-  const std::uint64_t allocs_before = allocations.load();
-  const double cpu_before = bench::process_cpu_seconds();
-  std::uint64_t moves = 0, frames_in_before = 0;
-  for (const auto& c : walkers) frames_in_before += c.frames_in;
-  const auto start = clock_type::now();
-  const auto end =
-      start + std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double>(a.seconds));
-  const auto period = std::chrono::duration<double>(1.0 / a.hz / a.clients);
-  auto next_move = start;
-  unsigned turn = 0;
-  while (clock_type::now() < end) {
-    while (clock_type::now() >= next_move) {
-      walker& c = walkers[turn++ % a.clients];
-      c.x = std::clamp(c.x + step(rng), 110.0F, 210.0F);
-      c.z = std::clamp(c.z + step(rng), 110.0F, 210.0F);
-      frame.clear();
-      net::append_frame(frame, net::client_message{net::move_to{{c.x, 0, c.z, 0, 0}}});
-      if (::send(c.fd, frame.data(), frame.size(), MSG_NOSIGNAL) > 0) ++moves;
-      next_move += std::chrono::duration_cast<clock_type::duration>(period);
-    }
-    read_all();
-  }
-  const double elapsed = std::chrono::duration<double>(clock_type::now() - start).count();
-  const auto after = door->stats();
-  const std::uint64_t allocs = allocations.load() - allocs_before;
-  const double cpu = bench::process_cpu_seconds() - cpu_before;
-  std::uint64_t frames_in = 0;
-  for (const auto& c : walkers) frames_in += c.frames_in;
-  frames_in -= frames_in_before;
-
-  for (auto& c : walkers) ::close(c.fd);
+  for (auto& c : cs.walkers) ::close(c.fd);
   door->stop();
   (void)w->shutdown().wait_for(5s);
   (void)pool.stop();
-
-  const auto frames_out = after.frames_out - before.frames_out;
-  const auto writes = after.writes - before.writes;
-  std::printf(
-      "%s\n",
-      fmt::format(
-          R"({{"clients": {}, "io_threads": {}, "landed": {}, "seconds": {:.2f}, "moves_per_s": {:.0f}, )"
-          R"("frames_out": {}, "writes": {}, "frames_per_write": {:.2f}, "bytes_out": {}, )"
-          R"("frames_read_by_clients": {}, "allocations": {}, "allocations_per_frame_out": {:.4f}, )"
-          R"("cpu_ns_per_frame_out": {:.0f}, "slow_readers_cut": {}}})",
-          a.clients, a.io_threads, landed, elapsed, static_cast<double>(moves) / elapsed, frames_out, writes,
-          writes ? double(frames_out) / double(writes) : 0.0, after.bytes_out - before.bytes_out, frames_in,
-          allocs, frames_out ? double(allocs) / double(frames_out) : 0.0,
-          frames_out ? cpu * 1e9 / double(frames_out) : 0.0,
-          after.closed_by[static_cast<std::size_t>(net::close_reason::slow_reader)])
-          .c_str());
+  print_report(a, landed, s);
   return landed == a.clients ? 0 : 1;
 }

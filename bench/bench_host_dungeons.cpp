@@ -18,6 +18,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -122,10 +123,17 @@ window between(const histogram_snapshot& a, const histogram_snapshot& b) {
   return w;
 }
 
-std::string json(const window& w, double cpu_per_s) {
+// One measured phase: its lateness and the process's CPU per wall second.
+struct measured {
+  window lateness;
+  double cpu_per_s = 0;
+};
+
+std::string json(const measured& m) {
+  const window& w = m.lateness;
   return fmt::format(
       R"({{"ticks": {}, "lateness_ms": {{"p50": {:.3f}, "p99": {:.3f}, "max_so_far": {:.3f}}}, "cpu_per_wall_s": {:.3f}}})",
-      w.ticks, w.p50_ms, w.p99_ms, w.max_ms, cpu_per_s);
+      w.ticks, w.p50_ms, w.p99_ms, w.max_ms, m.cpu_per_s);
 }
 
 scene_table dungeon_table(const args& a) {
@@ -187,6 +195,195 @@ struct phase_clock {
   }
 };
 
+// Back-to-back lateness windows: each phase's starts where the previous phase's ended.
+class lateness_windows {
+ public:
+  explicit lateness_windows(processor_pool& pool) : pool_(pool) {}
+  void restart() { last_ = pool_.metrics().lateness; }
+  window next() {
+    auto now = pool_.metrics().lateness;
+    const window w = between(last_, now);
+    last_ = std::move(now);
+    return w;
+  }
+
+ private:
+  processor_pool& pool_;
+  histogram_snapshot last_;
+};
+
+world_options world_opts(const args& a, phase_histogram& phases) {
+  world_options wo;
+  wo.hz = a.world_hz;
+  if (a.phases) wo.on_new_line = [&phases](scene& s) { s.add_module(std::make_unique<phase_probe>(phases)); };
+  return wo;
+}
+
+// What opening the lines cost, before any phase.
+struct opening {
+  std::size_t rss0 = 0, rss1 = 0;
+  double seconds = 0;
+  std::shared_ptr<const world_snapshot> snap;
+};
+
+opening open_lines(const args& a, world& w) {
+  opening o;
+  o.rss0 = rss_bytes();
+  std::fprintf(stderr, "opening %u lines...\n", a.lines);
+  auto t_open = std::chrono::steady_clock::now();
+  w.start();  // opens min_lines = N lines
+  o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_open).count();
+  std::this_thread::sleep_for(1500ms);  // every group ticked: every member activated
+  o.rss1 = rss_bytes();
+  o.snap = w.snapshot();
+  return o;
+}
+
+// Phase 1: idle lines.
+measured run_idle(const args& a, lateness_windows& lateness) {
+  std::fprintf(stderr, "idle for %.1f s...\n", a.seconds);
+  lateness.restart();
+  phase_clock clock;
+  std::this_thread::sleep_for(std::chrono::duration<double>(a.seconds));
+  const double cpu = clock.cpu_per_s();
+  return {lateness.next(), cpu};
+}
+
+// Replies keep landing after the phase that sent their requests, until the world shuts down:
+// their counters outlive the phase, and main reads them for the report.
+// Thread-safety: written by replies on the world's thread, stop by main; read by main and producers.
+struct reply_counts {
+  std::atomic<std::uint64_t> ok{0}, errors{0};
+  std::atomic<bool> stop{false};  // the allocation phase's producers: time is up
+};
+
+// Players enter at a.rate for a.seconds and each leaves 1 s after it entered; at the end, the
+// players still in the world leave at once.
+void send_churn(const args& a, world& w, reply_counts& entered) {
+  using time_point = std::chrono::steady_clock::time_point;
+  auto start = std::chrono::steady_clock::now();
+  auto end = start + std::chrono::duration<double>(a.seconds);
+  std::uint64_t sent = 0;
+  player_id next = 1;
+  std::vector<std::pair<time_point, player_id>> leaving;
+  std::size_t leave_at = 0;
+  auto leave_until = [&](time_point t) {
+    for (; leave_at < leaving.size() && leaving[leave_at].first <= t; ++leave_at)
+      w.submit(world_request::leave(leaving[leave_at].second), {});
+  };
+  for (auto now = start; now < end; now = std::chrono::steady_clock::now()) {
+    auto due = static_cast<std::uint64_t>(std::chrono::duration<double>(now - start).count() * a.rate);
+    for (; sent < due; ++sent, ++next) {
+      w.submit(world_request::enter(next, 1),
+               [&entered](world_result r) { (r ? entered.ok : entered.errors).fetch_add(1); });
+      leaving.push_back({now + 1s, next});
+    }
+    leave_until(now);
+    std::this_thread::sleep_for(1ms);
+  }
+  leave_until(time_point::max());
+}
+
+// Phase 2: players enter at a constant rate and leave a second later.
+measured run_churn(const args& a, world& w, lateness_windows& lateness, reply_counts& entered) {
+  std::fprintf(stderr, "churn at %.0f enters/s for %.1f s...\n", a.rate, a.seconds);
+  phase_clock clock;
+  send_churn(a, w, entered);
+  const double cpu = clock.cpu_per_s();
+  return {lateness.next(), cpu};
+}
+
+// One producer of phase 3, until `allocated.stop`; it returns once the world answered its leaves.
+void produce(const args& a, world& w, unsigned pi, reply_counts& allocated) {
+  // Each player leaves `resident` allocations after it entered (0: at once, so every enter
+  // finds the line the previous player left; more: players are spread over many lines).
+  const std::uint64_t window_size = 50'000, resident = a.resident, span = 200'000 + resident;
+  std::atomic<std::uint64_t> answered{0};
+  std::uint64_t sent = 0, leaves = 0;
+  player_id base = 1'000'000'000ull * (pi + 1);
+  auto leave = [&](std::uint64_t i) {
+    w.submit(world_request::leave(base + i % span), [&](world_result) { bump(answered); });
+    ++leaves;
+  };
+  while (!allocated.stop.load(std::memory_order_relaxed)) {
+    if (leaves - answered.load(std::memory_order_acquire) >= window_size) {
+      std::this_thread::sleep_for(100us);
+      continue;
+    }
+    for (int k = 0; k < 1000; ++k, ++sent) {
+      w.submit(world_request::enter(base + sent % span, 1),
+               [&allocated](world_result r) { bump(r ? allocated.ok : allocated.errors); });
+      if (sent >= resident) leave(sent - resident);
+    }
+  }
+  for (std::uint64_t i = sent - std::min(sent, resident); i < sent; ++i) leave(i);
+  while (answered.load() < leaves) std::this_thread::sleep_for(1ms);
+}
+
+struct allocation_phase {
+  measured m;
+  std::uint64_t in_window = 0;  // allocations answered by the end of the timed window
+  double elapsed_s = 0;
+  std::shared_ptr<const world_snapshot> before;
+};
+
+// Phase 3: allocations through the world as fast as it answers (enter + leave per allocation),
+// with a bounded number in flight per producer.
+allocation_phase run_allocation(const args& a, world& w, lateness_windows& lateness,
+                                reply_counts& allocated) {
+  std::fprintf(stderr, "allocating through the world for %.1f s...\n", std::min(a.seconds, 3.0));
+  const double alloc_s = std::min(a.seconds, 3.0);
+  std::vector<std::thread> producers;
+  allocation_phase r;
+  r.before = w.snapshot();
+  auto t_alloc = std::chrono::steady_clock::now();
+  phase_clock clock;
+  for (unsigned pi = 0; pi < a.producers; ++pi)
+    producers.emplace_back([&, pi] { produce(a, w, pi, allocated); });
+  std::this_thread::sleep_for(std::chrono::duration<double>(alloc_s));
+  r.in_window = allocated.ok.load();
+  const double cpu = clock.cpu_per_s();
+  r.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_alloc).count();
+  allocated.stop = true;
+  for (auto& p : producers) p.join();
+  r.m = {lateness.next(), cpu};
+  return r;
+}
+
+unsigned long long llu(std::uint64_t n) { return static_cast<unsigned long long>(n); }
+
+void print_opening(const args& a, const opening& o, const measured& idle) {
+  const auto& sc = o.snap->scenes.at(0);
+  double per_line =
+      static_cast<double>(o.rss1 - o.rss0) / static_cast<double>(std::max<std::uint32_t>(1, sc.open_lines));
+  std::printf(
+      "{\"bench\": \"host_dungeons\", \"lines\": %u, \"workers\": %u, \"seconds\": %.1f, \"structure\": "
+      "\"%s\", \"monsters_per_line\": %u,\n \"open_lines\": %u, \"group_services\": %zu, \"open_seconds\": "
+      "%.3f, \"rss_per_open_line_bytes\": %.0f, \"rss_delta_bytes\": %zu,\n \"idle\": %s,\n",
+      a.lines, a.workers, a.seconds, a.structure == scene_structure::group ? "group" : "single", a.monsters,
+      sc.open_lines, o.snap->group_services, o.seconds, per_line, o.rss1 - o.rss0, json(idle).c_str());
+}
+
+void print_churn(const args& a, const measured& churn, const reply_counts& entered) {
+  std::printf(" \"churn\": {\"rate\": %.0f, \"entered\": %llu, \"errors\": %llu, \"window\": %s},\n", a.rate,
+              llu(entered.ok.load()), llu(entered.errors.load()), json(churn).c_str());
+}
+
+// `last` is the world's snapshot after the allocation phase, for the world's CPU during it.
+void print_allocation(const args& a, const allocation_phase& p, const reply_counts& allocated,
+                      const world_snapshot& last) {
+  const double world_cpu_s = static_cast<double>(last.busy_ns - p.before->busy_ns) / 1e9;
+  const double requests_in_alloc = static_cast<double>(last.requests - p.before->requests);
+  std::printf(
+      " \"allocation\": {\"allocations_per_s\": %.0f, \"allocations\": %llu, \"errors\": %llu, "
+      "\"producers\": %u, \"resident\": %llu, \"world_cpu_s\": %.3f, \"allocations_per_world_cpu_s\": %.0f, "
+      "\"process_cpu_ns_per_allocation\": %.0f, \"window\": %s},\n",
+      static_cast<double>(p.in_window) / p.elapsed_s, llu(allocated.ok.load()), llu(allocated.errors.load()),
+      a.producers, llu(a.resident), world_cpu_s, requests_in_alloc / 2 / std::max(world_cpu_s, 1e-9),
+      p.m.cpu_per_s * p.elapsed_s * 1e9 / static_cast<double>(std::max<std::uint64_t>(1, p.in_window)),
+      json(p.m).c_str());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -196,137 +393,25 @@ int main(int argc, char** argv) {
   po.workers = a.workers;
   processor_pool pool(po);
   (void)pool.start();
-  world_options wo;
-  wo.hz = a.world_hz;
   phase_histogram phases{};
-  if (a.phases) wo.on_new_line = [&phases](scene& s) { s.add_module(std::make_unique<phase_probe>(phases)); };
-  auto w = world::create(table, pool, std::move(wo));
-  const std::size_t rss0 = rss_bytes();
-  std::fprintf(stderr, "opening %u lines...\n", a.lines);
-  auto t_open = std::chrono::steady_clock::now();
-  w->start();  // opens min_lines = N lines
-  const double open_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_open).count();
-  std::this_thread::sleep_for(1500ms);  // every group ticked: every member activated
-  const std::size_t rss1 = rss_bytes();
-  auto snap = w->snapshot();
-
-  // Phase 1: idle lines.
-  std::fprintf(stderr, "idle for %.1f s...\n", a.seconds);
-  auto h0 = pool.metrics().lateness;
-  phase_clock idle_clock;
-  std::this_thread::sleep_for(std::chrono::duration<double>(a.seconds));
-  double idle_cpu = idle_clock.cpu_per_s();
-  auto h1 = pool.metrics().lateness;
-  window idle = between(h0, h1);
-
-  // Phase 2: players enter at a constant rate and leave a second later.
-  std::fprintf(stderr, "churn at %.0f enters/s for %.1f s...\n", a.rate, a.seconds);
-  std::atomic<std::uint64_t> churn_ok{0}, churn_err{0};
-  phase_clock churn_clock;
-  {
-    auto start = std::chrono::steady_clock::now();
-    auto end = start + std::chrono::duration<double>(a.seconds);
-    std::uint64_t sent = 0;
-    player_id next = 1;
-    std::vector<std::pair<std::chrono::steady_clock::time_point, player_id>> leaving;
-    std::size_t leave_at = 0;
-    for (auto now = start; now < end; now = std::chrono::steady_clock::now()) {
-      auto due = static_cast<std::uint64_t>(std::chrono::duration<double>(now - start).count() * a.rate);
-      for (; sent < due; ++sent, ++next) {
-        w->submit(world_request::enter(next, 1),
-                  [&](world_result r) { (r ? churn_ok : churn_err).fetch_add(1); });
-        leaving.push_back({now + 1s, next});
-      }
-      for (; leave_at < leaving.size() && leaving[leave_at].first <= now; ++leave_at)
-        w->submit(world_request::leave(leaving[leave_at].second), {});
-      std::this_thread::sleep_for(1ms);
-    }
-    for (; leave_at < leaving.size(); ++leave_at)
-      w->submit(world_request::leave(leaving[leave_at].second), {});
-  }
-  double churn_cpu = churn_clock.cpu_per_s();
-  auto h2 = pool.metrics().lateness;
-  window churn = between(h1, h2);
+  auto w = world::create(table, pool, world_opts(a, phases));
+  reply_counts entered, allocated;
+  const opening open = open_lines(a, *w);
+  lateness_windows lateness(pool);
+  const measured idle = run_idle(a, lateness);
+  const measured churn = run_churn(a, *w, lateness, entered);
   std::this_thread::sleep_for(300ms);
-
-  // Phase 3: allocations through the world as fast as it answers (enter + leave per allocation),
-  // with a bounded number in flight per producer.
-  std::fprintf(stderr, "allocating through the world for %.1f s...\n", std::min(a.seconds, 3.0));
-  std::atomic<std::uint64_t> allocated{0}, alloc_err{0};
-  std::atomic<bool> stop{false};
-  const double alloc_s = std::min(a.seconds, 3.0);
-  std::vector<std::thread> producers;
-  const auto before_alloc = w->snapshot();
-  auto t_alloc = std::chrono::steady_clock::now();
-  phase_clock alloc_clock;
-  for (unsigned pi = 0; pi < a.producers; ++pi) {
-    producers.emplace_back([&, pi] {
-      // Each player leaves `resident` allocations after it entered (0: at once, so every enter
-      // finds the line the previous player left; more: players are spread over many lines).
-      const std::uint64_t window_size = 50'000, resident = a.resident, span = 200'000 + resident;
-      std::atomic<std::uint64_t> answered{0};
-      std::uint64_t sent = 0, leaves = 0;
-      player_id base = 1'000'000'000ull * (pi + 1);
-      auto leave = [&](std::uint64_t i) {
-        w->submit(world_request::leave(base + i % span), [&](world_result) { bump(answered); });
-        ++leaves;
-      };
-      while (!stop.load(std::memory_order_relaxed)) {
-        if (leaves - answered.load(std::memory_order_acquire) >= window_size) {
-          std::this_thread::sleep_for(100us);
-          continue;
-        }
-        for (int k = 0; k < 1000; ++k, ++sent) {
-          w->submit(world_request::enter(base + sent % span, 1),
-                    [&](world_result r) { bump(r ? allocated : alloc_err); });
-          if (sent >= resident) leave(sent - resident);
-        }
-      }
-      for (std::uint64_t i = sent - std::min(sent, resident); i < sent; ++i) leave(i);
-      while (answered.load() < leaves) std::this_thread::sleep_for(1ms);
-    });
-  }
-  std::this_thread::sleep_for(std::chrono::duration<double>(alloc_s));
-  std::uint64_t allocated_in_window = allocated.load();
-  const double alloc_cpu = alloc_clock.cpu_per_s();
-  double alloc_elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_alloc).count();
-  stop = true;
-  for (auto& p : producers) p.join();
-  auto h3 = pool.metrics().lateness;
-  window during_alloc = between(h2, h3);
-
+  const allocation_phase alloc = run_allocation(a, *w, lateness, allocated);
   std::this_thread::sleep_for(200ms);  // a fresh snapshot
   auto last = w->snapshot();
-  const double world_cpu_s = static_cast<double>(last->busy_ns - before_alloc->busy_ns) / 1e9;
-  const double requests_in_alloc = static_cast<double>(last->requests - before_alloc->requests);
   std::fprintf(stderr, "shutting down...\n");
   w->shutdown().wait();
   (void)pool.stop();
 
-  const auto& sc = snap->scenes.at(0);
-  double per_line =
-      static_cast<double>(rss1 - rss0) / static_cast<double>(std::max<std::uint32_t>(1, sc.open_lines));
-  std::printf(
-      "{\"bench\": \"host_dungeons\", \"lines\": %u, \"workers\": %u, \"seconds\": %.1f, \"structure\": "
-      "\"%s\", "
-      "\"monsters_per_line\": %u,\n \"open_lines\": %u, \"group_services\": %zu, \"open_seconds\": %.3f, "
-      "\"rss_per_open_line_bytes\": %.0f, \"rss_delta_bytes\": %zu,\n \"idle\": %s,\n \"churn\": {\"rate\": "
-      "%.0f, "
-      "\"entered\": %llu, \"errors\": %llu, \"window\": %s},\n \"allocation\": {\"allocations_per_s\": %.0f, "
-      "\"allocations\": %llu, \"errors\": %llu, \"producers\": %u, \"resident\": %llu, \"world_cpu_s\": "
-      "%.3f, "
-      "\"allocations_per_world_cpu_s\": %.0f, \"process_cpu_ns_per_allocation\": %.0f, \"window\": %s},\n "
-      "\"requests_answered\": %llu%s}\n",
-      a.lines, a.workers, a.seconds, a.structure == scene_structure::group ? "group" : "single", a.monsters,
-      sc.open_lines, snap->group_services, open_s, per_line, rss1 - rss0, json(idle, idle_cpu).c_str(),
-      a.rate, static_cast<unsigned long long>(churn_ok.load()),
-      static_cast<unsigned long long>(churn_err.load()), json(churn, churn_cpu).c_str(),
-      static_cast<double>(allocated_in_window) / alloc_elapsed,
-      static_cast<unsigned long long>(allocated.load()), static_cast<unsigned long long>(alloc_err.load()),
-      a.producers, static_cast<unsigned long long>(a.resident), world_cpu_s,
-      requests_in_alloc / 2 / std::max(world_cpu_s, 1e-9),
-      alloc_cpu * alloc_elapsed * 1e9 / static_cast<double>(std::max<std::uint64_t>(1, allocated_in_window)),
-      json(during_alloc, alloc_cpu).c_str(), static_cast<unsigned long long>(last->requests),
-      a.phases ? (",\n \"tick_phase\": " + phase_json(phases)).c_str() : "");
+  print_opening(a, open, idle);
+  print_churn(a, churn, entered);
+  print_allocation(a, alloc, allocated, *last);
+  std::printf(" \"requests_answered\": %llu%s}\n", llu(last->requests),
+              a.phases ? (",\n \"tick_phase\": " + phase_json(phases)).c_str() : "");
   return 0;
 }

@@ -149,23 +149,21 @@ std::string wake_fields(bool ran, const scenert::bench::wake_summary& w) {
       static_cast<double>(w.max_ns) / 1e3, w.over_2ms, w.samples);
 }
 
-int run_overrun(const args& a);
-
-}  // namespace
-
-int main(int argc, char** argv) {
-  args a = parse(argc, argv);
-  if (a.overrun) return run_overrun(a);
+// What the pool and the overrun check share; main adds the realtime priority.
+scenert::pool_options pool_opts(const args& a) {
   scenert::pool_options o;
   o.workers = a.workers;
   o.executor = a.executor;
-  o.realtime_priority = a.realtime;
-  scenert::processor_pool pool(o);
-  if (auto r = pool.start(); !r) usage(r.error().message);
-  // Spread the services over one period, as they would join over time, so that every 1 ms
-  // slot holds the same share.
+  return o;
+}
+
+using period_type = std::chrono::duration<double>;
+
+// Spread the services over one period, as they would join over time, so that every 1 ms
+// slot holds the same share.
+std::vector<std::shared_ptr<noop>> add_services(const args& a, scenert::processor_pool& pool,
+                                                period_type period) {
   std::vector<std::shared_ptr<noop>> all(a.services);
-  auto period = std::chrono::duration<double>(1.0 / a.hz);
   auto t0 = std::chrono::steady_clock::now();
   for (std::size_t i = 0; i < a.services; ++i) {
     all[i] = std::make_shared<noop>();
@@ -176,35 +174,61 @@ int main(int argc, char** argv) {
   }
   std::fprintf(stderr, "bench_pool: %zu services added in %.0f ms; warming up one period\n", a.services,
                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-  std::this_thread::sleep_for(period * 1.5);
-  scenert::bench::wake_probe probe(a.wake_probe ? a.seconds : 0);
-  auto before = pool.metrics();
+  return all;
+}
+
+// The pool's metrics, the process's CPU and the wall clock at both ends of the measured window.
+struct window_readings {
+  scenert::pool_metrics before, after;
+  std::int64_t cpu0 = 0, cpu1 = 0;
+  std::chrono::steady_clock::time_point wall0, wall1;
+};
+
+// The measured window, a.seconds long; the services count their ticks in a window as long that
+// opens half a period after it.
+window_readings measure(const args& a, scenert::processor_pool& pool, scenert::bench::wake_probe& probe,
+                        period_type period) {
+  window_readings r;
+  r.before = pool.metrics();
   if (a.wake_probe) probe.start();
-  auto wall0 = std::chrono::steady_clock::now();
-  window_begin.store(ns(wall0) + std::chrono::duration_cast<nanoseconds>(period).count() / 2);
+  r.wall0 = std::chrono::steady_clock::now();
+  window_begin.store(ns(r.wall0) + std::chrono::duration_cast<nanoseconds>(period).count() / 2);
   window_end.store(window_begin.load() + static_cast<std::int64_t>(a.seconds * 1e9));
   // The probe's own CPU is the machine's business, not the pool's: leave it out.
-  auto cpu0 = cpu_ns() - probe.cpu_ns();
+  r.cpu0 = cpu_ns() - probe.cpu_ns();
   std::this_thread::sleep_until(
-      wall0 + std::chrono::duration_cast<nanoseconds>(std::chrono::duration<double>(a.seconds)));
-  auto cpu1 = cpu_ns() - probe.cpu_ns();
-  auto wall1 = std::chrono::steady_clock::now();
-  auto after = pool.metrics();
+      r.wall0 + std::chrono::duration_cast<nanoseconds>(std::chrono::duration<double>(a.seconds)));
+  r.cpu1 = cpu_ns() - probe.cpu_ns();
+  r.wall1 = std::chrono::steady_clock::now();
+  r.after = pool.metrics();
   probe.stop();
-  std::this_thread::sleep_for(period * 1.5);  // the window's last ticks finish
-  (void)pool.stop();
+  return r;
+}
 
-  std::uint64_t ticks = after.ticks - before.ticks;
-  double wall = std::chrono::duration<double>(wall1 - wall0).count();
-  auto expected = static_cast<std::int64_t>(std::llround(a.seconds * a.hz));
+// How evenly the services ticked inside the window: `off` of them missed expected +- 1.
+struct tick_spread {
+  std::int64_t expected = 0, lo = INT64_MAX, hi = 0;
   std::size_t off = 0;
-  std::int64_t lo = INT64_MAX, hi = 0;
+};
+
+tick_spread spread_of(const args& a, const std::vector<std::shared_ptr<noop>>& all) {
+  tick_spread t;
+  t.expected = static_cast<std::int64_t>(std::llround(a.seconds * a.hz));
   for (auto& s : all) {
     std::int64_t c = s->in_window;
-    lo = std::min(lo, c);
-    hi = std::max(hi, c);
-    if (c < expected - 1 || c > expected + 1) ++off;
+    t.lo = std::min(t.lo, c);
+    t.hi = std::max(t.hi, c);
+    if (c < t.expected - 1 || c > t.expected + 1) ++t.off;
   }
+  return t;
+}
+
+void print_report(const args& a, const window_readings& r, const tick_spread& t,
+                  const scenert::bench::wake_summary& wake) {
+  const auto& before = r.before.lateness;
+  const auto& after = r.after.lateness;
+  std::uint64_t ticks = r.after.ticks - r.before.ticks;
+  double wall = std::chrono::duration<double>(r.wall1 - r.wall0).count();
   fmt::print(
       "{{\"services\": {}, \"hz\": {}, \"workers\": {}, \"seconds\": {}, \"executor\": \"{}\", "
       "\"realtime_priority\": {}, "
@@ -215,17 +239,38 @@ int main(int argc, char** argv) {
       "\"expected_per_service\": {}, \"services_off_count\": {}, {}}}\n",
       a.services, a.hz, a.workers, a.seconds, a.executor == scenert::executor_kind::tbb ? "tbb" : "threads",
       a.realtime, ticks, static_cast<double>(ticks) / wall,
-      static_cast<double>(cpu1 - cpu0) / static_cast<double>(std::max<std::uint64_t>(ticks, 1)),
-      static_cast<double>(quantile(before.lateness, after.lateness, 0.5)) / 1e3,
-      static_cast<double>(quantile(before.lateness, after.lateness, 0.99)) / 1e3,
-      static_cast<double>(window_max(before.lateness, after.lateness)) / 1e3,
-      static_cast<double>(after.lateness.max.count()) / 1e3,
-      count_over(before.lateness, after.lateness, std::chrono::milliseconds(2)),
-      after.overruns - before.overruns, after.utilisation, lo, hi, expected, off,
-      wake_fields(a.wake_probe, probe.summary()));
-  if (a.check_count && off != 0) {
-    std::fprintf(stderr, "bench_pool: %zu services ticked outside %lld +- 1 times\n", off,
-                 static_cast<long long>(expected));
+      static_cast<double>(r.cpu1 - r.cpu0) / static_cast<double>(std::max<std::uint64_t>(ticks, 1)),
+      static_cast<double>(quantile(before, after, 0.5)) / 1e3,
+      static_cast<double>(quantile(before, after, 0.99)) / 1e3,
+      static_cast<double>(window_max(before, after)) / 1e3, static_cast<double>(after.max.count()) / 1e3,
+      count_over(before, after, std::chrono::milliseconds(2)), r.after.overruns - r.before.overruns,
+      r.after.utilisation, t.lo, t.hi, t.expected, t.off, wake_fields(a.wake_probe, wake));
+}
+
+int run_overrun(const args& a);
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  args a = parse(argc, argv);
+  if (a.overrun) return run_overrun(a);
+  scenert::pool_options o = pool_opts(a);
+  o.realtime_priority = a.realtime;
+  scenert::processor_pool pool(o);
+  if (auto r = pool.start(); !r) usage(r.error().message);
+  const period_type period(1.0 / a.hz);
+  const auto all = add_services(a, pool, period);
+  std::this_thread::sleep_for(period * 1.5);
+  scenert::bench::wake_probe probe(a.wake_probe ? a.seconds : 0);
+  const window_readings readings = measure(a, pool, probe, period);
+  std::this_thread::sleep_for(period * 1.5);  // the window's last ticks finish
+  (void)pool.stop();
+
+  const tick_spread spread = spread_of(a, all);
+  print_report(a, readings, spread, probe.summary());
+  if (a.check_count && spread.off != 0) {
+    std::fprintf(stderr, "bench_pool: %zu services ticked outside %lld +- 1 times\n", spread.off,
+                 static_cast<long long>(spread.expected));
     return 1;
   }
   return 0;
@@ -249,10 +294,7 @@ class sleeper final : public scenert::service {
 // One service whose third tick runs 3.5 periods: the fourth tick starts late, once, right after
 // it; the rest keep the grid, with no burst of catch-up ticks.
 int run_overrun(const args& a) {
-  scenert::pool_options o;
-  o.workers = a.workers;
-  o.executor = a.executor;
-  scenert::processor_pool pool(o);
+  scenert::processor_pool pool(pool_opts(a));
   auto period = static_cast<std::int64_t>(1e9 / a.hz);
   auto s = std::make_shared<sleeper>(nanoseconds(period * 7 / 2));
   if (auto r = pool.add(s, a.hz); !r) usage(r.error().message);
