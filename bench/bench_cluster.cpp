@@ -44,7 +44,7 @@
 
 #include "nats_server.hpp"  // tests/cluster: the nats-server child, started and stopped by its pid
 #include "process_cpu.hpp"
-#include "scene_node.hpp"  // tests/cluster: a scene node in this process
+#include "node_in_process.hpp"  // tests/cluster: a scene node in this process
 
 namespace {
 
@@ -344,7 +344,7 @@ namespace cl = scenert::cluster;
 using cl::test::lines_bucket;
 using cl::test::nodes_bucket;
 using cl::test::poller;
-using cl::test::scene_node;
+using cl::test::node_in_process;
 
 std::atomic<std::uint64_t> warnings{0};
 void warn(std::string_view what) {
@@ -359,7 +359,7 @@ struct cluster_figures {
 };
 
 cluster_figures run_cluster(const cl::test::nats_server& server, const scene_table& table, const args& a) {
-  std::vector<std::unique_ptr<scene_node>> nodes;
+  std::vector<std::unique_ptr<node_in_process>> nodes;
   for (unsigned i = 1; i <= a.nodes; ++i)
     nodes.push_back(cl::test::start_node(server, table, fmt::format("n{}", i), a.workers, warn));
   auto [link, nodes_kv] = cl::test::open_bucket(server, nodes_bucket, "gateway");

@@ -13,7 +13,7 @@
 #include <map>
 
 #include "gateway_fixture.hpp"
-#include "scene_node.hpp"
+#include "node_in_process.hpp"
 
 namespace scenert::cluster {
 namespace {
@@ -305,7 +305,7 @@ TEST(LineRouting, PlayersFillTheClustersLinesBeforeAnyNodeOpensAnother) {
   for (const bool by_lines : {true, false}) {
     SCOPED_TRACE(by_lines ? "by the lines" : "by load alone");
     test::nats_server server;
-    std::vector<std::unique_ptr<test::scene_node>> nodes;
+    std::vector<std::unique_ptr<test::node_in_process>> nodes;
     for (const char* name : {"a", "b"}) nodes.push_back(test::start_node(server, *table, name, 1, warn));
     auto [link, nodes_kv] = test::open_bucket(server, test::nodes_bucket, "gateway");
     std::mutex m;

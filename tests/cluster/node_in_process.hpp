@@ -1,5 +1,5 @@
 #pragma once
-// A scene node in this process, wired as `scenert run --cluster` wires one (its own link, lease,
+// A scene node in this process, wired by hand as `scenert run --cluster` wires one (its own link, lease,
 // endpoint, and a world whose lines open by compare-and-set in the shared lines bucket), minus the
 // watch of other nodes' deaths; and the loop that keeps a gateway and its nodes polled and beating.
 // For the cluster tests and bench_cluster.
@@ -30,9 +30,9 @@ namespace scenert::cluster::test {
 inline constexpr const char* nodes_bucket = "scenert-nodes";  // the buckets `scenert run --cluster` shares
 inline constexpr const char* lines_bucket = "scenert-lines";
 
-struct scene_node {
+struct node_in_process {
   // The endpoint and the pool stop before the world they point to goes (also when a start failed).
-  ~scene_node() {
+  ~node_in_process() {
     if (endpoint) endpoint->stop();
     if (pool) (void)pool->stop();
   }
@@ -44,11 +44,11 @@ struct scene_node {
   std::shared_ptr<world> w;
 };
 
-inline std::unique_ptr<scene_node> start_node(const nats_server& server, const scene_table& table,
+inline std::unique_ptr<node_in_process> start_node(const nats_server& server, const scene_table& table,
                                               std::string name, unsigned workers,
                                               std::function<void(std::string_view)> warn) {
   using namespace std::chrono_literals;
-  auto n = std::make_unique<scene_node>();
+  auto n = std::make_unique<node_in_process>();
   n->name = std::move(name);
   auto [link, nodes] = open_bucket(server, nodes_bucket, n->name);
   n->link = std::move(link);
@@ -76,7 +76,7 @@ inline std::unique_ptr<scene_node> start_node(const nats_server& server, const s
 // rereads the nodes' loads, the endpoints and leases keep the cluster's view of them alive.
 class poller {
  public:
-  poller(remote_world& g, std::vector<std::unique_ptr<scene_node>>& nodes,
+  poller(remote_world& g, std::vector<std::unique_ptr<node_in_process>>& nodes,
          std::function<void(std::string_view)> warn)
       : thread_([&g, &nodes, this, warn = std::move(warn)] {
           using namespace std::chrono_literals;
