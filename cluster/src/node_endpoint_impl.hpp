@@ -13,6 +13,8 @@
 #include <scenert/cluster/node_endpoint.hpp>
 #include <scenert/cluster/wire.hpp>
 
+#include "line_standing.hpp"
+
 #include <array>
 #include <atomic>
 #include <map>
@@ -56,16 +58,11 @@ struct view_key_hash {
   }
 };
 
-// An entity's key in a view: players and monsters have ids of their own.
-inline std::uint64_t entity_key(const line_event& e) {
-  return e.player ^ (e.monster ? (std::uint64_t{1} << 63) : 0);
-}
-
 // Who stands on one line (or phase) of the current generation, and how many batches it published.
 struct line_view {
   line_handle line;
   std::uint64_t seq = 0;
-  std::unordered_map<std::uint64_t, line_event> standing;  // by entity_key
+  line_standing standing;
 };
 
 // A gateway as this node hears it; a dead one's players wait for their clients to resume elsewhere.

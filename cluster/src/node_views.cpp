@@ -12,12 +12,7 @@ void node_endpoint::impl::line_events(line_handle line, phase_id phase, std::spa
   std::lock_guard lock(s.m);
   auto& v = s.views[k];
   if (v.line != line) v = line_view{line, 0, {}};  // a new generation starts its count again
-  for (const auto& e : events) {
-    if (e.what == line_event::kind::left)
-      v.standing.erase(entity_key(e));
-    else
-      v.standing[entity_key(e)] = line_event{line_event::kind::entered, e.player, e.at, e.monster};
-  }
+  v.standing.apply(events);
   wire::event_batch b{line, phase, ++v.seq, {events.begin(), events.end()}};
   // Published under the view's lock, so the line's batches leave in their order.
   publish(subjects::line(node, line), wire::encode(b));
@@ -31,10 +26,7 @@ void node_endpoint::impl::on_views(std::string_view reply) {
   for (auto& s : shards) {
     std::lock_guard lock(s.m);
     for (const auto& [k, v] : s.views) {
-      wire::view_state state{v.line, k.phase, v.seq, {}};
-      state.standing.reserve(v.standing.size());
-      for (const auto& [id, e] : v.standing) state.standing.push_back(e);
-      all.lines.push_back(std::move(state));
+      all.lines.push_back(wire::view_state{v.line, k.phase, v.seq, v.standing.entered()});
     }
   }
   publish(std::string(reply), wire::encode(all));
