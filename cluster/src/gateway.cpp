@@ -94,20 +94,17 @@ result<void, gateway_errc> gateway::impl::connect() {
 }
 
 remote_world_options gateway::impl::world_options() {
-  remote_world_options ro;
-  ro.gateway = opt.name;
-  ro.answer_timeout = opt.answer_timeout;
-  ro.journeys = opt.journeys;
-  ro.table = opt.table;
-  ro.open_lines_on = opt.open_lines_on;
-  ro.on_line_events = door->on_line_events();
-  ro.warn = opt.warn;
-  ro.sessions = *sessions;
-  ro.on_claimed_elsewhere = [this](player_id p) { door->let_go(p); };
-  ro.on_node_lost = [this](const std::string& node, std::vector<orphan> players) {
-    place_again(node, players);
-  };
-  return ro;
+  return {.gateway = opt.name,
+          .answer_timeout = opt.answer_timeout,
+          .on_line_events = door->on_line_events(),
+          .warn = opt.warn,
+          .on_node_lost = [this](const std::string& node,
+                                 std::vector<orphan> players) { place_again(node, players); },
+          .sessions = *sessions,
+          .on_claimed_elsewhere = [this](player_id p) { door->let_go(p); },
+          .journeys = opt.journeys,
+          .table = opt.table,
+          .open_lines_on = opt.open_lines_on};
 }
 
 // The players of a node declared dead: towns and fields go on with another line of the same scene,
