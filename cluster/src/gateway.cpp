@@ -38,8 +38,9 @@ error<gateway_errc> cluster_failure(const gateway_options& o, const error<cluste
 }  // namespace
 
 // The gateway's own thread runs `io`: the poll timer and what the link's thread hands it when the
-// link came back. Members are destroyed bottom up: the world before the front it calls, the link
-// (whose thread posts to `io`) before `io`.
+// link came back. A poll waits on the server (it reads the nodes' bucket): here, never on a front's
+// I/O thread or a library thread. Members are destroyed bottom up: the world before the front it
+// calls, the link (whose thread posts to `io`) before `io`.
 struct gateway::impl {
   gateway_options opt;
   asio::io_context io;
