@@ -9,10 +9,7 @@
 
 #include <unistd.h>
 
-#include <scenert/cluster/nats_link.hpp>
-#include <scenert/cluster/player_ids.hpp>
-#include <scenert/cluster/remote_world.hpp>
-#include <scenert/net/front.hpp>
+#include <scenert/cluster/gateway.hpp>
 
 #include <spdlog/spdlog.h>
 
@@ -26,17 +23,12 @@ namespace {
 
 using std::chrono::milliseconds;
 
-constexpr const char* nodes_bucket = "scenert-nodes";
-constexpr const char* sessions_bucket = "scenert-sessions";  // resume tokens, for every gateway
-constexpr std::int32_t player_id_block = 1'000'000;  // logins per gateway run: 2,147 runs in a cluster's life
-
-void render_gateway_metrics(prometheus_text& out, const cluster::remote_world_stats& s,
-                            const cluster::nats_link& link) {
+void render_gateway_metrics(prometheus_text& out, const cluster::gateway_stats& g) {
   auto c = [](std::uint64_t n) { return static_cast<double>(n); };
-  out.gauge("scenert_gateway_connected", "1 while the link to the NATS server is up.",
-            link.connected() ? 1 : 0);
+  const cluster::remote_world_stats& s = g.world;
+  out.gauge("scenert_gateway_connected", "1 while the link to the NATS server is up.", g.connected ? 1 : 0);
   out.counter("scenert_gateway_link_reconnects_total", "Times the link to the NATS server came back.",
-              c(link.reconnects()));
+              c(g.reconnects));
   out.gauge("scenert_gateway_live_nodes", "Scene nodes alive at the last read of the nodes' bucket.",
             s.live_nodes);
   out.gauge("scenert_gateway_players", "Players whose requests go to a known node.", s.players);
@@ -81,6 +73,77 @@ void render_gateway_metrics(prometheus_text& out, const cluster::remote_world_st
   out.counter("scenert_gateway_entries_to_new_line_total",
               "Entries and scene changes sent where a line opens (every line of the scene was full).",
               c(s.entries_to_new_line));
+}
+
+std::string name_of(const gateway_options& o) {
+  return o.name.empty() ? fmt::format("gateway-{}", ::getpid()) : o.name;
+}
+
+// The gateway's options from the flags: the table read, a listener given, the front's options.
+std::optional<cluster::gateway_options> cluster_gateway_options(const gateway_options& o, int& code) {
+  auto table = load_table_or_report(o.front.table, code);
+  if (!table) return std::nullopt;
+  if (o.front.tcp.empty() && o.front.ws.empty()) {
+    spdlog::error("gateway: give --tcp or --ws (or both): a gateway without listeners serves nobody");
+    code = exit_usage;
+    return std::nullopt;
+  }
+  auto front = front_options_for(o.front);
+  if (!front) {
+    spdlog::error("{}", front.error().message);
+    code = exit_usage;
+    return std::nullopt;
+  }
+  front->hand_off_on_stop = o.hand_off;
+  cluster::gateway_options g;
+  g.name = name_of(o);
+  g.cluster = o.front.cluster;
+  g.table = std::move(table);
+  g.front = std::move(*front);
+  g.answer_timeout = milliseconds(o.answer_timeout_ms);
+  g.journeys = o.journeys;
+  g.open_lines_on = o.open_lines_on == "player-node" ? cluster::line_opening::player_node
+                                                     : cluster::line_opening::least_loaded_node;
+  g.info = [](std::string_view what) { spdlog::info("{}", what); };
+  g.warn = [](std::string_view what) { spdlog::warn("{}", what); };
+  return g;
+}
+
+// /livez, /readyz (503 once `stopping`) and /metrics on `at`.
+result<std::unique_ptr<admin_server>, admin_errc> start_admin(const std::string& at_text,
+                                                              const cluster::gateway& gateway,
+                                                              const std::atomic<bool>& stopping) {
+  admin_handlers h;
+  h.livez = [] { return admin_response{200, "text/plain; charset=utf-8", "ok\n"}; };
+  h.readyz = [&stopping] {
+    return stopping.load() ? admin_response{503, "text/plain; charset=utf-8", "shutting down\n"}
+                           : admin_response{200, "text/plain; charset=utf-8", "ready\n"};
+  };
+  h.metrics = [&gateway] {
+    prometheus_text out;
+    const auto s = gateway.stats();
+    render_front_metrics(out, s.front);
+    render_gateway_metrics(out, s);
+    return admin_response{200, "text/plain; version=0.0.4; charset=utf-8", out.text()};
+  };
+  auto at = parse_endpoint(at_text);
+  if (!at) return at.error();
+  return admin_server::start(*at, std::move(h), "admin");
+}
+
+void log_started(const gateway_options& o, const cluster::gateway& gateway, const admin_server* admin) {
+  const auto ids = gateway.player_ids();
+  spdlog::info(
+      "gateway {} on the cluster at {} ({} live scene nodes; player ids {}-{}){}{}{}", name_of(o),
+      o.front.cluster, gateway.stats().world.live_nodes, ids.first, ids.last,
+      o.front.tcp.empty()
+          ? ""
+          : fmt::format("; clients on tcp://{}:{}", parse_endpoint(o.front.tcp)->host, gateway.tcp_port()),
+      o.front.ws.empty() ? ""
+                         : fmt::format("; WebSocket clients on ws://{}:{}", parse_endpoint(o.front.ws)->host,
+                                       gateway.ws_port()),
+      admin ? fmt::format("; admin endpoint http://{}:{}", parse_endpoint(o.front.admin)->host, admin->port())
+            : "");
 }
 
 }  // namespace
@@ -132,146 +195,32 @@ int run_gateway(const gateway_options& o) {
   block_shutdown_signals();  // before any thread starts: every thread inherits the mask
   set_up_logging();
   int code = exit_ok;
-  auto table = load_table_or_report(o.front.table, code);
-  if (!table) return code;
-  if (o.front.tcp.empty() && o.front.ws.empty()) {
-    spdlog::error("gateway: give --tcp or --ws (or both): a gateway without listeners serves nobody");
-    return exit_usage;
-  }
-  const std::string name = o.name.empty() ? fmt::format("gateway-{}", ::getpid()) : o.name;
-  auto options = front_options_for(o.front);
-  if (!options) {
-    spdlog::error("{}", options.error().message);
-    return exit_usage;
-  }
-  options->hand_off_on_stop = o.hand_off;
-
-  std::atomic<bool> relinked{false};
-  cluster::link_options lo;
-  lo.url = o.front.cluster;
-  lo.name = name;
-  lo.on_reconnected = [&relinked] { relinked.store(true); };
-  auto link = cluster::nats_link::connect(lo);
-  if (!link) {
-    spdlog::error("--cluster {}: {}", o.front.cluster, link.error().message);
-    return exit_usage;
-  }
-  auto nodes = (*link)->bucket(nodes_bucket);
-  if (!nodes) {
-    spdlog::error("--cluster {}: {}", o.front.cluster, nodes.error().message);
-    return exit_usage;
-  }
-  auto sessions = (*link)->bucket(sessions_bucket);
-  if (!sessions) {
-    spdlog::error("--cluster {}: {}", o.front.cluster, sessions.error().message);
-    return exit_usage;
-  }
-  // Player ids are the cluster's: this gateway gives out a block no other gateway has.
-  auto ids = cluster::take_player_ids(*nodes, player_id_block);
-  if (!ids) {
-    spdlog::error("--cluster {}: {}", o.front.cluster, ids.error().message);
-    return exit_usage;
-  }
-  options->first_player_id = ids->first;
-  options->last_player_id = ids->last;
-  auto door = net::front::create(*table, std::move(*options));
-  cluster::remote_world_options ro;
-  ro.gateway = name;
-  ro.answer_timeout = milliseconds(o.answer_timeout_ms);
-  ro.journeys = o.journeys;
-  ro.table = table;
-  ro.open_lines_on = o.open_lines_on == "player-node" ? cluster::line_opening::player_node
-                                                      : cluster::line_opening::least_loaded_node;
-  ro.on_line_events = door->on_line_events();
-  ro.warn = [](std::string_view what) { spdlog::warn("{}", what); };
-  ro.sessions = *sessions;
-  ro.on_claimed_elsewhere = [&door](player_id p) { door->let_go(p); };
-  ro.on_node_lost = [&door, &table, name](const std::string& node, std::vector<cluster::orphan> players) {
-    const scene_id home = door->landing_scene();
-    std::size_t stayed = 0;
-    for (const auto& lost : players) {
-      // Towns and fields go on with another line of the same scene, where they stood; dungeon and
-      // phase players (a phase lives on its town's line: the town) and those in transit go home.
-      const scene_def* def = lost.scene != 0 ? table->find_scene(lost.scene) : nullptr;
-      const bool stays = def != nullptr && (def->kind == scene_kind::town || def->kind == scene_kind::field);
-      stayed += stays ? 1 : 0;
-      door->place_again(lost.player, stays ? lost.scene : home, stays ? lost.at : std::nullopt);
-    }
-    spdlog::warn(
-        "gateway {}: node {} was declared dead; {} of its players placed again ({} on their scene, {} "
-        "in the landing scene)",
-        name, node, players.size(), stayed, players.size() - stayed);
-  };
-  auto remote = cluster::remote_world::start(**link, *nodes, std::move(ro));
-  if (!remote) {
-    spdlog::error("--cluster {} --name {}: {}", o.front.cluster, name, remote.error().message);
-    return exit_usage;
-  }
-
-  std::atomic<bool> stopping{false};
-  std::unique_ptr<admin_server> admin;
-  if (!o.front.admin.empty()) {
-    admin_handlers h;
-    h.livez = [] { return admin_response{200, "text/plain; charset=utf-8", "ok\n"}; };
-    h.readyz = [&stopping] {
-      return stopping.load() ? admin_response{503, "text/plain; charset=utf-8", "shutting down\n"}
-                             : admin_response{200, "text/plain; charset=utf-8", "ready\n"};
-    };
-    h.metrics = [&door, &remote, &link] {
-      prometheus_text out;
-      render_front_metrics(out, door->stats());
-      render_gateway_metrics(out, (*remote)->stats(), **link);
-      return admin_response{200, "text/plain; version=0.0.4; charset=utf-8", out.text()};
-    };
-    auto at = parse_endpoint(o.front.admin);
-    auto started = at ? admin_server::start(*at, std::move(h), "admin")
-                      : result<std::unique_ptr<admin_server>, admin_errc>(at.error());
-    if (!started) {
-      spdlog::error("--admin {}: {}", o.front.admin, started.error().message);
-      return exit_usage;
-    }
-    admin = std::move(started).value();
-  }
-  if (auto started = door->start(**remote); !started) {
+  auto options = cluster_gateway_options(o, code);
+  if (!options) return code;
+  auto started = cluster::gateway::start(std::move(*options));
+  if (!started) {
     spdlog::error("{}", started.error().message);
     return exit_usage;
   }
-  spdlog::info(
-      "gateway {} on the cluster at {} ({} live scene nodes; player ids {}-{}){}{}{}", name, o.front.cluster,
-      (*remote)->stats().live_nodes, ids->first, ids->last,
-      o.front.tcp.empty()
-          ? ""
-          : fmt::format("; clients on tcp://{}:{}", parse_endpoint(o.front.tcp)->host, door->tcp_port()),
-      o.front.ws.empty() ? ""
-                         : fmt::format("; WebSocket clients on ws://{}:{}", parse_endpoint(o.front.ws)->host,
-                                       door->ws_port()),
-      admin ? fmt::format("; admin endpoint http://{}:{}", parse_endpoint(o.front.admin)->host, admin->port())
-            : "");
-  // After the link came back: the clients' views are sent again once every node answered with its
-  // lines (or after five seconds), so what was lost meanwhile is made good with a fresh 202.
-  std::optional<std::chrono::steady_clock::time_point> resync_clients_by;
-  while (!wait_for_shutdown(milliseconds(250))) {
-    const auto now = std::chrono::steady_clock::now();
-    if (relinked.exchange(false)) {
-      spdlog::warn("gateway {}: the link to {} came back; asking every node for its lines", name,
-                   o.front.cluster);
-      (*remote)->resync_all();
-      resync_clients_by = now + std::chrono::seconds(5);
+  cluster::gateway& gateway = **started;
+  std::atomic<bool> stopping{false};
+  std::unique_ptr<admin_server> admin;
+  if (!o.front.admin.empty()) {
+    auto served = start_admin(o.front.admin, gateway, stopping);
+    if (!served) {
+      spdlog::error("--admin {}: {}", o.front.admin, served.error().message);
+      return exit_usage;
     }
-    (*remote)->poll(now);
-    if (resync_clients_by) {
-      if ((*remote)->resynced() || now >= *resync_clients_by) {
-        door->resync_views();
-        resync_clients_by.reset();
-        spdlog::info("gateway {}: every client's view sent again", name);
-      }
-    }
+    admin = std::move(served).value();
+  }
+  log_started(o, gateway, admin.get());
+  while (!wait_for_shutdown(std::chrono::hours(1))) {
   }
   stopping.store(true);
-  const auto s = door->stats();
+  const auto s = gateway.stats().front;
   spdlog::info("saying goodbye to {} clients ({} accepted over the run){}", s.connections, s.accepted,
                o.hand_off ? "; their players stay for them to resume through another gateway" : "");
-  door->stop();
+  gateway.stop();
   return exit_ok;
 }
 

@@ -6,12 +6,10 @@
 #include "subjects.hpp"
 
 #include <fmt/format.h>
-
-#include <thread>
+#include <boost/asio/post.hpp>
 
 namespace scenert::cluster {
 
-using detail::askers;
 using detail::clock;
 using detail::known_node;
 using detail::line_key;
@@ -49,9 +47,19 @@ std::string remote_world::impl::least_loaded(scene_id scene) {
 // Queues a request for a node (m held); `to`: a journey there.
 void remote_world::impl::push(const std::string& node, std::uint64_t ticket, const world_request& q,
                               const std::string& to) {
-  auto& out = outbox[node];
-  out.push_back({ticket, q, to});
-  if (out.size() == 1) cv.notify_one();
+  outbox[node].push_back({ticket, q, to});
+  if (!lingering) gather();
+}
+
+// Arms the timer that sends the outbox's batch request_linger from now (m held).
+void remote_world::impl::gather() {
+  lingering = true;
+  linger.expires_after(request_linger);
+  linger.async_wait([this](const boost::system::error_code&) { flush_requests(); });
+}
+
+void remote_world::impl::later(unique_function<void()> chore) {
+  detail::asio::post(asking, std::move(chore));
 }
 
 // Sends a request to a node, its answer awaited until the timeout (m held).
@@ -71,25 +79,22 @@ pending_request& remote_world::impl::send(const std::string& node, const world_r
   return pending.at(ticket);
 }
 
+// Sends the batch gathered for each node (on `io`). One batch goes out at a time, so that a node
+// hears a player's requests in order: those made meanwhile wait for the next.
 void remote_world::impl::flush_requests() {
   std::unique_lock lock(m);
-  for (;;) {
-    cv.wait(lock, [this] { return stopping || !outbox.empty(); });
-    if (outbox.empty()) return;
-    lock.unlock();
-    std::this_thread::sleep_for(request_linger);
-    lock.lock();
-    auto batch = std::exchange(outbox, {});
-    lock.unlock();
-    for (auto& [node, entries] : batch) {
-      request_batches.fetch_add(1, std::memory_order_relaxed);
-      requests.fetch_add(entries.size(), std::memory_order_relaxed);
-      // A failed publish is answered by the timeout: the node may have heard it after all.
-      (void)link.publish(subjects::requests(node),
-                         wire::encode(wire::request_batch{opt.gateway, std::move(entries)}));
-    }
-    lock.lock();
+  auto batch = std::exchange(outbox, {});
+  lock.unlock();
+  for (auto& [node, entries] : batch) {
+    request_batches.fetch_add(1, std::memory_order_relaxed);
+    requests.fetch_add(entries.size(), std::memory_order_relaxed);
+    // A failed publish is answered by the timeout: the node may have heard it after all.
+    (void)link.publish(subjects::requests(node),
+                       wire::encode(wire::request_batch{opt.gateway, std::move(entries)}));
   }
+  lock.lock();
+  lingering = false;
+  if (!outbox.empty()) gather();
 }
 
 void remote_world::impl::on_answers(std::string_view data) {
@@ -266,10 +271,10 @@ remote_world::~remote_world() {
     std::lock_guard lock(impl_->m);
     impl_->stopping = true;
   }
-  impl_->cv.notify_one();
-  if (impl_->flusher.joinable()) impl_->flusher.join();
-  impl_->asking.stop();
-  impl_->keeper.stop();
+  // Stopping runs what was queued first: the batch being gathered goes out and the token writes
+  // are made, then the claims and askings run (a request they make then is not sent).
+  impl_->io.join();
+  impl_->asking.join();
 }
 
 cluster_result<std::unique_ptr<remote_world>> remote_world::start(nats_link& link, kv_bucket nodes,
@@ -304,9 +309,6 @@ cluster_result<std::unique_ptr<remote_world>> remote_world::start(nats_link& lin
       [raw](std::string_view, std::string_view data, std::string_view) { raw->on_claimed(data); });
   if (!claimed) return claimed.error();
   i->claimed_sub = std::move(claimed).value();
-  i->flusher = std::thread([raw] { raw->flush_requests(); });
-  i->keeper.start(1);
-  i->asking.start(askers);
   raw->read_nodes(clock::now());
   raw->resync_all();
   return w;
@@ -318,14 +320,14 @@ void remote_world::submit(const world_request& request, world_reply reply) {
 
 void remote_world::remember(std::string_view token, player_id player, std::string_view name) {
   if (!impl_->opt.sessions) return;
-  impl_->keeper.push([i = impl_.get(), t = std::string(token), player, n = std::string(name)] {
+  detail::asio::post(impl_->keeper, [i = impl_.get(), t = std::string(token), player, n = std::string(name)] {
     i->remember(t, player, n);
   });
 }
 
 void remote_world::forget(std::string_view token) {
   if (!impl_->opt.sessions) return;
-  impl_->keeper.push([i = impl_.get(), t = std::string(token)] { i->forget(t); });
+  detail::asio::post(impl_->keeper, [i = impl_.get(), t = std::string(token)] { i->forget(t); });
 }
 
 void remote_world::claim(std::string_view token, claim_reply reply) {

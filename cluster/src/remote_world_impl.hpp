@@ -6,9 +6,7 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -16,7 +14,6 @@
 #include <set>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -25,7 +22,13 @@
 #include <scenert/cluster/remote_world.hpp>
 #include <scenert/cluster/wire.hpp>
 
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/thread_pool.hpp>
+
 namespace scenert::cluster::detail {
+
+namespace asio = boost::asio;
 
 using clock = std::chrono::steady_clock;
 
@@ -88,48 +91,6 @@ struct journey {
   std::vector<std::pair<world_request, world_reply>> held;
 };
 
-// Work that waits on the server (round trips, often more than one), done on threads of its own so
-// that no front I/O thread or library thread waits for it. Stopping runs what was queued first.
-class chore_queue {
- public:
-  void start(unsigned threads) {
-    for (unsigned i = 0; i < threads; ++i) threads_.emplace_back([this] { work(); });
-  }
-  void push(unique_function<void()> chore) {
-    std::lock_guard lock(m_);
-    chores_.push_back(std::move(chore));
-    cv_.notify_one();
-  }
-  void stop() {
-    {
-      std::lock_guard lock(m_);
-      stopping_ = true;
-    }
-    cv_.notify_all();
-    for (auto& t : threads_) t.join();
-    threads_.clear();
-  }
-
- private:
-  void work() {
-    std::unique_lock lock(m_);
-    for (;;) {
-      cv_.wait(lock, [this] { return stopping_ || !chores_.empty(); });
-      if (chores_.empty()) return;
-      auto chore = std::move(chores_.front());
-      chores_.pop_front();
-      lock.unlock();
-      chore();
-      lock.lock();
-    }
-  }
-  std::mutex m_;
-  std::condition_variable cv_;
-  std::deque<unique_function<void()>> chores_;
-  bool stopping_ = false;
-  std::vector<std::thread> threads_;
-};
-
 // Claims, party records and the askings of journeys and team-mates run this many at once: a
 // gateway taking over a dead one's clients claims them side by side.
 constexpr unsigned askers = 4;
@@ -149,7 +110,6 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
   remote_world_options opt;
 
   mutable std::mutex m;
-  std::condition_variable cv;
   std::unordered_map<player_id, detail::stand> node_of;  // where each player's requests go
   std::map<detail::line_key, std::uint32_t> promised;    // players sent to each line, not heard there yet
   std::uint64_t openings = 0;                            // lines this gateway had opened (line_key::opening)
@@ -165,15 +125,23 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
   detail::clock::time_point nodes_read{}, beaten{};
   std::uint64_t dropped_seen = 0;  // the events' slow-consumer drops at the last poll (poll's thread)
   bool stopping = false;
-  std::thread flusher;
+  bool lingering = false;  // `linger` is armed: the outbox is gathering a batch, or one is going out
 
   std::mutex lines_m;
   std::map<detail::view_key, detail::line_view> lines;
   std::vector<player_id> entering;  // players heard entering lines, whose promises end (lines_m)
 
-  // The sessions bucket's token writes, in order on one thread; the rest that waits on the server
-  // (claims, party records, where a player or a mate is) on `askers` threads.
-  detail::chore_queue keeper, asking;
+  // The remote world's own threads, so that no front I/O thread, tick or library thread waits on
+  // the server. `io` runs the request batches' timer (it never blocks) and the sessions bucket's
+  // token writes, in order on the `keeper` strand (each a blocking round trip to the server: one at a
+  // time, so the timer always has a thread). `asking` runs the rest that waits on the server
+  // (claims, party records, where a player or a mate is), `askers` at once, each a blocking round
+  // trip (or several) on its thread. Stopping runs what was queued first (see ~remote_world).
+  detail::asio::thread_pool io{2}, asking{detail::askers};
+  detail::asio::strand<detail::asio::thread_pool::executor_type> keeper{io.get_executor()};
+  // Armed by the first request of a batch, it sends the batch request_linger later. Its calls are
+  // made with `m` held; its handler touches it no more.
+  detail::asio::steady_timer linger{io};
 
   std::unique_ptr<subscription> answers_sub, events_sub, views_sub, claimed_sub;
 
@@ -189,7 +157,7 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
     if (opt.warn) opt.warn(what);
   }
 
-  void later(unique_function<void()> chore) { asking.push(std::move(chore)); }
+  void later(unique_function<void()> chore);
 
   // --- requests and answers, the live nodes (remote_world.cpp) ---
   bool serves(const std::string& node, scene_id scene) const;
@@ -198,6 +166,7 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
             const std::string& to = {});
   detail::pending_request& send(const std::string& node, const world_request& q, world_reply reply,
                                 detail::line_key promise = {});
+  void gather();
   void flush_requests();
   void on_answers(std::string_view data);
   void time_out(detail::clock::time_point now);

@@ -93,7 +93,8 @@ class remote_world final : public world_port {
   remote_world& operator=(const remote_world&) = delete;
 
   void submit(const world_request& request, world_reply reply) override;
-  /// Writes the token to the sessions bucket (on the gateway's own thread for the bucket).
+  /// Writes the token to the sessions bucket, later and in order with forget() (on the remote
+  /// world's own thread for the bucket).
   void remember(std::string_view token, player_id player, std::string_view name) override;
   void forget(std::string_view token) override;
   /// Takes the token's record (compare-and-set: of two gateways claiming one token, one wins), asks
