@@ -1,15 +1,20 @@
 #pragma once
 // The front's I/O side: the state its I/O threads share (front::impl) and each thread's own
-// (front_shard).
+// (front_shard): its sessions and its mirror of every view, and its parts by topic — logins
+// (front_login), a logged-in client's messages (front_play), the lines' events (front_fan_out) and
+// the table's geometry (front_geometry).
 
+#include "front_counters.hpp"
+#include "front_fan_out.hpp"
+#include "front_geometry.hpp"
+#include "front_login.hpp"
+#include "front_play.hpp"
 #include "player_book.hpp"
 #include "session.hpp"
 
 #include <atomic>
-#include <map>
 #include <mutex>
 #include <optional>
-#include <random>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -18,38 +23,12 @@
 #include <scenert/net/view_mirror.hpp>
 #include <scenert/runtime/inbox.hpp>
 #include <scenert/scene/scene.hpp>
+#include <scenert/scene/view_key.hpp>
 
 namespace scenert::net {
 
-struct line_batch {
-  line_handle line;
-  phase_id phase = 0;  // a phase of that town line (0: the line itself)
-  std::vector<line_event> events;
-};
-
-// A view: a line, or one phase of a town line; each has a mirror of its own.
-struct view_key {
-  scene_id scene = 0;
-  std::uint32_t line = 0;
-  phase_id phase = 0;
-  friend bool operator==(const view_key&, const view_key&) = default;
-};
-struct view_key_hash {
-  std::size_t operator()(const view_key& k) const noexcept {
-    return std::hash<std::uint64_t>{}((std::uint64_t{k.scene} << 32 | k.line) ^
-                                      (std::uint64_t{k.phase} << 20));
-  }
-};
-inline view_key key_of(line_handle l, phase_id phase) { return {l.scene, l.line, phase}; }
-
-// Where a player stands, as its view's events said.
-struct standing_line {
-  line_handle line;
-  phase_id phase = 0;
-  [[nodiscard]] view_key key() const { return key_of(line, phase); }
-};
-
 // What the lines' threads share with one I/O thread: the batches' inbox and the wake-up.
+// Thread-safety: post() from any thread; on_wake runs on the I/O thread.
 struct line_feed {
   std::shared_ptr<asio::io_context> io;
   inbox<line_batch> batches{1024};
@@ -58,20 +37,23 @@ struct line_feed {
   void post(line_handle line, phase_id phase, std::span<const line_event> events);
 };
 
-// A player whose connection dropped, keeping its place until `until` for its resume token.
-struct waiting {
-  std::string name, token;
-  placement place;
-  bool placed = false;
-  clock::time_point until;
+// Who is logged in on which shard, who waits for its resume, and the resume tokens: touched on
+// logins, resumes and closes only.
+// Thread-safety: any I/O thread, under `m`.
+struct player_roll {
+  std::mutex m;
+  std::unordered_map<player_id, std::size_t> home;  // logged-in player -> its shard
+  std::unordered_map<player_id, waiting> detached;
+  std::unordered_map<std::string, player_id> tokens;  // resume token -> player (logged in or detached)
 };
 
-struct front_shard;
+class front_shard;
 
 // What the I/O threads share: the table and options, the counters, the players' cards, who is logged
 // in on which thread and who waits for a resume. Each I/O thread is a front_shard: it owns its
 // connections and keeps a mirror of every view (every line's events reach every shard), so it fans
 // out to its own clients alone, as seed 000's gateways each do for theirs.
+// Thread-safety: the listeners and shards are the I/O threads'; the rest as each member says.
 struct front::impl {
   impl(const scene_table& t, front_options o);
   ~impl();
@@ -87,25 +69,12 @@ struct front::impl {
   std::atomic<std::size_t> next_shard{0};
   std::atomic<std::int64_t> next_pid{1};
   player_book book;
-
-  // Who is logged in on which shard, who waits for its resume, and the resume tokens: touched on
-  // logins, resumes and closes only.
-  std::mutex roll_mutex;
-  std::unordered_map<player_id, std::size_t> home;  // logged-in player -> its shard
-  std::unordered_map<player_id, waiting> detached;
-  std::unordered_map<std::string, player_id> tokens;  // resume token -> player (logged in or detached)
+  player_roll roll;
+  front_counters n;
 
   // Connections handed over by the web port (adopt_websocket) until stop() closes the door.
   std::mutex adopting_mutex;
   bool adopting_closed = false;
-
-  struct counters {
-    std::atomic<std::uint64_t> accepted{0}, refused{0}, closed{0}, connections{0}, frames_in{0}, bytes_in{0},
-        bytes_out{0}, writes{0}, bad_frames{0}, oversize{0}, moves_refused{0}, moves_stale{0},
-        rate_limited{0}, logins{0}, guests{0}, resumed{0}, detached{0}, claimed{0};
-    std::array<std::atomic<std::uint64_t>, static_cast<std::size_t>(close_reason::count_)> closed_by{};
-    std::array<std::atomic<std::uint64_t>, std::size(all_message_ids)> in_frames{}, in_bytes{};
-  } n;
 
   // The listeners live on shard 0; each connection goes to the next shard in turn.
   tcp::acceptor tcp_acceptor, ws_acceptor;
@@ -114,153 +83,87 @@ struct front::impl {
   void accept(tcp::acceptor& a, bool websocket);
   void hand_to_shard(int socket, bool websocket, std::string bytes);
   front_shard& next();
+  /// The shard `p` is logged in on, if any (the roll's mutex held by `lock`).
+  front_shard* home_of(player_id p, const std::unique_lock<std::mutex>& lock);
 };
 
-// One I/O thread of the front: one io_context owns its sessions, its view mirrors and its outgoing
-// buffers. Scenes, the world and the other shards only post to it. Its work is split by topic:
-// front.cpp (connections and bytes), front_login.cpp (logins, guests, resumes), front_play.cpp (a
-// logged-in client's messages), front_fan_out.cpp (the lines' events).
-struct front_shard {
+// One I/O thread of the front: one io_context owns its sessions, its view mirrors and its parts.
+// Scenes, the world and the other shards only post to it.
+// Thread-safety: its I/O thread only, but for feed (any thread) and the published counts.
+class front_shard final : public session_host {
+ public:
   front_shard(front::impl& hub, std::size_t number);
 
   front::impl& hub;
   const std::size_t number;  // in hub.shards
-  const scene_table& table;
   const front_options& opt;
-  world_port* const& w;
-  front::impl::counters& n;
+  front_counters& n;
   std::shared_ptr<asio::io_context> io;
   std::shared_ptr<line_feed> feed;
 
-  // ---- this shard's I/O thread only ----
-  std::unordered_map<player_id, std::shared_ptr<session>> sessions;  // logged in here
-  std::vector<std::shared_ptr<session>> greeting;                    // not logged in yet
+  /// The world; set by front::start().
+  [[nodiscard]] world_port& world() const { return *hub.w; }
+  [[nodiscard]] bool stopping() const noexcept { return stopping_; }
+
+  // ---- sessions: the logged-in ones by player, the ones not logged in yet ----
+  std::unordered_map<player_id, std::shared_ptr<session>> sessions;
+  std::vector<std::shared_ptr<session>> greeting;
+  /// The session of `p` logged in here, or null.
+  [[nodiscard]] session* session_of(player_id p);
+
+  // ---- the mirror: every view, and the view each player stands in as its events said ----
   std::unordered_map<view_key, view_mirror, view_key_hash> mirrors;
-  std::map<map_id, std::shared_ptr<const grid::map_data>> maps;
-  std::map<map_id, std::string> blocked_bits;  // 1006's bitset of each map
-  std::vector<std::shared_ptr<session>> dirty;
-  std::size_t open_sockets = 0;
-  bool stopping = false;
-  asio::steady_timer stop_timer, sweep_timer;
-  // The line (and phase) each player stands on, as its view's events said (a move asks for it).
   std::unordered_map<player_id, standing_line> line_of;
-  // The line each player stood on before it entered its current one, until that line says it left.
-  // A cluster's node may place a player and let it go again (a hand-over given up late): the player
-  // stands here still.
-  std::unordered_map<player_id, standing_line> left_behind;
-  std::vector<player_id> stepping_back;  // one drain's players whose line let them go (left_behind's)
-
-  // Coalescing one drain's moves: a player's moves before its last one in the drain are not sent.
-  std::vector<line_batch> drained;
-  std::vector<std::pair<player_id, std::uint32_t>> move_order;  // (mover, event index)
-  std::vector<bool> superseded;
-
-  mutable std::mutex published_mutex;
-  std::vector<line_connections> published;  // connections per line, every sweep
-
-  static void add(std::atomic<std::uint64_t>& c, std::uint64_t v = 1) {
-    c.fetch_add(v, std::memory_order_relaxed);
-  }
-  // Frames out, counted by this shard's thread alone: a plain load and store, no locked add shared
-  // with the other shards (the fan-out counts every frame it queues). front::stats() sums the shards.
-  struct out_counts {
-    std::atomic<std::uint64_t> frames{0};
-    std::array<std::atomic<std::uint64_t>, std::size(all_message_ids)> frames_by_id{}, bytes_by_id{};
-  } sent;
-  static void bump(std::atomic<std::uint64_t>& c, std::uint64_t v = 1) {
-    c.store(c.load(std::memory_order_relaxed) + v, std::memory_order_relaxed);
-  }
-  void count_in(std::uint32_t id, std::size_t payload);
-  void count_out(std::string_view frames);
-  void shut_down();
-
-  // ---- front.cpp: connections and bytes ----
-  void on_accepted(tcp::socket sock, bool websocket, std::string_view read_already = {});
-  void handshake(const std::shared_ptr<session>& s);
-  void read(const std::shared_ptr<session>& s);
-  void on_read(const std::shared_ptr<session>& s, boost::system::error_code ec, std::string_view bytes);
-  void close(const std::shared_ptr<session>& s, close_reason why, const std::string& text = {});
-  /// The next player id of the front's range; none once the range is spent.
-  [[nodiscard]] std::optional<player_id> take_pid();
-  void close_socket(session& s);
-  void stop_when_quiet();
-  void sweep();
-  void sweep_once(clock::time_point now);
-  void publish_connections();
-  static constexpr std::chrono::seconds linger{2};
-  std::vector<std::pair<std::shared_ptr<session>, clock::time_point>> lingering;
-  void end_lingering(clock::time_point now);
-  void send(session& s, const server_message& m);
-  void push(const std::shared_ptr<session>& s, std::string_view frame);
-  void mark(session& s);
-  void flush();
-  void write(const std::shared_ptr<session>& s);
-  void frame_as_messages(std::string& frames);
-  std::string ws_scratch;  // the frames of a WebSocket write before they became messages
-  void wrote(const std::shared_ptr<session>& s, boost::system::error_code ec);
-
-  // ---- front_login.cpp: logins, guests, resumes ----
-  void greet(const std::shared_ptr<session>& s);
-  void log_in_guest(const std::shared_ptr<session>& s);
-  void log_in(const std::shared_ptr<session>& s, const login& l);
-  void log_in_afresh(const std::shared_ptr<session>& s, const login& l);
-  void claimed(const std::weak_ptr<session>& asking, const login& l, result<claimed_player, world_errc> r);
-  void let_go(player_id pid);
-  void resume(const std::shared_ptr<session>& s, player_id pid, waiting was);
-  void hand_over(player_id pid, std::size_t to, std::weak_ptr<session> asking, login l);
-  void admit(const std::shared_ptr<session>& s, player_id pid, std::string name);
-  void drop_player(session& s, close_reason why);
-  void park(player_id pid, waiting was, bool may_come_back);
-  void handed_off(player_id pid);
-  void expire_detached(clock::time_point now);
-  std::random_device entropy;  // resume tokens: 128 bits each
-  std::string new_token();
-  void chat_to_all(const std::string& frame);
-
-  // ---- front_play.cpp: a logged-in client's messages ----
-  void on_frame(const std::shared_ptr<session>& s, std::uint32_t id, std::string_view payload);
-  void bad_frame(const std::shared_ptr<session>& s, const std::string& why);
-  bool allowed(bucket& b, const front_options::rate& r);
-  void handle(const std::shared_ptr<session>& s, const talk& t);
-  void handle(const std::shared_ptr<session>& s, const move_to& m);
-  void handle(const std::shared_ptr<session>& s, const walk& step);
-  void handle(const std::shared_ptr<session>& s, const request& r);
-  void handle(const std::shared_ptr<session>& s, const heartbeat& h);
-  void handle(const std::shared_ptr<session>& s, const login& l);
-  /// `then_to`: once placed, a walk to that cell (a player placed again where it stood).
-  void enter_world(const std::shared_ptr<session>& asking, const world_request& q, std::uint32_t request_id,
-                   std::optional<grid::cell_point> then_to = std::nullopt);
-  server_message info_of(const scene_def& def, const placement& p);
-  const std::string& blocked_bits_of(const scene_def& def);
-
-  // ---- front_fan_out.cpp: the lines' events ----
-  void drain_lines();
-  void mark_superseded_moves();
-  void send_view(session& s, bool players = true);
-  void correct_place(session& s);
-  void own_move(player_id p, const view_key& key, grid::cell_point at, const scene_def& def);
-  void forget_view(const view_mirror& mirror, player_id p);
-  [[nodiscard]] bool stands_in(player_id p, const view_key& key) const;
-  void entering(player_id p, const view_key& key);
-  void step_back(player_id p);
-
-  // ---- geometry ----
   struct standing_at {
     scene_id scene;
     grid::cell_point cell;
   };
-  std::optional<standing_at> where(player_id p) const;
-  const scene_def* def_of(scene_id id) const { return table.find_scene(id); }
-  const scene_def& landing() const { return *hub.landing; }
-  const std::shared_ptr<const grid::map_data>& map_of(const scene_def& s);
-  const map_def& units_of(const scene_def& d) const;
-  static position centre(grid::cell_point c, const map_def& u);
-  static position position_of(const session& s, grid::cell_point c, const map_def& u);
-  static position last_accepted(const session& s, grid::cell_point c, const map_def& u);
-  static position position_of(const std::optional<player_book::card>& card, grid::cell_point c,
-                              const map_def& u);
-  void claim(session& s, grid::cell_point cell, const position& at);
-  void unclaim(session& s);
+  /// Where `p` stands, as this shard's mirror says.
+  [[nodiscard]] std::optional<standing_at> where(player_id p) const;
+  /// Whether `p` stands in the view `key` (it hears that view's events).
+  [[nodiscard]] bool stands_in(player_id p, const view_key& key) const;
+
+  // ---- the parts ----
+  scene_geometry geo;
+  login_desk logins;
+  play_desk play;
+  fan_out fan;
+
+  /// A connection accepted for this shard (`read_already`: what the web port read of it).
+  void on_accepted(tcp::socket sock, bool websocket, std::string_view read_already = {});
+  /// Every session that queued frames writes them: one write per connection per batch.
+  void flush();
+  /// Says goodbye to this shard's clients and ends its loop once their sockets are closed.
+  void shut_down();
+  /// Every quarter second: timeouts, resumes that expired, connections per line.
+  void sweep();
+  /// Connections per line, at the last sweep. Any thread.
+  [[nodiscard]] std::vector<line_connections> connections() const;
+
+  // ---- session_host ----
+  void greeted(const std::shared_ptr<session>& s) override;
+  void frame_in(const std::shared_ptr<session>& s, std::uint32_t id, std::string_view payload) override;
+  void read_done() override { flush(); }
+  void queued(const std::shared_ptr<session>& s) override { dirty_.push_back(s); }
+  void closing(session& s, close_reason why) override;
+  void socket_closed() override;
+  front_counters& counters() override { return n; }
+  out_counts& sent() override { return sent_; }
+  std::string& ws_scratch() override { return ws_scratch_; }
+
+ private:
+  void sweep_once(clock::time_point now);
+  void publish_connections();
+  void stop_when_quiet();
+
+  std::vector<std::shared_ptr<session>> dirty_;
+  std::size_t open_sockets_ = 0;
+  bool stopping_ = false;
+  asio::steady_timer stop_timer_, sweep_timer_;
+  std::string ws_scratch_;  // the frames of a WebSocket write before they became messages
+  out_counts sent_;
+  mutable std::mutex published_mutex_;
+  std::vector<line_connections> published_;  // connections per line, every sweep
 };
 
 }  // namespace scenert::net

@@ -20,252 +20,264 @@ std::string name_problem(std::string_view name) {
   return {};
 }
 
+void add(std::atomic<std::uint64_t>& c) { front_counters::add(c); }
+
 }  // namespace
 
-std::string front_shard::new_token() {
+std::string login_desk::new_token() {
   std::string t;
-  for (int i = 0; i < 4; ++i) t += fmt::format("{:08x}", entropy());
+  for (int i = 0; i < 4; ++i) t += fmt::format("{:08x}", entropy_());
   return t;
 }
 
 // A client that sends no login within guest_wait is a guest; one whose first frame is on its way
-// is not (its first frame decides, and login_timeout bounds the wait). Bytes that arrived but are
-// not read yet (a busy I/O thread runs this timer and that read in either order) are on their way.
-void front_shard::greet(const std::shared_ptr<session>& s) {
-  if (s->login_required) return;
-  s->guest_timer.expires_after(opt.guest_wait);
-  s->guest_timer.async_wait([this, s](boost::system::error_code ec) {
-    if (ec || s->closing || s->claiming || s->at != session::stage::greeting || s->reader.mid_frame()) return;
-    if (boost::system::error_code unread; s->socket().available(unread) > 0 && !unread) return;
+// is not (its first frame decides, and login_timeout bounds the wait).
+void login_desk::greet(const std::shared_ptr<session>& s) {
+  s->player().speaks_scenert = s->login_required();
+  if (s->login_required()) return;
+  s->wait_for_login(shard_.opt.guest_wait, [this, s] {
+    if (s->player().claiming) return;
     log_in_guest(s);
-    flush();
+    shard_.flush();
   });
 }
 
-std::optional<player_id> front_shard::take_pid() {
-  const std::int64_t id = hub.next_pid.fetch_add(1, std::memory_order_relaxed);
-  if (id > opt.last_player_id) return std::nullopt;
+std::optional<player_id> login_desk::take_pid() {
+  const std::int64_t id = shard_.hub.next_pid.fetch_add(1, std::memory_order_relaxed);
+  if (id > shard_.opt.last_player_id) return std::nullopt;
   return static_cast<player_id>(id);
 }
 
-void front_shard::log_in_guest(const std::shared_ptr<session>& s) {
+void login_desk::log_in_guest(const std::shared_ptr<session>& s) {
   const auto taken = take_pid();
-  if (!taken) return close(s, close_reason::server_full, "server full: no player id left");
-  add(n.guests);
+  if (!taken) return s->close(close_reason::server_full, "server full: no player id left");
+  add(shard_.n.guests);
   const player_id pid = *taken;
   admit(s, pid, "guest-" + std::to_string(pid));
-  send(*s, server_message{you_are{static_cast<std::int32_t>(pid), s->name}});
-  enter_world(s, world_request::enter(pid, landing().id), 0);
+  s->send(server_message{you_are{static_cast<std::int32_t>(pid), s->player().name}});
+  shard_.play.enter_world(s, world_request::enter(pid, shard_.hub.landing->id), 0);
 }
 
-void front_shard::log_in(const std::shared_ptr<session>& s, const login& l) {
+void login_desk::log_in(const std::shared_ptr<session>& s, const login& l) {
+  auto& hub = shard_.hub;
   if (!l.resume_token.empty()) {
-    std::unique_lock lock(hub.roll_mutex);
-    if (auto t = hub.tokens.find(l.resume_token); t != hub.tokens.end()) {
+    std::unique_lock lock(hub.roll.m);
+    if (auto t = hub.roll.tokens.find(l.resume_token); t != hub.roll.tokens.end()) {
       const player_id pid = t->second;
-      if (auto d = hub.detached.find(pid); d != hub.detached.end()) {  // waiting for this very login
+      if (auto d = hub.roll.detached.find(pid);
+          d != hub.roll.detached.end()) {  // waiting for this very login
         waiting was = std::move(d->second);
-        hub.detached.erase(d);
+        hub.roll.detached.erase(d);
         lock.unlock();
-        n.detached.fetch_sub(1, std::memory_order_relaxed);
+        shard_.n.detached.fetch_sub(1, std::memory_order_relaxed);
         return resume(s, pid, std::move(was));
       }
-      if (auto h = hub.home.find(pid); h != hub.home.end()) {  // logged in: its shard lets it go
-        front_shard& there = *hub.shards[h->second];
+      if (front_shard* there = hub.home_of(pid, lock)) {  // logged in: its shard lets it go
         lock.unlock();
-        asio::post(*there.io, [&there, pid, to = number, asking = std::weak_ptr(s), l] {
-          there.hand_over(pid, to, asking, l);
+        asio::post(*there->io, [there, pid, to = shard_.number, asking = std::weak_ptr(s), l] {
+          there->logins.hand_over(pid, to, asking, l);
         });
         return;
       }
     }
   }
-  if (!l.resume_token.empty() && !s->claiming) {
+  if (!l.resume_token.empty() && !s->player().claiming) {
     // Not held here: another front of the cluster may hold it (its gateway died, or the client
     // moved on). A token nobody holds logs in afresh.
-    s->claiming = true;
-    s->guest_timer.cancel();
-    w->claim(l.resume_token, [this, asking = std::weak_ptr(s), l](result<claimed_player, world_errc> r) {
-      asio::post(*io, [this, asking, l, r = std::move(r)]() mutable {
-        claimed(asking, l, std::move(r));
-        flush();
-      });
-    });
+    s->player().claiming = true;
+    s->stop_waiting();
+    shard_.world().claim(l.resume_token,
+                         [this, asking = std::weak_ptr(s), l](result<claimed_player, world_errc> r) {
+                           asio::post(*shard_.io, [this, asking, l, r = std::move(r)]() mutable {
+                             claimed(asking, l, std::move(r));
+                             shard_.flush();
+                           });
+                         });
     return;
   }
   log_in_afresh(s, l);
 }
 
-void front_shard::log_in_afresh(const std::shared_ptr<session>& s, const login& l) {
+void login_desk::log_in_afresh(const std::shared_ptr<session>& s, const login& l) {
   if (auto problem = name_problem(l.name); !problem.empty())
-    return close(s, close_reason::bad_login, problem);
+    return s->close(close_reason::bad_login, problem);
   const auto taken = take_pid();
-  if (!taken) return close(s, close_reason::server_full, "server full: no player id left");
-  add(n.logins);
+  if (!taken) return s->close(close_reason::server_full, "server full: no player id left");
+  add(shard_.n.logins);
   const player_id pid = *taken;
-  s->token = new_token();
+  player_state& p = s->player();
+  p.token = new_token();
   admit(s, pid, l.name.empty() ? "player-" + std::to_string(pid) : l.name);
-  w->remember(s->token, pid, s->name);
-  s->speaks_scenert = true;
-  send(*s, server_message{login_ok{static_cast<std::int32_t>(pid), s->name, s->token, false}});
-  send(*s, server_message{you_are{static_cast<std::int32_t>(pid), s->name}});
-  enter_world(s, world_request::enter(pid, landing().id), 0);
+  shard_.world().remember(p.token, pid, p.name);
+  p.speaks_scenert = true;
+  s->send(server_message{login_ok{static_cast<std::int32_t>(pid), p.name, p.token, false}});
+  s->send(server_message{you_are{static_cast<std::int32_t>(pid), p.name}});
+  shard_.play.enter_world(s, world_request::enter(pid, shard_.hub.landing->id), 0);
 }
 
 // The answer to a claim: the player is this front's now. A client that closed meanwhile leaves it
 // waiting for its resume here.
-void front_shard::claimed(const std::weak_ptr<session>& asking, const login& l,
-                          result<claimed_player, world_errc> r) {
+void login_desk::claimed(const std::weak_ptr<session>& asking, const login& l,
+                         result<claimed_player, world_errc> r) {
   auto s = asking.lock();
-  if (s) s->claiming = false;
-  if (s && !s->closing && r) {
-    std::unique_lock lock(hub.roll_mutex);
-    if (hub.tokens.contains(l.resume_token)) {  // another connection resumed it here meanwhile
+  if (s) s->player().claiming = false;
+  if (s && !s->closing() && r) {
+    std::unique_lock lock(shard_.hub.roll.m);
+    if (shard_.hub.roll.tokens.contains(l.resume_token)) {  // another connection resumed it here meanwhile
       lock.unlock();
       return log_in(s, l);
     }
   }
   if (!r) {
-    if (s && !s->closing) log_in_afresh(s, l);
+    if (s && !s->closing()) log_in_afresh(s, l);
     return;
   }
-  add(n.claimed);
+  add(shard_.n.claimed);
   waiting was{r->name, l.resume_token, placement{r->line, r->space, r->phase}, true, {}};
-  if (!s || s->closing) return park(r->player, std::move(was), true);
+  if (!s || s->closing()) return park(r->player, std::move(was), true);
   resume(s, r->player, std::move(was));
 }
 
-void front_shard::let_go(player_id pid) {
-  auto live = sessions.find(pid);
-  if (live == sessions.end()) return;
+void login_desk::let_go(player_id pid) {
+  auto live = shard_.sessions.find(pid);
+  if (live == shard_.sessions.end()) return;
   auto old = live->second;
-  sessions.erase(live);
+  shard_.sessions.erase(live);
   {
-    std::lock_guard lock(hub.roll_mutex);
-    if (auto h = hub.home.find(pid); h != hub.home.end() && h->second == number) hub.home.erase(h);
-    if (!old->token.empty()) hub.tokens.erase(old->token);
+    std::lock_guard lock(shard_.hub.roll.m);
+    leave_home(pid);
+    if (!old->player().token.empty()) shard_.hub.roll.tokens.erase(old->player().token);
   }
-  old->pid = 0;  // the player goes on elsewhere: closing must not take it off the world
-  close(old, close_reason::replaced, "resumed on another gateway");
-  flush();
+  old->player().pid = 0;  // the player goes on elsewhere: closing must not take it off the world
+  old->close(close_reason::replaced, "resumed on another gateway");
+  shard_.flush();
 }
 
-// On the shard of a logged-in player whose token logged in again on shard `to`: its connection here
-// is closed (the player goes on there) and its state is handed over.
-void front_shard::hand_over(player_id pid, std::size_t to, std::weak_ptr<session> asking, login l) {
-  front_shard& there = *hub.shards[to];
-  auto live = sessions.find(pid);
-  if (live == sessions.end()) {  // it closed meanwhile: the asking shard looks again (it may wait now)
+// Its connection here is closed (the player goes on there) and its state is handed over.
+void login_desk::hand_over(player_id pid, std::size_t to, std::weak_ptr<session> asking, login l) {
+  front_shard& there = *shard_.hub.shards[to];
+  auto live = shard_.sessions.find(pid);
+  if (live == shard_.sessions.end()) {  // it closed meanwhile: the asking shard looks again (it may wait now)
     asio::post(*there.io, [&there, asking, l] {
-      if (auto s = asking.lock(); s && !s->closing) {
-        there.log_in(s, l);
+      if (auto s = asking.lock(); s && !s->closing()) {
+        there.logins.log_in(s, l);
         there.flush();
       }
     });
     return;
   }
   auto old = live->second;
-  waiting was{old->name, old->token, old->place, old->placed, {}};
-  sessions.erase(live);
-  old->pid = 0;  // the player goes on there: closing the old connection must not take it off
-  close(old, close_reason::replaced, "logged in from another connection");
-  flush();
+  const player_state& p = old->player();
+  waiting was{p.name, p.token, p.place, p.placed, {}};
+  shard_.sessions.erase(live);
+  old->player().pid = 0;  // the player goes on there: closing the old connection must not take it off
+  old->close(close_reason::replaced, "logged in from another connection");
+  shard_.flush();
   asio::post(*there.io, [&there, asking, pid, was = std::move(was)]() mutable {
     auto s = asking.lock();
-    if (!s || s->closing) return there.park(pid, std::move(was), true);  // gone before it got it
-    there.resume(s, pid, std::move(was));
+    if (!s || s->closing()) return there.logins.park(pid, std::move(was), true);  // gone before it got it
+    there.logins.resume(s, pid, std::move(was));
     there.flush();
   });
 }
 
-// The same player, on this connection: its place is kept, its view comes fresh (202).
-void front_shard::resume(const std::shared_ptr<session>& s, player_id pid, waiting was) {
-  add(n.resumed);
-  s->token = was.token;
+void login_desk::resume(const std::shared_ptr<session>& s, player_id pid, waiting was) {
+  add(shard_.n.resumed);
+  player_state& p = s->player();
+  p.token = was.token;
   admit(s, pid, was.name);
-  s->place = was.place, s->placed = was.placed;
-  s->speaks_scenert = true;
-  s->moved_at = clock::now();
-  unclaim(*s);
-  send(*s, server_message{login_ok{static_cast<std::int32_t>(pid), s->name, s->token, true}});
-  send(*s, server_message{you_are{static_cast<std::int32_t>(pid), s->name}});
-  if (!s->placed) return enter_world(s, world_request::enter(pid, landing().id), 0);
+  p.place = was.place, p.placed = was.placed;
+  p.speaks_scenert = true;
+  p.moved_at = clock::now();
+  shard_.play.forget_asked(*s);
+  s->send(server_message{login_ok{static_cast<std::int32_t>(pid), p.name, p.token, true}});
+  s->send(server_message{you_are{static_cast<std::int32_t>(pid), p.name}});
+  if (!p.placed) return shard_.play.enter_world(s, world_request::enter(pid, shard_.hub.landing->id), 0);
   // Its view as this shard's mirrors hold it; a shard that has not heard of its line yet sends the
   // view when the line's event comes (the session is here now).
-  send_view(*s);
-  if (const scene_def* def = def_of(s->place.line.scene)) send(*s, info_of(*def, s->place));
+  shard_.fan.send_view(*s);
+  if (const scene_def* def = shard_.geo.def_of(p.place.line.scene))
+    s->send(shard_.geo.info_of(*def, p.place));
 }
 
-void front_shard::admit(const std::shared_ptr<session>& s, player_id pid, std::string name) {
-  s->guest_timer.cancel();
-  std::erase(greeting, s);
-  s->at = session::stage::in;
-  s->admitted = clock::now();
-  s->pid = pid;
-  s->name = std::move(name);
-  sessions[pid] = s;
-  hub.book.admit(pid, s->name);
-  std::lock_guard lock(hub.roll_mutex);
-  hub.home[pid] = number;
-  if (!s->token.empty()) hub.tokens[s->token] = pid;
+void login_desk::admit(const std::shared_ptr<session>& s, player_id pid, std::string name) {
+  s->logged_in();
+  std::erase(shard_.greeting, s);
+  player_state& p = s->player();
+  p.admitted = clock::now();
+  p.pid = pid;
+  p.name = std::move(name);
+  shard_.sessions[pid] = s;
+  shard_.hub.book.admit(pid, p.name);
+  std::lock_guard lock(shard_.hub.roll.m);
+  shard_.hub.roll.home[pid] = shard_.number;
+  if (!p.token.empty()) shard_.hub.roll.tokens[p.token] = pid;
 }
 
 // A connection that closes takes its player off the world, unless it dropped (not for a fault of
 // its own) and may come back with its token within resume_ms.
-void front_shard::drop_player(session& s, close_reason why) {
-  auto it = sessions.find(s.pid);
-  if (s.pid == 0 || it == sessions.end() || it->second.get() != &s) return;
-  sessions.erase(it);
-  if (stopping && hub.opt.hand_off_on_stop) return handed_off(s.pid);
-  const bool may_come_back = !s.token.empty() && !stopping &&
+void login_desk::drop_player(session& s, close_reason why) {
+  const player_state& p = s.player();
+  auto it = shard_.sessions.find(p.pid);
+  if (p.pid == 0 || it == shard_.sessions.end() || it->second.get() != &s) return;
+  shard_.sessions.erase(it);
+  if (shard_.stopping() && shard_.opt.hand_off_on_stop) return handed_off(p.pid);
+  const bool may_come_back = !p.token.empty() && !shard_.stopping() &&
                              (why == close_reason::dropped || why == close_reason::idle ||
                               why == close_reason::half_frame || why == close_reason::slow_reader);
-  park(s.pid, {s.name, s.token, s.place, s.placed, {}}, may_come_back);
+  park(p.pid, {p.name, p.token, p.place, p.placed, {}}, may_come_back);
 }
 
-// A player without a connection: it waits resume_ms for its token when it may come back, else it
-// leaves the world (its viewers hear it from its line).
-void front_shard::park(player_id pid, waiting was, bool may_come_back) {
-  std::unique_lock lock(hub.roll_mutex);
-  if (auto h = hub.home.find(pid); h != hub.home.end() && h->second == number) hub.home.erase(h);
+// Its viewers hear it leave from its line.
+void login_desk::park(player_id pid, waiting was, bool may_come_back) {
+  auto& hub = shard_.hub;
+  std::unique_lock lock(hub.roll.m);
+  leave_home(pid);
   if (may_come_back && hub.resume_for.count() > 0) {
     was.until = clock::now() + hub.resume_for;
-    hub.detached[pid] = std::move(was);
-    add(n.detached);
+    hub.roll.detached[pid] = std::move(was);
+    add(shard_.n.detached);
     return;
   }
-  if (!was.token.empty()) hub.tokens.erase(was.token);
+  if (!was.token.empty()) hub.roll.tokens.erase(was.token);
   lock.unlock();
-  if (!was.token.empty()) w->forget(was.token);
+  if (!was.token.empty()) shard_.world().forget(was.token);
   hub.book.gone(pid, clock::now());
-  w->submit(world_request::leave(pid), {});
+  shard_.world().submit(world_request::leave(pid), {});
 }
 
 // A player left to another front of the cluster as this one stops: it stays in the world, its token
 // good, until its client logs in there again (or its node takes it off after resume_ms).
-void front_shard::handed_off(player_id pid) {
-  std::lock_guard lock(hub.roll_mutex);
-  if (auto h = hub.home.find(pid); h != hub.home.end() && h->second == number) hub.home.erase(h);
+void login_desk::handed_off(player_id pid) {
+  std::lock_guard lock(shard_.hub.roll.m);
+  leave_home(pid);
 }
 
-void front_shard::expire_detached(clock::time_point now) {
+// The roll forgets that `pid` is logged in here (its mutex held).
+void login_desk::leave_home(player_id pid) {
+  auto& home = shard_.hub.roll.home;
+  if (auto h = home.find(pid); h != home.end() && h->second == shard_.number) home.erase(h);
+}
+
+void login_desk::expire_detached(clock::time_point now) {
+  auto& hub = shard_.hub;
   std::vector<player_id> leaving;
   std::vector<std::string> tokens;
   {
-    std::lock_guard lock(hub.roll_mutex);
-    std::erase_if(hub.detached, [&](auto& d) {
+    std::lock_guard lock(hub.roll.m);
+    std::erase_if(hub.roll.detached, [&](auto& d) {
       if (now < d.second.until) return false;
-      hub.tokens.erase(d.second.token);
+      hub.roll.tokens.erase(d.second.token);
       leaving.push_back(d.first);
       tokens.push_back(std::move(d.second.token));
       return true;
     });
   }
-  for (const auto& t : tokens) w->forget(t);
+  for (const auto& t : tokens) shard_.world().forget(t);
   for (player_id p : leaving) {
-    n.detached.fetch_sub(1, std::memory_order_relaxed);
+    shard_.n.detached.fetch_sub(1, std::memory_order_relaxed);
     hub.book.gone(p, clock::now());
-    w->submit(world_request::leave(p), {});
+    shard_.world().submit(world_request::leave(p), {});
   }
 }
 

@@ -8,17 +8,16 @@ void player_book::admit(player_id p, std::string name) {
   s.cards[p].name = std::move(name);
 }
 
-void player_book::claim(player_id p, grid::cell_point cell, const position& at) {
+void player_book::ask(player_id p, const asked_position& asked) {
   auto& s = of(p);
   std::lock_guard lock(s.m);
-  auto& c = s.cards[p];
-  c.has_claim = true, c.claimed_cell = cell, c.claimed = at;
+  s.cards[p].asked = asked;
 }
 
-void player_book::unclaim(player_id p) {
+void player_book::forget_asked(player_id p) {
   auto& s = of(p);
   std::lock_guard lock(s.m);
-  if (auto it = s.cards.find(p); it != s.cards.end()) it->second.has_claim = false;
+  if (auto it = s.cards.find(p); it != s.cards.end()) it->second.asked.reset();
 }
 
 void player_book::gone(player_id p, clock::time_point now) {

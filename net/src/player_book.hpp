@@ -1,7 +1,7 @@
 #pragma once
 // player_book: what every I/O thread of the front may read of any player — its name and the position
-// its client last claimed — for the frames that tell its viewers about it, whichever thread owns
-// their connections. Striped locks: the owner writes a claim per accepted move, every thread reads
+// its client last asked for — for the frames that tell its viewers about it, whichever thread owns
+// their connections. Striped locks: the owner writes an asked position per accepted move, every thread reads
 // one card per event it encodes.
 
 #include <array>
@@ -20,22 +20,28 @@
 
 namespace scenert::net {
 
+/// The position a client asked for (a move the front accepted), and the cell it was in: its viewers
+/// hear that position while the player stands in that cell.
+struct asked_position {
+  grid::cell_point cell{};
+  position at;
+};
+
+// Thread-safety: any thread; a stripe's mutex guards its cards, another the list of the gone.
 class player_book {
  public:
   using clock = std::chrono::steady_clock;
   struct card {
     std::string name;
-    bool has_claim = false;  // `claimed` was asked for in `claimed_cell`
-    grid::cell_point claimed_cell{};
-    position claimed;
+    std::optional<asked_position> asked;
   };
   /// How long a player's card outlives its leaving: its line's last events may still be on their
   /// way to the other threads' mirrors, and their frames name it.
   static constexpr std::chrono::seconds grace{30};
 
   void admit(player_id p, std::string name);
-  void claim(player_id p, grid::cell_point cell, const position& at);
-  void unclaim(player_id p);
+  void ask(player_id p, const asked_position& asked);
+  void forget_asked(player_id p);
   /// The player left the world: its card goes `grace` after `now`.
   void gone(player_id p, clock::time_point now);
   /// Forgets the cards of players gone for longer than `grace`.

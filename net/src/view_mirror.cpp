@@ -17,7 +17,7 @@ view_mirror::rect view_mirror::view_rect(std::uint32_t area) const noexcept {
           std::min(ay + ey, map_->areas_y() - 1)};
 }
 
-void view_mirror::layer::place(player_id id, standing& s, std::uint32_t area) {
+void view_mirror::layer::place(std::uint64_t id, standing& s, std::uint32_t area) {
   s.area = area;
   s.slot = static_cast<std::uint32_t>(areas[area].size());
   areas[area].push_back(id);
@@ -26,31 +26,31 @@ void view_mirror::layer::place(player_id id, standing& s, std::uint32_t area) {
 // Swap-and-pop: the last one of the area takes the leaver's slot.
 void view_mirror::layer::unplace(const standing& s) {
   auto& here = areas[s.area];
-  const player_id last = here.back();
+  const std::uint64_t last = here.back();
   here[s.slot] = last;
   at.find(last)->second.slot = s.slot;
   here.pop_back();
 }
 
-std::optional<grid::cell_point> view_mirror::layer::where(player_id id) const {
+std::optional<grid::cell_point> view_mirror::layer::where(std::uint64_t id) const {
   auto it = at.find(id);
   if (it == at.end()) return std::nullopt;
   return it->second.at;
 }
 
 // The ids of `l` in the view of player `p` but `except`, sorted; empty when `p` is not here.
-std::vector<player_id> view_mirror::seen_by(player_id p, const layer& l, player_id except) const {
-  std::vector<player_id> out;
+std::vector<std::uint64_t> view_mirror::seen_by(player_id p, const layer& l, std::uint64_t except) const {
+  std::vector<std::uint64_t> out;
   auto it = players_.at.find(p);
   if (it == players_.at.end()) return out;
-  for_each_in(l, view_rect(it->second.area), except, [&](player_id q) { out.push_back(q); });
+  for_each_in(l, view_rect(it->second.area), except, [&](std::uint64_t q) { out.push_back(q); });
   std::sort(out.begin(), out.end());
   return out;
 }
 
 std::vector<player_id> view_mirror::view_of(player_id p) const { return seen_by(p, players_, p); }
 
-std::vector<player_id> view_mirror::monsters_seen_by(player_id p) const {
+std::vector<monster_id> view_mirror::monsters_seen_by(player_id p) const {
   return seen_by(p, monsters_, nobody);
 }
 

@@ -8,8 +8,6 @@
 #include <algorithm>
 #include <random>
 
-#include "../scene/fixture.hpp"
-
 namespace scenert::net {
 namespace {
 
@@ -17,12 +15,10 @@ line_event moved(player_id p) { return {line_event::kind::moved, p, {1, 1}}; }
 line_event entered(player_id p) { return {line_event::kind::entered, p, {1, 1}}; }
 
 TEST(FrontWhitebox, OnlyEachPlayersLastMoveInADrainIsSent) {
-  const scene_table table = test::small_table();
-  front::impl hub(table, {});
-  front_shard& f = *hub.shards.front();
-  f.drained.push_back({{1, 1, 1}, 0, {moved(7), entered(8), moved(8), moved(7)}});
-  f.drained.push_back({{1, 2, 1}, 0, {moved(9)}});
-  f.drained.push_back({{1, 1, 1}, 3, {moved(8), moved(7)}});  // a phase of line 1
+  drained_batches f;
+  f.batches.push_back({{1, 1, 1}, 0, {moved(7), entered(8), moved(8), moved(7)}});
+  f.batches.push_back({{1, 2, 1}, 0, {moved(9)}});
+  f.batches.push_back({{1, 1, 1}, 3, {moved(8), moved(7)}});  // a phase of line 1
   f.mark_superseded_moves();
   // The drain's moves in order: 7, 8, 7, 9, 8, 7.
   EXPECT_EQ(f.superseded, (std::vector<bool>{true, true, true, false, false, false}));
@@ -30,12 +26,10 @@ TEST(FrontWhitebox, OnlyEachPlayersLastMoveInADrainIsSent) {
 
 // Against the obvious rule on random drains: a move is superseded when the same player moves later.
 TEST(FrontWhitebox, SupersededMovesMatchTheRuleOnRandomDrains) {
-  const scene_table table = test::small_table();
-  front::impl hub(table, {});
-  front_shard& f = *hub.shards.front();
+  drained_batches f;
   std::mt19937 rng(7);
   for (int round = 0; round < 200; ++round) {
-    f.drained.clear();
+    f.batches.clear();
     std::vector<player_id> movers;
     const int batches = 1 + static_cast<int>(rng() % 4);
     for (int b = 0; b < batches; ++b) {
@@ -46,7 +40,7 @@ TEST(FrontWhitebox, SupersededMovesMatchTheRuleOnRandomDrains) {
         batch.events.push_back(rng() % 4 == 0 ? entered(p) : moved(p));
         if (batch.events.back().what == line_event::kind::moved) movers.push_back(p);
       }
-      f.drained.push_back(std::move(batch));
+      f.batches.push_back(std::move(batch));
     }
     f.mark_superseded_moves();
     ASSERT_EQ(f.superseded.size(), movers.size());
@@ -61,9 +55,6 @@ TEST(FrontWhitebox, SupersededMovesMatchTheRuleOnRandomDrains) {
 // Each frame becomes one unmasked binary message whose length takes 7, 16 or 64 bits (RFC 6455 5.2),
 // read back here by the RFC's rules, at each length's edges.
 TEST(FrontWhitebox, AWebSocketWriteIsOneMessagePerFrame) {
-  const scene_table table = test::small_table();
-  front::impl hub(table, {});
-  front_shard& f = *hub.shards.front();
   const std::size_t payloads[] = {0, 117, 118, 65527, 65528, 70000};  // frames of 8 + payload bytes
   std::string frames;
   std::vector<std::string> sent;
@@ -74,7 +65,8 @@ TEST(FrontWhitebox, AWebSocketWriteIsOneMessagePerFrame) {
     frames += one;
     sent.push_back(one);
   }
-  f.frame_as_messages(frames);
+  std::string scratch;
+  frame_as_messages(frames, scratch);
   std::size_t at = 0;
   for (const auto& want : sent) {
     ASSERT_LT(at + 2, frames.size());

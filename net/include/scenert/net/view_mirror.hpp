@@ -48,11 +48,11 @@ class view_mirror {
   /// The players `p` sees (itself excluded), or empty when it is not here.
   [[nodiscard]] std::vector<player_id> view_of(player_id p) const;
   /// The monsters `p` sees, or empty when it is not here.
-  [[nodiscard]] std::vector<player_id> monsters_seen_by(player_id p) const;
+  [[nodiscard]] std::vector<monster_id> monsters_seen_by(player_id p) const;
   /// Where a player stands, when it is here.
   [[nodiscard]] std::optional<grid::cell_point> where(player_id p) const { return players_.where(p); }
   /// Where a monster stands, when it is here.
-  [[nodiscard]] std::optional<grid::cell_point> where_monster(player_id m) const {
+  [[nodiscard]] std::optional<grid::cell_point> where_monster(monster_id m) const {
     return monsters_.where(m);
   }
   [[nodiscard]] std::size_t size() const noexcept { return players_.at.size(); }
@@ -65,13 +65,13 @@ class view_mirror {
     std::uint32_t area = 0;
     std::uint32_t slot = 0;  // index in its area's list
   };
-  // The players, or the monsters, by area.
+  // The players (by player_id), or the monsters (by monster_id), by area.
   struct layer {
-    std::vector<std::vector<player_id>> areas;  // ids standing on each area
-    std::unordered_map<player_id, standing> at;
-    void place(player_id id, standing& s, std::uint32_t area);
+    std::vector<std::vector<std::uint64_t>> areas;  // ids standing on each area
+    std::unordered_map<std::uint64_t, standing> at;
+    void place(std::uint64_t id, standing& s, std::uint32_t area);
     void unplace(const standing& s);
-    std::optional<grid::cell_point> where(player_id id) const;
+    std::optional<grid::cell_point> where(std::uint64_t id) const;
   };
   struct rect {
     std::uint32_t x0, y0, x1, y1;  // areas, bounds included
@@ -80,26 +80,26 @@ class view_mirror {
     }
   };
   rect view_rect(std::uint32_t area) const noexcept;
-  static constexpr player_id nobody = ~player_id{0};  // for_each_in leaving nobody out
+  static constexpr std::uint64_t nobody = ~std::uint64_t{0};  // for_each_in leaving nobody out
   template <class F>
-  void for_each_in(const layer& l, const rect& r, player_id except, F&& fn) const;
+  void for_each_in(const layer& l, const rect& r, std::uint64_t except, F&& fn) const;
   template <class F>
   void for_each_in_difference(const layer& l, const rect& r, const rect& minus, F&& fn) const;
-  std::vector<player_id> seen_by(player_id p, const layer& l, player_id except) const;
+  std::vector<std::uint64_t> seen_by(player_id p, const layer& l, std::uint64_t except) const;
   template <class Out>
   result<void, mirror_errc> apply_monster(const line_event& e, Out&& out);
   result<void, mirror_errc> refuse(mirror_errc code, const line_event& e, std::string_view why) const;
 
   std::shared_ptr<const grid::map_data> map_;
   layer players_, monsters_;
-  std::vector<player_id> scratch_;  // the 202 (and then the monsters) of an entering player
+  std::vector<std::uint64_t> scratch_;  // the 202 (and then the monsters) of an entering player
 };
 
 template <class F>
-void view_mirror::for_each_in(const layer& l, const rect& r, player_id except, F&& fn) const {
+void view_mirror::for_each_in(const layer& l, const rect& r, std::uint64_t except, F&& fn) const {
   for (std::uint32_t y = r.y0; y <= r.y1; ++y)
     for (std::uint32_t x = r.x0; x <= r.x1; ++x)
-      for (player_id q : l.areas[y * map_->areas_x() + x])
+      for (std::uint64_t q : l.areas[y * map_->areas_x() + x])
         if (q != except) fn(q);
 }
 
@@ -108,7 +108,7 @@ void view_mirror::for_each_in_difference(const layer& l, const rect& r, const re
   for (std::uint32_t y = r.y0; y <= r.y1; ++y)
     for (std::uint32_t x = r.x0; x <= r.x1; ++x)
       if (!minus.contains(x, y))
-        for (player_id q : l.areas[y * map_->areas_x() + x]) fn(q);
+        for (std::uint64_t q : l.areas[y * map_->areas_x() + x]) fn(q);
 }
 
 template <class Out>
@@ -133,8 +133,8 @@ result<void, mirror_errc> view_mirror::apply(const line_event& e, Out&& out) {
       });
       out.view(e.player, std::span<const player_id>(scratch_));
       scratch_.clear();
-      for_each_in(monsters_, view_rect(area), nobody, [&](player_id m) { scratch_.push_back(m); });
-      out.monster_view(e.player, std::span<const player_id>(scratch_));
+      for_each_in(monsters_, view_rect(area), nobody, [&](monster_id m) { scratch_.push_back(m); });
+      out.monster_view(e.player, std::span<const monster_id>(scratch_));
       return {};
     }
     case kind::left: {
@@ -161,8 +161,9 @@ result<void, mirror_errc> view_mirror::apply(const line_event& e, Out&& out) {
           out.appeared(q, e.player);
           out.appeared(e.player, q);
         });
-        for_each_in_difference(monsters_, before, after, [&](player_id m) { out.monster_gone(e.player, m); });
-        for_each_in_difference(monsters_, after, before, [&](player_id m) { out.monster_at(e.player, m); });
+        for_each_in_difference(monsters_, before, after,
+                               [&](monster_id m) { out.monster_gone(e.player, m); });
+        for_each_in_difference(monsters_, after, before, [&](monster_id m) { out.monster_at(e.player, m); });
         players_.place(e.player, s, to);
       }
       for_each_in(players_, view_rect(to), e.player, [&](player_id q) { out.moved(q, e.player); });

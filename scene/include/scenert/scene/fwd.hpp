@@ -13,6 +13,10 @@ namespace scenert {
 /// A player, as the gateway names it.
 using player_id = std::uint64_t;
 
+/// A monster on a line, by the entity id its line gave it: never a player's id (a line event's
+/// `monster` says which of the two it names).
+using monster_id = std::uint64_t;
+
 /// A party (a team that enters a dungeon together), as the game names it; 0 is no party.
 using party_id = std::uint64_t;
 

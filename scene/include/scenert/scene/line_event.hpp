@@ -13,7 +13,7 @@ namespace scenert {
 struct line_event {
   enum class kind : std::uint8_t { entered, left, moved };
   kind what = kind::entered;
-  player_id player = 0;   ///< the player, or the monster's entity id when `monster`
+  player_id player = 0;   ///< the player, or the monster_id when `monster`
   grid::cell_point at{};  ///< entered, moved: the cell it stands on now
   bool monster = false;   ///< a monster (spawned when the line opens, moved by its AI) and not a player
 };
