@@ -5,6 +5,7 @@
 // an event the same way.
 
 #include <scenert/scene/line_event.hpp>
+#include <scenert/scene/view_key.hpp>
 
 #include <cstdint>
 #include <span>
@@ -29,10 +30,7 @@ class line_standing {
   [[nodiscard]] bool empty() const noexcept { return by_entity_.empty(); }
 
  private:
-  // Players and monsters have ids of their own: a monster's key has the top bit set.
-  static std::uint64_t key_of(const line_event& e) noexcept {
-    return e.player ^ (e.monster ? (std::uint64_t{1} << 63) : 0);
-  }
+  static std::uint64_t key_of(const line_event& e) noexcept { return entity_of(e); }
   std::unordered_map<std::uint64_t, line_event> by_entity_;
   std::uint32_t players_ = 0;
 };

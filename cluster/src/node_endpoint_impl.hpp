@@ -12,6 +12,7 @@
 
 #include <scenert/cluster/node_endpoint.hpp>
 #include <scenert/cluster/wire.hpp>
+#include <scenert/scene/view_key.hpp>
 
 #include "line_standing.hpp"
 
@@ -43,20 +44,6 @@ inline constexpr auto arrival_memory = std::chrono::seconds(10);
 // A release is said again this often until its node confirms it, for as long as that node remembers
 // the arrival: one said just as the server came back may reach a node not yet subscribed again.
 inline constexpr auto release_again = std::chrono::milliseconds(250);
-
-// A view: a line, or one phase of a town line.
-struct view_key {
-  scene_id scene;
-  std::uint32_t line;
-  phase_id phase;
-  friend bool operator==(const view_key&, const view_key&) = default;
-};
-struct view_key_hash {
-  std::size_t operator()(const view_key& k) const noexcept {
-    return std::hash<std::uint64_t>{}((std::uint64_t{k.scene} << 40) ^ (std::uint64_t{k.line} << 16) ^
-                                      k.phase);
-  }
-};
 
 // Who stands on one line (or phase) of the current generation, and how many batches it published.
 struct line_view {

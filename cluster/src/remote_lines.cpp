@@ -98,9 +98,9 @@ std::vector<remote_world::impl::heard_line> remote_world::impl::heard_lines(scen
   for (auto it = lines.lower_bound(view_key{scene, 0, 0}); it != lines.end() && it->first.scene == scene;
        ++it) {
     if (!out.empty() && out.back().line == it->first.line)
-      out.back().players += it->second.players;
+      out.back().players += it->second.standing.players();
     else
-      out.push_back({it->second.node, it->first.line, it->second.players});
+      out.push_back({it->second.node, it->first.line, it->second.standing.players()});
   }
   return out;
 }

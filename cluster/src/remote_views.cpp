@@ -22,8 +22,6 @@ constexpr auto views_retry = std::chrono::milliseconds(250);
 // Batches held for a line waiting for its views; past this the wait starts over with a new ask.
 constexpr std::size_t max_held = 4096;
 
-std::uint64_t entity_of(const line_event& e) { return e.player ^ (e.monster ? (std::uint64_t{1} << 63) : 0); }
-
 }  // namespace
 
 void remote_world::impl::ask_views(const std::string& node) {
@@ -42,49 +40,23 @@ void remote_world::impl::ask_views(const std::string& node) {
 // stood on it leaves the front's view, so nobody of the old line lingers in the new (lines_m held).
 void remote_world::impl::retire(const view_key& k, line_view& v) {
   if (v.standing.empty() || !opt.on_line_events) return;
-  std::vector<line_event> gone;
-  gone.reserve(v.standing.size());
-  for (const auto& [id, e] : v.standing) gone.push_back({line_event::kind::left, e.player, e.at, e.monster});
-  opt.on_line_events(v.line, k.phase, gone);
+  opt.on_line_events(v.line, k.phase, v.standing.left());
 }
 
 // Applies a batch that follows the view's last one (lines_m held).
 void remote_world::impl::apply(line_view& v, const wire::event_batch& b) {
-  for (const auto& e : b.events) {
-    const std::uint32_t player = e.monster ? 0 : 1;
-    if (e.what == line_event::kind::left) {
-      if (v.standing.erase(entity_of(e)) != 0) v.players -= player;
-    } else {
-      if (!e.monster && e.what == line_event::kind::entered) entering.push_back(e.player);
-      const bool fresh = v.standing
-                             .insert_or_assign(entity_of(e), line_event{line_event::kind::entered, e.player,
-                                                                        e.at, e.monster})
-                             .second;
-      if (fresh) v.players += player;
-    }
-  }
+  for (const auto& e : b.events)
+    if (!e.monster && e.what == line_event::kind::entered) entering.push_back(e.player);
+  v.standing.apply(b.events);
   v.seq = b.seq;
   if (opt.on_line_events) opt.on_line_events(b.line, b.phase, b.events);
 }
 
 // Hands the front what changed between the view as heard and the view as it stands (lines_m held).
 void remote_world::impl::replace(line_view& v, const wire::view_state& state) {
-  std::unordered_map<std::uint64_t, line_event> now;
-  for (const auto& e : state.standing) now.emplace(entity_of(e), e);
-  std::vector<line_event> diff;
-  for (const auto& [id, e] : v.standing)
-    if (!now.contains(id)) diff.push_back({line_event::kind::left, e.player, e.at, e.monster});
-  for (const auto& [id, e] : now) {
-    auto was = v.standing.find(id);
-    if (was == v.standing.end()) {
-      diff.push_back({line_event::kind::entered, e.player, e.at, e.monster});
-      if (!e.monster) entering.push_back(e.player);
-    } else if (was->second.at != e.at)
-      diff.push_back({line_event::kind::moved, e.player, e.at, e.monster});
-  }
-  v.standing = std::move(now);
-  v.players = static_cast<std::uint32_t>(
-      std::count_if(v.standing.begin(), v.standing.end(), [](const auto& s) { return !s.second.monster; }));
+  const auto diff = v.standing.replace(state.standing);
+  for (const auto& e : diff)
+    if (!e.monster && e.what == line_event::kind::entered) entering.push_back(e.player);
   v.seq = state.seq;
   if (!diff.empty() && opt.on_line_events) opt.on_line_events(v.line, state.phase, diff);
 }

@@ -241,12 +241,10 @@ void remote_world::impl::lose(const std::string& node) {
         ++it;
         continue;
       }
-      std::vector<line_event> gone;
-      for (const auto& [id, e] : v.standing) {
-        gone.push_back({line_event::kind::left, e.player, e.at, e.monster});
+      const std::vector<line_event> gone = v.standing.left();
+      for (const auto& e : gone)
         if (auto o = orphans.find(e.player); !e.monster && o != orphans.end())
           o->second = orphan{e.player, v.line.scene, e.at};
-      }
       if (!gone.empty() && opt.on_line_events) opt.on_line_events(v.line, it->first.phase, gone);
       it = lines.erase(it);
     }

@@ -21,6 +21,9 @@
 #include <scenert/cluster/node_lease.hpp>
 #include <scenert/cluster/remote_world.hpp>
 #include <scenert/cluster/wire.hpp>
+#include <scenert/scene/view_key.hpp>
+
+#include "line_standing.hpp"
 
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
@@ -47,22 +50,16 @@ struct line_key {
   friend auto operator<=>(const line_key&, const line_key&) = default;
 };
 
-struct view_key {
-  scene_id scene;
-  std::uint32_t line;
-  phase_id phase;
-  friend auto operator<=>(const view_key&, const view_key&) = default;
-};
+using scenert::view_key;
 
 // One line (or phase) as this gateway last heard it: who stands where, after which batch.
 struct line_view {
   std::string node;
   line_handle line;
   std::uint64_t seq = 0;
-  std::unordered_map<std::uint64_t, line_event> standing;
+  line_standing standing;
   bool waiting = false;                 // a batch was missed: the node's views are asked for
   std::vector<wire::event_batch> held;  // batches heard while waiting
-  std::uint32_t players = 0;            // of those standing, players (not monsters)
 };
 
 struct pending_request {
