@@ -182,23 +182,24 @@ void monster_brains::enter_leash(brain& b) {
 // as MMO mobs evade, so that no leashed monster stays stranded.
 bool monster_brains::walk_home(brain& b) {
   bool moved = false;
-  if (b.steer.position == b.steer.home) {
-  } else if (def_.monster.kind == monster_kind::boss) {
-    moved = boss_step(b, b.steer.home);
-  } else {
-    const nav::cell from = b.steer.position;
-    (void)nav::steer(*map_, b.steer, std::nullopt, rules_, counter_);
-    const nav::cell to = b.steer.position;
-    b.steer.position = from;
-    moved = !(to == from) && move(b, to);
+  if (!(b.steer.position == b.steer.home)) {
+    moved = def_.monster.kind == monster_kind::boss ? boss_step(b, b.steer.home) : steer_home(b);
+    if (!moved && ++b.stuck >= evade_after) moved = evade_home(b);
   }
-  if (!moved && !(b.steer.position == b.steer.home) && ++b.stuck >= evade_after) moved = evade_home(b);
   if (b.steer.position == b.steer.home) {
     b.state = brain_state::idle;
     b.steer.returning = false;
     drop_search(b);
   }
   return moved;
+}
+
+bool monster_brains::steer_home(brain& b) {
+  const nav::cell from = b.steer.position;
+  (void)nav::steer(*map_, b.steer, std::nullopt, rules_, counter_);
+  const nav::cell to = b.steer.position;
+  b.steer.position = from;  // move() books the step
+  return !(to == from) && move(b, to);
 }
 
 bool monster_brains::evade_home(brain& b) { return free_for(b.steer.home) && move(b, b.steer.home); }

@@ -82,6 +82,7 @@ class monster_brains {
   bool wander(brain& b, std::minstd_rand& rng);
   void enter_leash(brain& b);
   bool walk_home(brain& b);
+  bool steer_home(brain& b);
   bool evade_home(brain& b);
   bool boss_step(brain& b, nav::cell goal);
   void request(brain& b, nav::cell goal);

@@ -215,6 +215,18 @@ TEST_F(Brains, ARecycledLinesMonstersAreFresh) {
   }
 }
 
+TEST(BrainMaps, EveryLineOfAMapSharesOneNavMapBuiltFromItsBlocks) {
+  std::vector<const nav::nav_map*> seen;
+  world_options o;
+  o.on_new_line = [&](scene& line) { seen.push_back(line.nav_map().get()); };
+  test::manual_world mw(test::small_table(), std::move(o));
+  ASSERT_GE(seen.size(), 3u);  // town, dungeon and field open their min_lines, all on map 1
+  for (const auto* m : seen) EXPECT_EQ(m, seen.front());
+  ASSERT_NE(seen.front(), nullptr);
+  EXPECT_FALSE(seen.front()->passable(0, 0));  // the small map's 2x2 block
+  EXPECT_TRUE(seen.front()->passable(2, 2));
+}
+
 TEST(BrainState, EveryStateHasAName) {
   EXPECT_STREQ(to_string(brain_state::idle), "idle");
   EXPECT_STREQ(to_string(brain_state::leash), "leash");
