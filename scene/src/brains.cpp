@@ -75,7 +75,9 @@ void monster_brains::clear() {
 std::optional<monster_view> monster_brains::view(grid::entity_id id) const {
   if (id >= brains_.size() || !brains_[id].live) return std::nullopt;
   const brain& b = brains_[id];
-  return monster_view{b.state, to_grid(b.steer.home), b.target, b.searching};
+  std::optional<grid::cell_point> goal;
+  if (b.searching || b.path_ready) goal = to_grid(b.path_goal);
+  return monster_view{b.state, to_grid(b.steer.home), b.target, b.searching, goal};
 }
 
 // ---- thinking ---------------------------------------------------------------------------

@@ -175,6 +175,22 @@ TEST_F(Brains, ABossThatDiesDropsItsSearch) {
   tick(20);  // the queue holds nothing of it: ticking on is quiet
 }
 
+TEST_F(Brains, ABossWhoseTargetMovedFarSearchesAgainTowardItsNewCell) {
+  open(brains_table({cell_rect{10, 0, 2, 30}, cell_rect{20, 12, 2, 36}, cell_rect{30, 0, 2, 40}},
+                    monster_def{monster_kind::boss, 1, 100, 200}, 0, 1));
+  auto boss = s->place_monster({4, 4});
+  ASSERT_TRUE(boss);
+  const grid::cell_point first{42, 40}, second{40, 4};
+  s->place_player(1, first);
+  for (int t = 0; t < 30 && !s->monster(*boss)->searching; ++t) tick();
+  ASSERT_TRUE(s->monster(*boss)->searching);
+  EXPECT_EQ(s->monster(*boss)->goal, first);
+  s->post_move(1, second);
+  for (int t = 0; t < 30 && s->monster(*boss)->goal != second; ++t) tick();
+  EXPECT_EQ(s->monster(*boss)->goal, second) << "the old search is cancelled, a new one asked";
+  EXPECT_EQ(s->monster(*boss)->state, brain_state::chase);
+}
+
 TEST_F(Brains, TheLeashReturnsAMonsterHomeAndItForgetsItsTarget) {
   open(brains_table({}, monster_def{monster_kind::mob, 1, 47, 6}));
   const grid::cell_point home{8, 24};

@@ -45,6 +45,7 @@ struct monster_view {
   grid::cell_point home{};                ///< where it spawned and returns to
   std::optional<grid::entity_id> target;  ///< the player entity it chases or attacks
   bool searching = false;                 ///< a boss whose path search is in the line's queue
+  std::optional<grid::cell_point> goal;   ///< a boss: the cell its search or its path leads to
 };
 
 /// What a scene tells whoever hosts it (the world). Calls come from the scene's thread.
