@@ -24,6 +24,10 @@ constexpr int_range lines_range{0, 100'000};
 constexpr int_range max_lines_range{1, 100'000};
 constexpr int_range frame_rate_range{1, 1'000};
 constexpr int_range monsters_range{0, 100'000};
+constexpr real_range monster_speed_range{0, 100, true};
+constexpr int_range aggro_range{0, 16'384};
+constexpr int_range leash_range{1, 16'384};
+constexpr int_range path_budget_range{1, 1'000'000};
 constexpr int_range spaces_range{0, 100'000};
 constexpr int_range workers_range{1, 1'024};
 constexpr int_range group_budget_range{1, 1'000'000};
@@ -177,7 +181,7 @@ class builder {
     object_reader r(v, pointer, sink_,
                     {"id", "name", "kind", "structure", "capacity", "hard_capacity", "min_lines", "max_lines",
                      "frame_rate", "map", "policy", "instances", "monsters", "bind_town", "min_spaces",
-                     "max_spaces", "max_speed"});
+                     "max_spaces", "max_speed", "path_budget"});
     scene_def s;
     scene_facts facts{pointer};
     facts.id_ok = r.read_uint("id", s.id, id_range, presence::required);
@@ -188,11 +192,13 @@ class builder {
     const bool cap_ok = r.read_uint("capacity", s.capacity, capacity_range, presence::required);
     read_hard_capacity(r, s, cap_ok);
     r.read_uint("frame_rate", s.frame_rate, frame_rate_range, presence::optional);
-    r.read_uint("monsters", s.monsters, monsters_range, presence::optional);
+    read_monsters(r, s);
     r.read_real("max_speed", s.max_speed, max_speed_range, presence::optional);
     const bool is_space = facts.kind_ok && s.kind == scene_kind::space;
     facts.map_given = r.has("map");
     facts.map_ok = r.read_uint("map", s.map, id_range, is_space ? presence::optional : presence::required);
+    s.path_budget = default_path_budget(s.kind);
+    r.read_uint("path_budget", s.path_budget, path_budget_range, presence::optional);
     if (is_space)
       read_space_fields(r, s, facts);
     else if (facts.kind_ok)
@@ -200,6 +206,28 @@ class builder {
     r.finish();
     scene_facts_.push_back(std::move(facts));
     table_.scenes.push_back(std::move(s));
+  }
+
+  // `monsters` is a count of mobs with the defaults, or an object saying what they are.
+  void read_monsters(object_reader& r, scene_def& s) {
+    const json* v = r.find("monsters", presence::optional);
+    if (v == nullptr) return;
+    if (!v->is_object() && !v->is_number())
+      return report_type(sink_, r.pointer_to("monsters"),
+                         "an integer or an object {\"count\", \"kind\", ...}", *v);
+    if (!v->is_object()) {
+      r.read_uint("monsters", s.monsters, monsters_range, presence::optional);
+      return;
+    }
+    object_reader m(*v, r.pointer_to("monsters"), sink_, {"count", "kind", "speed", "aggro_radius", "leash"});
+    m.read_uint("count", s.monsters, monsters_range, presence::required);
+    std::size_t choice = 0;
+    if (m.read_choice("kind", choice, monster_kind_names, presence::optional))
+      s.monster.kind = static_cast<monster_kind>(choice);
+    m.read_real("speed", s.monster.speed, monster_speed_range, presence::optional);
+    m.read_uint("aggro_radius", s.monster.aggro_radius, aggro_range, presence::optional);
+    m.read_uint("leash", s.monster.leash, leash_range, presence::optional);
+    m.finish();
   }
 
   void read_hard_capacity(object_reader& r, scene_def& s, bool cap_ok) {

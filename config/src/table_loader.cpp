@@ -247,4 +247,8 @@ std::string_view to_string(instance_mode m) noexcept {
   return instance_mode_names[static_cast<std::size_t>(m)];
 }
 
+std::string_view to_string(monster_kind k) noexcept {
+  return monster_kind_names[static_cast<std::size_t>(k)];
+}
+
 }  // namespace scenert

@@ -8,11 +8,19 @@
 
 #include <fmt/format.h>
 
+#include "brains.hpp"
+
 namespace scenert {
 
-scene::scene(const scene_def& def, std::shared_ptr<const grid::map_data> map, scene_host* host)
-    : service(fmt::format("{}#{}", def.name, def.id)), def_(def), map_(std::move(map)), host_(host) {
+scene::scene(const scene_def& def, std::shared_ptr<const grid::map_data> map, scene_host* host,
+             std::shared_ptr<const nav::nav_map> nav)
+    : service(fmt::format("{}#{}", def.name, def.id)),
+      def_(def),
+      map_(std::move(map)),
+      nav_(std::move(nav)),
+      host_(host) {
   SCENERT_ASSERT(map_ != nullptr, "scene: map data is null");
+  if (!nav_) nav_ = make_nav_map(*map_);
 }
 
 scene::~scene() = default;
@@ -75,13 +83,10 @@ void scene::on_active() {
   ++activations_;
   // Seeded by the line, not by history: a reopened line spawns exactly what a fresh one would.
   rng_.seed(static_cast<std::uint_fast32_t>(def_.id * 7919u + line_.line * 104729u + 1u));
+  if (def_.monsters != 0) (void)brains();
   for (std::uint32_t i = 0; i < def_.monsters; ++i) {
-    auto at = free_cell_near(random_cell());
-    if (!at) break;
-    auto id = new_entity();
-    if (!grid_->add(id, grid::entity_type::npc, *at, grid::ignore_view{})) continue;
-    monsters_.push_back(id);
-    if (reports_) events_.push_back({line_event::kind::entered, id, *at, true});
+    auto at = free_cell_near(random_cell(), true);
+    if (!at || !place_monster(*at)) break;
   }
   chest_ = {};
   if (auto at = free_cell_near(grid::cell_point{map_->width() / 4, map_->height() / 4})) {
@@ -106,6 +111,7 @@ void scene::on_inactive() {
   }
   players_.clear();
   monsters_.clear();
+  if (brains_) brains_->clear();
   free_ids_.clear();
   next_id_ = 0;
   chest_ = {};
@@ -133,7 +139,7 @@ void scene::on_quarantine() {
 void scene::on_tick(const tick_context& ctx) {
   if (broken_) return;
   apply_roster();
-  run_ai(static_cast<std::uint32_t>(ctx.index % grid::grid::ai_batch_count));
+  run_ai(static_cast<std::uint32_t>(ctx.index % grid::grid::ai_batch_count), ctx.index);
   for (auto& m : modules_) m->on_tick(*this, ctx);
   if (reports_) publish_events();
 }
@@ -248,34 +254,63 @@ void scene::move_player(player_id player, grid::cell_point to) {
 
 // ---- NPC AI: one of the ten batches of effective areas per tick (seed 000) -------------
 
-void scene::run_ai(std::uint32_t batch) {
+void scene::run_ai(std::uint32_t batch, std::uint64_t tick) {
   if (players_.empty() || monsters_.empty()) return;  // no player: no area is covered
-  (void)grid_->for_each_active_npc(batch, [this](grid::entity_id npc) { step_npc(npc); });
+  (void)grid_->for_each_active_npc(batch, [&](grid::entity_id npc) { step_npc(npc, tick); });
+  brains_->step_searches();
 }
 
-void scene::step_npc(grid::entity_id npc) {
+void scene::step_npc(grid::entity_id npc, std::uint64_t tick) {
   ++ai_steps_;
-  auto at = grid_->position_of(npc);
-  std::optional<grid::cell_point> nearest;
-  std::uint32_t best = std::numeric_limits<std::uint32_t>::max();
-  (void)grid_->for_each_in_view(at, grid::type_mask::player, [&](grid::entity_id p) {
-    auto q = grid_->position_of(p);
-    std::uint32_t d = std::max(q.x > at.x ? q.x - at.x : at.x - q.x, q.y > at.y ? q.y - at.y : at.y - q.y);
-    if (d < best) best = d, nearest = q;
-  });
-  auto step = [](std::uint32_t from, std::uint32_t to) {
-    return to > from ? from + 1 : to < from ? from - 1 : from;
-  };
-  grid::cell_point to = at;
-  if (nearest && best > 1) {
-    to = {step(at.x, nearest->x), step(at.y, nearest->y)};  // chase
-  } else if (!nearest && rng_() % 4 == 0) {
-    auto r = static_cast<std::uint32_t>(rng_());
-    to = {at.x + (r % 3) - 1, at.y + ((r / 3) % 3) - 1};  // wander (unsigned wrap is out of map)
+  auto to = brains_->think(*grid_, npc, tick, rng_);
+  if (to && reports_) events_.push_back({line_event::kind::moved, npc, *to, true});
+}
+
+detail::monster_brains& scene::brains() {
+  if (!brains_) brains_ = std::make_unique<detail::monster_brains>(def_, nav_);
+  return *brains_;
+}
+
+std::optional<grid::entity_id> scene::place_monster(grid::cell_point at) {
+  if (!map_->contains(at) || !brains().can_spawn(at)) return std::nullopt;
+  auto id = new_entity();
+  if (!grid_->add(id, grid::entity_type::npc, at, grid::ignore_view{}))
+    return free_ids_.push_back(id), std::nullopt;
+  brains_->spawn(id, at);
+  monsters_.push_back(id);
+  if (reports_) events_.push_back({line_event::kind::entered, id, at, true});
+  return id;
+}
+
+// A dead monster's id is not reused until the line closes, so that its brain can still be read.
+bool scene::kill_monster(grid::entity_id monster) {
+  auto it = std::find(monsters_.begin(), monsters_.end(), monster);
+  if (it == monsters_.end()) return false;
+  monsters_.erase(it);
+  brains_->kill(monster);
+  (void)grid_->remove(monster, grid::ignore_view{});
+  if (reports_) events_.push_back({line_event::kind::left, monster, {}, true});
+  return true;
+}
+
+std::optional<monster_view> scene::monster(grid::entity_id monster) const {
+  return brains_ ? brains_->view(monster) : std::nullopt;
+}
+
+const char* to_string(brain_state state) noexcept {
+  switch (state) {
+    case brain_state::idle:
+      return "idle";
+    case brain_state::chase:
+      return "chase";
+    case brain_state::attack:
+      return "attack";
+    case brain_state::leash:
+      return "leash";
+    case brain_state::dead:
+      return "dead";
   }
-  if (!(to == at) && map_->contains(to) && !map_->is_block(to) &&
-      grid_->move(npc, to, grid::ignore_view{}).has_value() && reports_)
-    events_.push_back({line_event::kind::moved, npc, to, true});
+  return "unknown";
 }
 
 // ---- helpers ---------------------------------------------------------------------------
@@ -295,13 +330,13 @@ grid::cell_point scene::random_cell() {
 }
 
 // The first unblocked cell in growing squares around `at`.
-std::optional<grid::cell_point> scene::free_cell_near(grid::cell_point at) const {
+std::optional<grid::cell_point> scene::free_cell_near(grid::cell_point at, bool for_monster) const {
   std::uint32_t limit = std::max(map_->width(), map_->height());
   for (std::uint32_t r = 0; r < limit; ++r) {
     for (std::uint32_t y = at.y >= r ? at.y - r : 0; y <= at.y + r; ++y) {
       for (std::uint32_t x = at.x >= r ? at.x - r : 0; x <= at.x + r; ++x) {
         grid::cell_point c{x, y};
-        if (map_->contains(c) && !map_->is_block(c)) return c;
+        if (map_->contains(c) && !map_->is_block(c) && (!for_monster || brains_->can_spawn(c))) return c;
       }
     }
   }
@@ -325,6 +360,16 @@ std::shared_ptr<const grid::map_data> make_map_data(const map_def& map) {
   }
   auto made = grid::map_data::create(std::move(spec));
   SCENERT_ASSERT(made.has_value(), "make_map_data: the map definition is invalid (validate the table first)");
+  return std::move(made).value();
+}
+
+std::shared_ptr<const nav::nav_map> make_nav_map(const grid::map_data& map) {
+  std::vector<std::uint8_t> blocked(map.cell_count(), 0);
+  for (std::uint32_t y = 0; y < map.height(); ++y)
+    for (std::uint32_t x = 0; x < map.width(); ++x)
+      blocked[std::size_t{y} * map.width() + x] = map.is_block({x, y});
+  auto made = nav::nav_map::create(map.width(), map.height(), blocked);
+  SCENERT_ASSERT(made.has_value(), "make_nav_map: the map data is invalid");
   return std::move(made).value();
 }
 

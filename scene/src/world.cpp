@@ -102,8 +102,17 @@ world::impl::impl(world& w, const scene_table& t, processor_pool& p, world_optio
     : self(w), table(t), pool(p), opt(std::move(o)), dir(opt.directory) {
   if (!dir) dir = make_local_line_directory(table);
   time = pool.options().manual ? static_cast<const clock*>(pool.options().manual) : &steady;
-  std::unordered_map<map_id, std::shared_ptr<const grid::map_data>> maps;
-  for (const auto& m : table.maps) maps.emplace(m.id, make_map_data(m));
+  // Each map's static data and its monsters' passability, built once and shared by all its lines.
+  struct shared_map {
+    std::shared_ptr<const grid::map_data> data;
+    std::shared_ptr<const nav::nav_map> nav;
+  };
+  std::unordered_map<map_id, shared_map> maps;
+  for (const auto& m : table.maps) {
+    auto data = make_map_data(m);
+    auto nav = make_nav_map(*data);
+    maps.emplace(m.id, shared_map{std::move(data), std::move(nav)});
+  }
   for (const auto& def : table.scenes) {
     if (def.kind == scene_kind::space) continue;  // phases are children of town lines
     auto& c = containers[def.id];
@@ -112,7 +121,8 @@ world::impl::impl(world& w, const scene_table& t, processor_pool& p, world_optio
     SCENERT_ASSERT(it != maps.end(), "world: a scene names an unknown map (validate the table first)");
     SCENERT_ASSERT(def.hard_capacity >= def.capacity,
                    "world: hard_capacity below capacity (validate the table first)");
-    c.map = it->second;
+    c.map = it->second.data;
+    c.nav = it->second.nav;
     ordered.push_back(&c);
   }
   snap = std::make_shared<world_snapshot>();

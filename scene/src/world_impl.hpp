@@ -61,6 +61,7 @@ struct world::impl final : scene_host {
   struct container {
     const scene_def* def = nullptr;
     std::shared_ptr<const grid::map_data> map;
+    std::shared_ptr<const nav::nav_map> nav;    // the map's, shared by every line of it
     std::vector<hosted_line> lines;             // by line index; grows to the peak of live lines
     std::vector<std::shared_ptr<scene>> spare;  // closed line objects kept for reuse
     std::uint64_t line_full = 0, line_full_at_max = 0, quarantined = 0, evicted = 0;

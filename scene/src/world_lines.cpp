@@ -75,7 +75,7 @@ std::optional<line_handle> world::impl::open_line(container& c, party_id owner) 
     s = std::move(c.spare.back());
     c.spare.pop_back();
   } else {
-    s = std::make_shared<scene>(*c.def, c.map, this);
+    s = std::make_shared<scene>(*c.def, c.map, this, c.nav);
     if (opt.on_new_line) opt.on_new_line(*s);
   }
   s->assign_line(*line);

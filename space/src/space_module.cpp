@@ -40,7 +40,7 @@ space_module::bound_space* space_module::find(scene_id space) {
 }
 
 std::unique_ptr<scene> space_module::make_phase(bound_space& b) {
-  auto obj = std::make_unique<scene>(*b.def, map_, static_cast<scene_host*>(this));
+  auto obj = std::make_unique<scene>(*b.def, map_, static_cast<scene_host*>(this), nav_);
   if (limits_.on_new_phase) limits_.on_new_phase(*town_, *obj);
   obj->init();
   ++created_;
@@ -65,6 +65,7 @@ void space_module::line_events(line_handle phase_line, phase_id, std::span<const
 void space_module::on_init(scene& town) {
   town_ = &town;
   map_ = town.map();
+  nav_ = town.nav_map();
   park_min_spaces();
 }
 

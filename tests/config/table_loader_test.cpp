@@ -70,6 +70,27 @@ TEST(TableLoader, LoadsTheSmallExample) {
   EXPECT_EQ(r.table->maps.at(0).blocks.size(), 1u);
 }
 
+TEST(TableLoader, ReadsMonstersAsACountOrAsAKindWithItsPathBudget) {
+  const auto r = parse_table(table_with(R"({"id": 1, "name": "Crypt", "kind": "dungeon", "capacity": 5,
+      "max_lines": 2, "map": 1, "path_budget": 250,
+      "monsters": {"count": 1, "kind": "boss", "speed": 2.5, "aggro_radius": 12, "leash": 30}},
+    {"id": 2, "name": "Moor", "kind": "field", "capacity": 5, "max_lines": 2, "map": 1, "monsters": 7})"),
+                             "t.json");
+  ASSERT_TRUE(r.ok()) << testing::PrintToString(lines_of(r));
+  const scene_def& boss = r.table->scenes.at(0);
+  EXPECT_EQ(boss.monsters, 1u);
+  EXPECT_EQ(boss.monster.kind, monster_kind::boss);
+  EXPECT_EQ(boss.monster.speed, 2.5);
+  EXPECT_EQ(boss.monster.aggro_radius, 12u);
+  EXPECT_EQ(boss.monster.leash, 30u);
+  EXPECT_EQ(boss.path_budget, 250u);
+  const scene_def& mobs = r.table->scenes.at(1);
+  EXPECT_EQ(mobs.monsters, 7u);
+  EXPECT_EQ(mobs.monster.kind, monster_kind::mob);
+  EXPECT_EQ(mobs.path_budget, default_path_budget(scene_kind::field));
+  EXPECT_EQ(to_string(monster_kind::boss), "boss");
+}
+
 TEST(TableLoader, AppliesTheDocumentedDefaults) {
   const auto r = parse_table(table_with(std::string(town) + R"(, {"id": 2, "name": "Phase", "kind": "space",
                                         "capacity": 10, "bind_town": 1})"),
@@ -98,6 +119,11 @@ TEST(TableLoader, AppliesTheDocumentedDefaults) {
   EXPECT_EQ(s.frame_rate, 10u);
   EXPECT_EQ(s.policy, allocation_policy::fill_first);
   EXPECT_EQ(s.monsters, 0u);
+  EXPECT_EQ(s.monster.kind, monster_kind::mob);
+  EXPECT_EQ(s.monster.speed, 1.0);
+  EXPECT_EQ(s.monster.aggro_radius, 32u);
+  EXPECT_EQ(s.monster.leash, 48u);
+  EXPECT_EQ(s.path_budget, default_path_budget(s.kind));
   EXPECT_FALSE(s.space.has_value());
   const scene_def& p = t.scenes.at(1);
   ASSERT_TRUE(p.space.has_value());

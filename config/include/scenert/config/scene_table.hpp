@@ -25,6 +25,9 @@ enum class allocation_policy : std::uint8_t { fill_first, least_loaded, count_ }
 /// Who shares a dungeon's lines: anyone, one party per line (a solo player is a party of one), or
 /// parties alone on theirs while solo players share.
 enum class instance_mode : std::uint8_t { shared, party, both, count_ };
+/// How a monster moves: a `mob` steers (cheap, every mob every think), a `boss` searches (exact
+/// paths through its line's sliced path queue).
+enum class monster_kind : std::uint8_t { mob, boss, count_ };
 
 template <class E>
 using enum_names = std::array<std::string_view, static_cast<std::size_t>(E::count_)>;
@@ -33,6 +36,7 @@ inline constexpr enum_names<scene_kind> scene_kind_names{"town", "field", "dunge
 inline constexpr enum_names<scene_structure> scene_structure_names{"single", "group"};
 inline constexpr enum_names<allocation_policy> allocation_policy_names{"fill_first", "least_loaded"};
 inline constexpr enum_names<instance_mode> instance_mode_names{"shared", "party", "both"};
+inline constexpr enum_names<monster_kind> monster_kind_names{"mob", "boss"};
 
 namespace detail {
 template <std::size_t N>
@@ -46,6 +50,7 @@ static_assert(detail::all_named(scene_kind_names), "scene_kind: name every value
 static_assert(detail::all_named(scene_structure_names), "scene_structure: name every value");
 static_assert(detail::all_named(allocation_policy_names), "allocation_policy: name every value");
 static_assert(detail::all_named(instance_mode_names), "instance_mode: name every value");
+static_assert(detail::all_named(monster_kind_names), "monster_kind: name every value");
 
 /// A blocked rectangle of cells: [x, x + width) x [y, y + height).
 struct cell_rect {
@@ -73,6 +78,15 @@ struct space_def {
   std::uint32_t max_spaces = 0;  ///< running at once per town line; 0 = unlimited
 };
 
+/// The monsters a scene spawns on each line: how they move, how fast, how far they notice a player
+/// and how far they follow one from home. Defaults live in the loader.
+struct monster_def {
+  monster_kind kind = monster_kind::mob;
+  double speed = 1;                 ///< cells per second
+  std::uint32_t aggro_radius = 32;  ///< cells (octile distance) within which a player is noticed
+  std::uint32_t leash = 48;         ///< cells from home past which the monster returns and forgets
+};
+
 struct scene_def {
   scene_id id = 0;
   std::string name;
@@ -85,7 +99,9 @@ struct scene_def {
   std::uint32_t frame_rate = 10;  ///< Hz
   map_id map = 0;
   allocation_policy policy = allocation_policy::fill_first;
-  std::uint32_t monsters = 0;                       ///< spawned at each activation
+  std::uint32_t monsters = 0;     ///< spawned at each activation
+  monster_def monster;            ///< what those monsters are
+  std::uint32_t path_budget = 0;  ///< search expansions (and flow-field cells) per tick; set by the loader
   instance_mode instances = instance_mode::shared;  ///< dungeons only
   std::optional<space_def> space;                   ///< set exactly when kind == space
   /// Fastest a client may walk, in world units per second; 0: no limit. A move farther than this

@@ -70,6 +70,20 @@ inline constexpr std::size_t max_diagnostics = 1000;
 [[nodiscard]] std::string_view to_string(scene_structure s) noexcept;
 [[nodiscard]] std::string_view to_string(allocation_policy p) noexcept;
 [[nodiscard]] std::string_view to_string(instance_mode m) noexcept;
+[[nodiscard]] std::string_view to_string(monster_kind k) noexcept;
+
+/// The path budget a scene of this kind gets when its table gives none: dungeons hold bosses that
+/// search, fields hold many mobs, towns and guilds hold few monsters.
+[[nodiscard]] constexpr std::uint32_t default_path_budget(scene_kind kind) noexcept {
+  switch (kind) {
+    case scene_kind::dungeon:
+      return 400;
+    case scene_kind::field:
+      return 200;
+    default:
+      return 100;
+  }
+}
 
 /// Scenes a group service holds for a scene of this capacity: max(1, group_budget / capacity).
 [[nodiscard]] constexpr std::uint32_t group_slots(std::uint32_t group_budget,

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include <scenert/config/scene_table.hpp>
+#include <scenert/nav/nav_map.hpp>
 #include <scenert/runtime/inbox.hpp>
 #include <scenert/runtime/result.hpp>
 #include <scenert/runtime/service.hpp>
@@ -21,6 +22,31 @@
 #include <scenert/scene/line_event.hpp>
 
 namespace scenert {
+
+namespace detail {
+class monster_brains;
+}
+
+/// What a monster's brain is doing.
+enum class brain_state : std::uint8_t {
+  idle,    ///< no target: wanders near home
+  chase,   ///< walking toward its target (a mob steers, a boss follows a searched path)
+  attack,  ///< next to its target: it stays
+  leash,   ///< pulled too far from home: walking back, its target forgotten
+  dead,    ///< killed: off the grid until the line reopens
+};
+
+/// Name of a brain state ("idle", "chase", ...), for logs and the wire.
+[[nodiscard]] const char* to_string(brain_state state) noexcept;
+
+/// A monster as its brain sees it.
+struct monster_view {
+  brain_state state = brain_state::idle;  ///< what it is doing
+  grid::cell_point home{};                ///< where it spawned and returns to
+  std::optional<grid::entity_id> target;  ///< the player entity it chases or attacks
+  bool searching = false;                 ///< a boss whose path search is in the line's queue
+  std::optional<grid::cell_point> goal;   ///< a boss: the cell its search or its path leads to
+};
 
 /// What a scene tells whoever hosts it (the world). Calls come from the scene's thread.
 /// Thread-safety: implementations must accept calls from any thread.
@@ -94,8 +120,10 @@ struct roster_change {
 /// (its tick), or from the world's thread while the scene is not active (assign_line).
 class scene : public service {
  public:
-  /// `def` and `host` must outlive the scene; `map` is the map's shared static data.
-  scene(const scene_def& def, std::shared_ptr<const grid::map_data> map, scene_host* host);
+  /// `def` and `host` must outlive the scene; `map` is the map's shared static data and `nav` its
+  /// shared passability for the monsters (built from `map` for this object when null).
+  scene(const scene_def& def, std::shared_ptr<const grid::map_data> map, scene_host* host,
+        std::shared_ptr<const nav::nav_map> nav = nullptr);
   ~scene() override;
 
   [[nodiscard]] const scene_def& def() const noexcept { return def_; }  ///< the definition
@@ -139,7 +167,16 @@ class scene : public service {
   [[nodiscard]] grid::grid& grid() noexcept { return *grid_; }
   [[nodiscard]] const grid::grid& grid() const noexcept { return *grid_; }
   [[nodiscard]] const std::shared_ptr<const grid::map_data>& map() const noexcept { return map_; }
+  /// The map's passability as the monsters search and steer on it.
+  [[nodiscard]] const std::shared_ptr<const nav::nav_map>& nav_map() const noexcept { return nav_; }
+  /// The living monsters, in spawn order.
   [[nodiscard]] const std::vector<grid::entity_id>& monsters() const noexcept { return monsters_; }
+  /// Puts a monster of the scene's kind on a cell (its home); none when the cell is blocked or full.
+  std::optional<grid::entity_id> place_monster(grid::cell_point at);
+  /// Kills a monster: off the grid, its search cancelled; false when it is no living monster.
+  bool kill_monster(grid::entity_id monster);
+  /// A monster's brain, living or dead, until the line closes.
+  [[nodiscard]] std::optional<monster_view> monster(grid::entity_id monster) const;
   [[nodiscard]] const treasure_chest& chest() const noexcept { return chest_; }
   /// A player opens the chest: true the first time, false when it is absent or open already.
   bool open_chest();
@@ -175,10 +212,11 @@ class scene : public service {
   void remove_player(player_id player, bool ack);
   void move_player(player_id player, grid::cell_point to);
   void publish_events();
-  void run_ai(std::uint32_t batch);
-  void step_npc(grid::entity_id npc);
+  void run_ai(std::uint32_t batch, std::uint64_t tick);
+  void step_npc(grid::entity_id npc, std::uint64_t tick);
+  detail::monster_brains& brains();
   grid::entity_id new_entity();
-  std::optional<grid::cell_point> free_cell_near(grid::cell_point at) const;
+  std::optional<grid::cell_point> free_cell_near(grid::cell_point at, bool for_monster = false) const;
   grid::cell_point random_cell();
 
   // What every tick reads, idle or not, comes first: with the service's own fields that is two
@@ -191,11 +229,13 @@ class scene : public service {
   std::vector<std::unique_ptr<scene_module>> modules_;
   phase_host* phases_ = nullptr;
   std::vector<grid::entity_id> monsters_;
+  std::unique_ptr<detail::monster_brains> brains_;  // made by the first monster
   using player_map = std::unordered_map<player_id, grid::entity_id>;
   player_map players_;
 
   const scene_def& def_;
   std::shared_ptr<const grid::map_data> map_;
+  std::shared_ptr<const nav::nav_map> nav_;
   scene_host* host_;
   line_handle line_{};
   std::unique_ptr<grid::grid> grid_;
@@ -215,5 +255,9 @@ class scene : public service {
 
 /// Static map data for a map definition (blocks become block cells).
 [[nodiscard]] std::shared_ptr<const grid::map_data> make_map_data(const map_def& map);
+
+/// The monsters' passability for a map's static data (its block cells), built once per map and
+/// shared by every line of it.
+[[nodiscard]] std::shared_ptr<const nav::nav_map> make_nav_map(const grid::map_data& map);
 
 }  // namespace scenert

@@ -98,6 +98,7 @@ class space_module final : public scene_module, public phase_host, private scene
   const scene_def& town_def_;
   space_limits limits_;
   std::shared_ptr<const grid::map_data> map_;  // the town's: phases share its static data
+  std::shared_ptr<const nav::nav_map> nav_;    // and its monsters' passability
   scene* town_ = nullptr;                      // the line object this module belongs to (set at on_init)
   std::vector<std::unique_ptr<bound_space>> spaces_;
   std::vector<running_phase> running_;

@@ -1,0 +1,297 @@
+#include "brains.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <scenert/config/table_loader.hpp>
+
+namespace scenert::detail {
+namespace {
+
+constexpr std::uint32_t cell_cap = 1;       // monsters per cell
+constexpr std::uint32_t max_fields = 4;     // players chased by flow field at once per line
+constexpr double replan_distance = 3;       // a target this far from a path's goal asks for a new path
+constexpr double field_slack = 2;           // a target this far from its field's cell rebuilds it
+constexpr std::uint32_t max_steps = 16;     // per think: a long sleep earns no burst past this
+constexpr std::uint32_t evade_after = 10;   // steps stuck on the way home before it is put home
+constexpr std::uint32_t wander_radius = 4;  // cells from home an idle monster strays
+
+nav::cell to_nav(grid::cell_point c) { return {c.x, c.y}; }
+grid::cell_point to_grid(nav::cell c) { return {c.x, c.y}; }
+
+std::uint32_t chebyshev(nav::cell a, nav::cell b) {
+  return std::max(a.x > b.x ? a.x - b.x : b.x - a.x, a.y > b.y ? a.y - b.y : b.y - a.y);
+}
+
+}  // namespace
+
+monster_brains::monster_brains(const scene_def& def, std::shared_ptr<const nav::nav_map> map)
+    : def_(def),
+      map_(std::move(map)),
+      rules_{static_cast<double>(def.monster.leash), cell_cap},
+      budget_(def.path_budget != 0 ? def.path_budget : default_path_budget(def.kind)) {}
+
+std::uint32_t monster_brains::count(nav::cell at) const {
+  auto it = counts_.find(map_->index(at));
+  return it == counts_.end() ? 0 : it->second;
+}
+
+bool monster_brains::free_for(nav::cell at) const { return count(at) < cell_cap; }
+
+bool monster_brains::can_spawn(grid::cell_point at) const {
+  return map_->passable(at.x, at.y) && free_for(to_nav(at));
+}
+
+monster_brains::brain* monster_brains::find(grid::entity_id id) {
+  return id < brains_.size() && brains_[id].live ? &brains_[id] : nullptr;
+}
+
+void monster_brains::spawn(grid::entity_id id, grid::cell_point home) {
+  if (brains_.size() <= id) brains_.resize(id + 1);
+  brain& b = brains_[id];
+  b = brain{};
+  b.live = true;
+  b.steer = {to_nav(home), to_nav(home), false};
+  ++counts_[map_->index(b.steer.position)];
+}
+
+void monster_brains::kill(grid::entity_id id) {
+  brain* b = find(id);
+  if (b == nullptr || b->state == brain_state::dead) return;
+  drop_search(*b);
+  auto it = counts_.find(map_->index(b->steer.position));
+  if (it != counts_.end() && --it->second == 0) counts_.erase(it);
+  b->state = brain_state::dead;
+  b->target.reset();
+}
+
+void monster_brains::clear() {
+  for (auto& b : brains_) drop_search(b);
+  brains_.clear();
+  counts_.clear();
+  for (auto& f : fields_) f.live = false;
+}
+
+std::optional<monster_view> monster_brains::view(grid::entity_id id) const {
+  if (id >= brains_.size() || !brains_[id].live) return std::nullopt;
+  const brain& b = brains_[id];
+  std::optional<grid::cell_point> goal;
+  if (b.searching || b.path_ready) goal = to_grid(b.path_goal);
+  return monster_view{b.state, to_grid(b.steer.home), b.target, b.searching, goal};
+}
+
+// ---- thinking ---------------------------------------------------------------------------
+
+std::optional<grid::cell_point> monster_brains::think(grid::grid& g, grid::entity_id id, std::uint64_t tick,
+                                                      std::minstd_rand& rng) {
+  brain* b = find(id);
+  if (b == nullptr || b->state == brain_state::dead) return std::nullopt;
+  grid_ = &g, self_ = id, tick_ = tick;
+  const nav::cell before = b->steer.position;
+  perceive(*b, id);
+  const std::uint32_t steps = due_steps(*b, tick);
+  for (std::uint32_t i = 0; i < steps; ++i)
+    if (!act(*b, rng, i == 0)) break;
+  if (b->steer.position == before) return std::nullopt;
+  return to_grid(b->steer.position);
+}
+
+// Speed is in cells per second and a monster thinks about once per ten ticks: each think takes the
+// steps earned since the last one, the fraction carried over.
+std::uint32_t monster_brains::due_steps(brain& b, std::uint64_t tick) {
+  const double rate = std::max<std::uint32_t>(def_.frame_rate, 1);
+  const double period = grid::grid::ai_batch_count / rate;
+  double dt = b.thought ? static_cast<double>(tick - b.last_think) / rate : period;
+  if (dt > 2 * period) dt = period;  // it slept (no player near): it does not catch up
+  b.thought = true, b.last_think = tick;
+  b.carry += def_.monster.speed * dt;
+  const auto steps = static_cast<std::uint32_t>(std::floor(b.carry));
+  b.carry -= steps;
+  return std::min(steps, max_steps);
+}
+
+// A target is kept while it is a player on the grid (the leash ends a chase); a new one is the
+// nearest player in view within the aggro radius.
+void monster_brains::perceive(brain& b, grid::entity_id self) {
+  if (b.state == brain_state::leash) return;
+  if (b.target && grid_->contains(*b.target) && grid_->type_of(*b.target) == grid::entity_type::player)
+    return;
+  b.target.reset();
+  b.state = brain_state::idle;
+  double best = def_.monster.aggro_radius + 0.5;
+  const auto at = grid_->position_of(self);
+  (void)grid_->for_each_in_view(at, grid::type_mask::player, [&](grid::entity_id p) {
+    const double d = nav::octile_distance(to_nav(at), to_nav(grid_->position_of(p)));
+    if (d < best) best = d, b.target = p;
+  });
+  if (b.target) b.state = brain_state::chase;
+}
+
+bool monster_brains::act(brain& b, std::minstd_rand& rng, bool first) {
+  if (b.state == brain_state::leash) return walk_home(b);
+  if (nav::octile_distance(b.steer.position, b.steer.home) > rules_.leash) {
+    enter_leash(b);
+    return walk_home(b);
+  }
+  if (!b.target) return first && wander(b, rng);
+  const nav::cell target = to_nav(grid_->position_of(*b.target));
+  if (in_reach(b, target)) {
+    b.state = brain_state::attack;
+    return false;
+  }
+  b.state = brain_state::chase;
+  return chase(b, target);
+}
+
+// Next to the target, and a step there would be allowed: no attack across a wall's corner.
+bool monster_brains::in_reach(const brain& b, nav::cell target) const {
+  return b.steer.position == target ||
+         (chebyshev(b.steer.position, target) <= 1 && nav::can_step(*map_, b.steer.position, target));
+}
+
+bool monster_brains::chase(brain& b, nav::cell target) {
+  return def_.monster.kind == monster_kind::boss ? boss_step(b, target) : mob_chase(b, target);
+}
+
+// A complete field of the target leads around walls; until then the mob steers.
+bool monster_brains::mob_chase(brain& b, nav::cell target) {
+  if (nav::flow_field* f = field_for(*b.target, target))
+    if (auto to = f->next_step(b.steer.position, counter_, cell_cap)) return move(b, *to);
+  const nav::cell from = b.steer.position;
+  (void)nav::steer(*map_, b.steer, target, rules_, counter_);
+  const nav::cell to = b.steer.position;
+  b.steer.position = from;  // move() books the step
+  return !(to == from) && move(b, to);
+}
+
+bool monster_brains::wander(brain& b, std::minstd_rand& rng) {
+  if (rng() % 4 != 0) return false;
+  const auto r = static_cast<std::uint32_t>(rng());
+  const nav::cell to{b.steer.position.x + (r % 3) - 1, b.steer.position.y + ((r / 3) % 3) - 1};
+  const bool near_home = chebyshev(to, b.steer.home) <= std::min(wander_radius, def_.monster.leash);
+  return near_home && nav::can_step(*map_, b.steer.position, to) && free_for(to) && move(b, to);
+}
+
+void monster_brains::enter_leash(brain& b) {
+  b.state = brain_state::leash;
+  b.target.reset();
+  b.steer.returning = true;
+  b.stuck = 0;
+  drop_search(b);
+}
+
+// Home by steering (a mob) or by a searched path (a boss); a monster stuck on the way is put home,
+// as MMO mobs evade, so that no leashed monster stays stranded.
+bool monster_brains::walk_home(brain& b) {
+  bool moved = false;
+  if (!(b.steer.position == b.steer.home)) {
+    moved = def_.monster.kind == monster_kind::boss ? boss_step(b, b.steer.home) : steer_home(b);
+    if (!moved && ++b.stuck >= evade_after) moved = evade_home(b);
+  }
+  if (b.steer.position == b.steer.home) {
+    b.state = brain_state::idle;
+    b.steer.returning = false;
+    drop_search(b);
+  }
+  return moved;
+}
+
+bool monster_brains::steer_home(brain& b) {
+  const nav::cell from = b.steer.position;
+  (void)nav::steer(*map_, b.steer, std::nullopt, rules_, counter_);
+  const nav::cell to = b.steer.position;
+  b.steer.position = from;  // move() books the step
+  return !(to == from) && move(b, to);
+}
+
+bool monster_brains::evade_home(brain& b) { return free_for(b.steer.home) && move(b, b.steer.home); }
+
+// ---- bosses: searched paths, followed cell by cell ---------------------------------------
+
+bool monster_brains::boss_step(brain& b, nav::cell goal) {
+  const bool stale =
+      !b.path_ready || b.next >= b.path.size() || nav::octile_distance(b.path_goal, goal) > replan_distance;
+  if (b.searching && nav::octile_distance(b.path_goal, goal) > replan_distance) drop_search(b);
+  if (!b.searching && stale) request(b, goal);
+  poll(b);
+  if (!b.path_ready || b.next >= b.path.size()) return false;
+  const nav::cell to = b.path[b.next];
+  if (!free_for(to)) return false;  // another monster stands there: wait for it
+  ++b.next;
+  return move(b, to);
+}
+
+void monster_brains::request(brain& b, nav::cell goal) {
+  if (!queue_) queue_ = std::make_unique<nav::path_queue>(map_);
+  auto handle = queue_->submit(b.steer.position, goal);
+  b.path_ready = false;
+  if (!handle) return;  // the queue is full: asked again at the next think
+  b.search = *handle;
+  b.searching = true;
+  b.path_goal = goal;
+}
+
+// A found path is read and its request freed; an unreachable goal drops the target.
+void monster_brains::poll(brain& b) {
+  if (!b.searching) return;
+  auto state = queue_->state(b.search);
+  if (!state) return void(b.searching = false);
+  if (*state == nav::request_state::found) {
+    (void)queue_->path(b.search, b.path);
+    b.path_ready = true;
+    b.next = 1;  // path[0] is where the boss stood, and still stands: it waits while searching
+  }
+  if (*state == nav::request_state::found || *state == nav::request_state::unreachable ||
+      *state == nav::request_state::out_of_map) {
+    drop_search(b);
+    if (!b.path_ready && b.state != brain_state::leash) b.target.reset();
+  }
+}
+
+void monster_brains::drop_search(brain& b) {
+  if (b.searching && queue_) (void)queue_->cancel(b.search);
+  b.searching = false;
+}
+
+void monster_brains::step_searches() {
+  if (queue_ && queue_->size() != 0) (void)queue_->step(budget_);
+  for (auto& f : fields_)
+    if (f.live && !f.field.complete()) (void)f.field.build(budget_);
+}
+
+// ---- shared pieces ----------------------------------------------------------------------
+
+// Books a step in the counts and on the grid; callers only ask for allowed steps.
+bool monster_brains::move(brain& b, nav::cell to) {
+  if (!grid_->move(self_, to_grid(to), grid::ignore_view{}).has_value()) return false;
+  auto it = counts_.find(map_->index(b.steer.position));
+  if (it != counts_.end() && --it->second == 0) counts_.erase(it);
+  ++counts_[map_->index(to)];
+  b.steer.position = to;
+  b.stuck = 0;
+  return true;
+}
+
+// One field per chased player, rebuilt when the player walked off its cell by more than a little;
+// the least recently used slot goes to a new player. Null while the field is being built.
+nav::flow_field* monster_brains::field_for(grid::entity_id player, nav::cell at) {
+  chase_field* slot = nullptr;
+  for (auto& f : fields_)
+    if (f.live && f.player == player) slot = &f;
+  if (slot == nullptr) {
+    if (fields_.size() < max_fields) fields_.emplace_back();
+    slot = &*std::min_element(fields_.begin(), fields_.end(), [](const chase_field& a, const chase_field& b) {
+      return (a.live ? a.used_at + 1 : 0) < (b.live ? b.used_at + 1 : 0);
+    });
+    slot->live = false;
+  }
+  if (!slot->live || nav::octile_distance(slot->field.target(), at) > field_slack) {
+    slot->field.begin(*map_, at);
+    slot->live = true;
+    slot->player = player;
+  }
+  slot->used_at = tick_;
+  return slot->field.complete() ? &slot->field : nullptr;
+}
+
+}  // namespace scenert::detail
