@@ -42,30 +42,15 @@ void remote_world::impl::forget(const std::string& token) {
     warn(fmt::format("gateway {}: {}", opt.gateway, gone.error().message));
 }
 
-result<claimed_player, world_errc> remote_world::impl::claim(const std::string& token) {
-  auto refuse = [this](std::string why) {
-    claims_refused.fetch_add(1, std::memory_order_relaxed);
-    return fail(world_errc::not_in_scene, std::move(why));
-  };
-  if (!opt.sessions || !valid_token(token)) return refuse("resume token unknown");
-  const std::string key = token_key(token);
-  auto got = opt.sessions->get(key);
-  if (!got) return refuse(fmt::format("resume token unknown: {}", got.error().message));
-  auto record = detail::decode_session(key, got->value);
-  if (!record) return refuse(record.error().message);
-  const std::string held_by = record->gateway;
-  // The record names this gateway from now on: of two gateways claiming it at once, one wins.
-  record->gateway = opt.gateway;
-  if (auto taken = opt.sessions->update(key, detail::encode(*record), got->revision); !taken)
-    return refuse(fmt::format("player {}: {}", record->player, taken.error().message));
+// Every node is asked: a gateway that died in the middle of a journey left the player on both its
+// nodes. It goes on where the first says; the others let it go.
+std::optional<std::pair<std::string, placement>> remote_world::impl::claim_on_nodes(player_id player,
+                                                                                    const std::string& ask) {
   std::vector<std::string> live;
   {
     std::lock_guard lock(m);
     for (const auto& [name, n] : nodes) live.push_back(name);
   }
-  // Every node is asked: a gateway that died in the middle of a journey left the player on both
-  // its nodes. It goes on where the first says; the others let it go.
-  const std::string ask = wire::encode(wire::claim{record->player, opt.gateway});
   std::optional<std::pair<std::string, placement>> found;
   for (const auto& node : live) {
     auto answer = link.request(subjects::claim(node), ask, claim_timeout);
@@ -85,12 +70,12 @@ result<claimed_player, world_errc> remote_world::impl::claim(const std::string& 
       const scene_id scene = a->result->line.scene;
       const scene_def* d = opt.table ? opt.table->find_scene(scene) : nullptr;
       const bool instance = d != nullptr && d->instances == instance_mode::party;
-      node_of[record->player] = stand{node, scene, instance ? scene : 0, 0};
+      node_of[player] = stand{node, scene, instance ? scene : 0, 0};
       continue;
     }
     const std::uint64_t ticket = next_ticket++;
     pending.emplace(ticket, pending_request{{},
-                                            record->player,
+                                            player,
                                             world_request::kind::leave,
                                             node,
                                             clock::now() + opt.answer_timeout,
@@ -98,8 +83,29 @@ result<claimed_player, world_errc> remote_world::impl::claim(const std::string& 
                                             {},
                                             true,
                                             {}});
-    push(node, ticket, world_request::leave(record->player));
+    push(node, ticket, world_request::leave(player));
   }
+  return found;
+}
+
+result<claimed_player, world_errc> remote_world::impl::claim(const std::string& token) {
+  auto refuse = [this](std::string why) {
+    claims_refused.fetch_add(1, std::memory_order_relaxed);
+    return fail(world_errc::not_in_scene, std::move(why));
+  };
+  if (!opt.sessions || !valid_token(token)) return refuse("resume token unknown");
+  const std::string key = token_key(token);
+  auto got = opt.sessions->get(key);
+  if (!got) return refuse(fmt::format("resume token unknown: {}", got.error().message));
+  auto record = detail::decode_session(key, got->value);
+  if (!record) return refuse(record.error().message);
+  const std::string held_by = record->gateway;
+  // The record names this gateway from now on: of two gateways claiming it at once, one wins.
+  record->gateway = opt.gateway;
+  if (auto taken = opt.sessions->update(key, detail::encode(*record), got->revision); !taken)
+    return refuse(fmt::format("player {}: {}", record->player, taken.error().message));
+  const std::string ask = wire::encode(wire::claim{record->player, opt.gateway});
+  const auto found = claim_on_nodes(record->player, ask);
   if (!found) {
     forget(token);
     return refuse(fmt::format("player {}: on no live scene node", record->player));

@@ -209,6 +209,7 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
   void remember(const std::string& token, player_id player, const std::string& name);
   void forget(const std::string& token);
   result<claimed_player, world_errc> claim(const std::string& token);
+  std::optional<std::pair<std::string, placement>> claim_on_nodes(player_id player, const std::string& ask);
   void on_claimed(std::string_view data);
 
   // --- line events and views (remote_views.cpp) ---

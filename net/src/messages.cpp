@@ -225,112 +225,134 @@ void append_frame(std::string& out, const client_message& msg) {
       msg);
 }
 
+// One encoder per server message: the protobuf message of its id, filled and framed.
+namespace {
+
+void encode(std::string& out, const you_are& m) {
+  auto& s = made<pb::SyncPid>();
+  s.set_pid(m.pid);
+  s.set_username(m.name);
+  put(out, message_id::sync_pid, s);
+}
+
+void encode(std::string& out, const broadcast& m) {
+  auto& b = made<pb::BroadCast>();
+  b.set_pid(m.pid);
+  b.set_tp(static_cast<std::int32_t>(m.type));
+  b.set_username(m.name);
+  switch (m.type) {
+    case broadcast_type::chat:
+      b.set_content(m.content);
+      break;
+    case broadcast_type::appeared:
+    case broadcast_type::moved:
+      to_pb(m.p, *b.mutable_p());
+      break;
+    case broadcast_type::action:
+      b.set_actiondata(m.action);
+      break;
+  }
+  put(out, message_id::broadcast, b);
+}
+
+void encode(std::string& out, const left_view& m) {
+  auto& s = made<pb::SyncPid>();
+  s.set_pid(m.pid);
+  put(out, message_id::left_view, s);
+}
+
+void encode(std::string& out, const players_in_view& m) {
+  auto& s = made<pb::SyncPlayers>();
+  for (const auto& p : m.players) {
+    auto* added = s.add_ps();
+    added->set_pid(p.pid);
+    added->set_username(p.name);
+    to_pb(p.p, *added->mutable_p());
+  }
+  put(out, message_id::sync_players, s);
+}
+
+void encode(std::string& out, const login_ok& m) {
+  auto& l = made<scenert::wire::LoginOk>();
+  l.set_pid(m.pid);
+  l.set_name(m.name);
+  l.set_resume_token(m.resume_token);
+  l.set_resumed(m.resumed);
+  put(out, message_id::login_ok, l);
+}
+
+void encode(std::string& out, const answer& m) {
+  auto& a = made<scenert::wire::Answer>();
+  a.set_request_id(m.request_id);
+  a.set_code(m.code);
+  a.set_message(m.message);
+  a.set_scene(m.scene);
+  a.set_line(m.line);
+  a.set_phase(m.phase);
+  put(out, message_id::answer, a);
+}
+
+void encode(std::string& out, const heartbeat_echo& m) {
+  auto& h = made<scenert::wire::Heartbeat>();
+  h.set_client_ns(m.client_ns);
+  h.set_server_ns(m.server_ns);
+  put(out, message_id::heartbeat_echo, h);
+}
+
+void encode(std::string& out, const scene_info& m) {
+  auto& s = made<scenert::wire::SceneInfo>();
+  s.set_scene(m.scene);
+  s.set_name(m.name);
+  s.set_kind(m.kind);
+  s.set_line(m.line);
+  s.set_phase(m.phase);
+  s.set_width(m.width);
+  s.set_height(m.height);
+  s.set_cell_size(m.cell_size);
+  s.set_origin_x(m.origin_x);
+  s.set_origin_z(m.origin_z);
+  s.set_area_size(m.area_size);
+  s.set_blocked(m.blocked);
+  s.set_eyesight_x(m.eyesight_x);
+  s.set_eyesight_z(m.eyesight_z);
+  put(out, message_id::scene_info, s);
+}
+
+void encode(std::string& out, const goodbye& m) {
+  auto& g = made<scenert::wire::Goodbye>();
+  g.set_reason(m.reason);
+  put(out, message_id::goodbye, g);
+}
+
+void encode(std::string& out, const move_refused& m) {
+  auto& r = made<scenert::wire::MoveRefused>();
+  r.set_reason(m.reason);
+  put(out, message_id::move_refused, r);
+}
+
+void encode(std::string& out, const monsters_seen& m) {
+  auto& seen = made<scenert::wire::MonstersSeen>();
+  seen.set_all(m.all);
+  for (const auto& x : m.monsters) {
+    auto* one = seen.add_monsters();
+    one->set_id(x.id);
+    one->set_x(x.x);
+    one->set_z(x.z);
+  }
+  put(out, message_id::monsters_seen, seen);
+}
+
+void encode(std::string& out, const monsters_gone& m) {
+  auto& gone = made<scenert::wire::MonstersGone>();
+  for (auto id : m.ids) gone.add_ids(id);
+  put(out, message_id::monsters_gone, gone);
+}
+
+}  // namespace
+
 void append_frame(std::string& out, const server_message& msg) {
   const scratch_reset reset;
-  std::visit(
-      [&](const auto& m) {
-        using M = std::decay_t<decltype(m)>;
-        if constexpr (std::is_same_v<M, you_are>) {
-          auto& s = made<pb::SyncPid>();
-          s.set_pid(m.pid);
-          s.set_username(m.name);
-          put(out, message_id::sync_pid, s);
-        } else if constexpr (std::is_same_v<M, broadcast>) {
-          auto& b = made<pb::BroadCast>();
-          b.set_pid(m.pid);
-          b.set_tp(static_cast<std::int32_t>(m.type));
-          b.set_username(m.name);
-          switch (m.type) {
-            case broadcast_type::chat:
-              b.set_content(m.content);
-              break;
-            case broadcast_type::appeared:
-            case broadcast_type::moved:
-              to_pb(m.p, *b.mutable_p());
-              break;
-            case broadcast_type::action:
-              b.set_actiondata(m.action);
-              break;
-          }
-          put(out, message_id::broadcast, b);
-        } else if constexpr (std::is_same_v<M, left_view>) {
-          auto& s = made<pb::SyncPid>();
-          s.set_pid(m.pid);
-          put(out, message_id::left_view, s);
-        } else if constexpr (std::is_same_v<M, players_in_view>) {
-          auto& s = made<pb::SyncPlayers>();
-          for (const auto& p : m.players) {
-            auto* added = s.add_ps();
-            added->set_pid(p.pid);
-            added->set_username(p.name);
-            to_pb(p.p, *added->mutable_p());
-          }
-          put(out, message_id::sync_players, s);
-        } else if constexpr (std::is_same_v<M, login_ok>) {
-          auto& l = made<scenert::wire::LoginOk>();
-          l.set_pid(m.pid);
-          l.set_name(m.name);
-          l.set_resume_token(m.resume_token);
-          l.set_resumed(m.resumed);
-          put(out, message_id::login_ok, l);
-        } else if constexpr (std::is_same_v<M, answer>) {
-          auto& a = made<scenert::wire::Answer>();
-          a.set_request_id(m.request_id);
-          a.set_code(m.code);
-          a.set_message(m.message);
-          a.set_scene(m.scene);
-          a.set_line(m.line);
-          a.set_phase(m.phase);
-          put(out, message_id::answer, a);
-        } else if constexpr (std::is_same_v<M, heartbeat_echo>) {
-          auto& h = made<scenert::wire::Heartbeat>();
-          h.set_client_ns(m.client_ns);
-          h.set_server_ns(m.server_ns);
-          put(out, message_id::heartbeat_echo, h);
-        } else if constexpr (std::is_same_v<M, scene_info>) {
-          auto& s = made<scenert::wire::SceneInfo>();
-          s.set_scene(m.scene);
-          s.set_name(m.name);
-          s.set_kind(m.kind);
-          s.set_line(m.line);
-          s.set_phase(m.phase);
-          s.set_width(m.width);
-          s.set_height(m.height);
-          s.set_cell_size(m.cell_size);
-          s.set_origin_x(m.origin_x);
-          s.set_origin_z(m.origin_z);
-          s.set_area_size(m.area_size);
-          s.set_blocked(m.blocked);
-          s.set_eyesight_x(m.eyesight_x);
-          s.set_eyesight_z(m.eyesight_z);
-          put(out, message_id::scene_info, s);
-        } else if constexpr (std::is_same_v<M, goodbye>) {
-          auto& g = made<scenert::wire::Goodbye>();
-          g.set_reason(m.reason);
-          put(out, message_id::goodbye, g);
-        } else if constexpr (std::is_same_v<M, move_refused>) {
-          auto& r = made<scenert::wire::MoveRefused>();
-          r.set_reason(m.reason);
-          put(out, message_id::move_refused, r);
-        } else if constexpr (std::is_same_v<M, monsters_seen>) {
-          auto& seen = made<scenert::wire::MonstersSeen>();
-          seen.set_all(m.all);
-          for (const auto& x : m.monsters) {
-            auto* one = seen.add_monsters();
-            one->set_id(x.id);
-            one->set_x(x.x);
-            one->set_z(x.z);
-          }
-          put(out, message_id::monsters_seen, seen);
-        } else if constexpr (std::is_same_v<M, monsters_gone>) {
-          auto& gone = made<scenert::wire::MonstersGone>();
-          for (auto id : m.ids) gone.add_ids(id);
-          put(out, message_id::monsters_gone, gone);
-        } else {
-          static_assert(always_false<M>, "append_frame: a server message without an encoder");
-        }
-      },
-      msg);
+  std::visit([&](const auto& m) { encode(out, m); }, msg);
 }
 
 }  // namespace scenert::net
