@@ -1,10 +1,10 @@
 #include "gateway_command.hpp"
 
+#include <scenert/admin/prometheus_text.hpp>
 #include <scenert/admin/server.hpp>
+#include <scenert/admin/world_admin.hpp>
 #include "check_command.hpp"
 #include "exit_codes.hpp"
-#include <scenert/admin/prometheus_text.hpp>
-#include <scenert/admin/world_admin.hpp>
 #include "shutdown_signal.hpp"
 
 #include <unistd.h>

@@ -1,12 +1,12 @@
 #include "loadtest_command.hpp"
 
-#include "check_command.hpp"
-#include "exit_codes.hpp"
 #include <scenert/loadtest/checker.hpp>
 #include <scenert/loadtest/driver.hpp>
 #include <scenert/loadtest/plan.hpp>
 #include <scenert/loadtest/report.hpp>
 #include <scenert/loadtest/threshold.hpp>
+#include "check_command.hpp"
+#include "exit_codes.hpp"
 
 #include <scenert/runtime/processor_pool.hpp>
 #include <scenert/scene/world.hpp>

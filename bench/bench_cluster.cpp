@@ -42,9 +42,9 @@
 #include <thread>
 #include <vector>
 
-#include "nats_server.hpp"  // tests/cluster: the nats-server child, started and stopped by its pid
-#include "process_cpu.hpp"
+#include "nats_server.hpp"      // tests/cluster: the nats-server child, started and stopped by its pid
 #include "node_in_process.hpp"  // tests/cluster: a scene node in this process
+#include "process_cpu.hpp"
 
 namespace {
 
@@ -342,9 +342,9 @@ load_result run_one_process(const scene_table& table, const args& a, std::uint64
 
 namespace cl = scenert::cluster;
 using cl::test::lines_bucket;
+using cl::test::node_in_process;
 using cl::test::nodes_bucket;
 using cl::test::poller;
-using cl::test::node_in_process;
 
 std::atomic<std::uint64_t> warnings{0};
 void warn(std::string_view what) {

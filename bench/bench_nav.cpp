@@ -67,7 +67,8 @@ struct mob_crowd {
     nav::nav_random rng(3);
     while (mobs.size() < 1000) {
       const nav::cell c{rng.below(128), rng.below(128)};
-      if (map->passable(c.x, c.y) && per_cell[map->index(c)] < 2) mobs.push_back({c, c}), ++per_cell[map->index(c)];
+      if (map->passable(c.x, c.y) && per_cell[map->index(c)] < 2)
+        mobs.push_back({c, c}), ++per_cell[map->index(c)];
     }
     while (players.size() < 4) {
       const nav::cell c{rng.below(128), rng.below(128)};
@@ -84,7 +85,8 @@ void bm_steer_step(benchmark::State& state) {
   for (auto _ : state) {
     auto& mob = crowd.mobs[i % crowd.mobs.size()];
     const nav::cell from = mob.position;
-    benchmark::DoNotOptimize(nav::steer(*crowd.map, mob, crowd.players[i % 4], rules, nav::cell_counter(crowd)));
+    benchmark::DoNotOptimize(
+        nav::steer(*crowd.map, mob, crowd.players[i % 4], rules, nav::cell_counter(crowd)));
     if (mob.position != from) crowd.moved(from, mob.position);
     if (++i % crowd.mobs.size() == 0 && mob.returning) mob = {mob.home, mob.home};
   }
@@ -95,7 +97,8 @@ void bm_flow_step(benchmark::State& state) {
   mob_crowd crowd(nav::map_kind::rooms);
   nav::flow_field field;
   field.begin(*crowd.map, crowd.players[0]);
-  while (!field.build(1u << 20)) {}
+  while (!field.build(1u << 20)) {
+  }
   std::size_t i = 0;
   for (auto _ : state) {
     auto& mob = crowd.mobs[i++ % crowd.mobs.size()];
@@ -113,10 +116,12 @@ void bm_flow_build(benchmark::State& state) {
   std::uint64_t cells = 0;
   for (auto _ : state) {
     field.begin(*crowd.map, crowd.players[0]);
-    while (!field.build(4096)) {}
+    while (!field.build(4096)) {
+    }
     cells += field.settled();
   }
-  state.counters["ns_per_cell"] = benchmark::Counter(static_cast<double>(cells), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["ns_per_cell"] = benchmark::Counter(
+      static_cast<double>(cells), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 BENCHMARK(bm_flow_build)->Unit(benchmark::kMicrosecond);
 

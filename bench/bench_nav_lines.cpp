@@ -47,7 +47,11 @@ nav::cell open_cell(const nav::nav_map& map, nav::nav_random& rng) {
 }
 
 line make_line(const std::shared_ptr<const nav::nav_map>& map, const args& a, nav::nav_random& rng) {
-  line l{nav::path_queue(map, {4, 1, nav::algorithm::jps}), {}, std::vector<std::uint8_t>(map->cell_count(), 0), {}, {}};
+  line l{nav::path_queue(map, {4, 1, nav::algorithm::jps}),
+         {},
+         std::vector<std::uint8_t>(map->cell_count(), 0),
+         {},
+         {}};
   for (std::uint32_t m = 0; m < a.mobs; ++m) {
     const nav::cell c = open_cell(*map, rng);
     l.mobs.push_back({c, c});
@@ -97,12 +101,21 @@ int main(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     const auto v = static_cast<std::uint32_t>(std::stoul(argv[i + 1]));
-    if (flag == "--lines") a.lines = v;
-    else if (flag == "--mobs") a.mobs = v;
-    else if (flag == "--ticks") a.ticks = v;
-    else if (flag == "--budget") a.budget = v;
-    else if (flag == "--size") a.size = v;
-    else return std::fprintf(stderr, "usage: bench_nav_lines [--lines N] [--mobs M] [--ticks T] [--budget B] [--size S]\n"), 2;
+    if (flag == "--lines")
+      a.lines = v;
+    else if (flag == "--mobs")
+      a.mobs = v;
+    else if (flag == "--ticks")
+      a.ticks = v;
+    else if (flag == "--budget")
+      a.budget = v;
+    else if (flag == "--size")
+      a.size = v;
+    else
+      return std::fprintf(
+                 stderr,
+                 "usage: bench_nav_lines [--lines N] [--mobs M] [--ticks T] [--budget B] [--size S]\n"),
+             2;
   }
   nav::map_spec spec{nav::map_kind::rooms, a.size, a.size, 9};
   spec.room = 12;
@@ -123,14 +136,17 @@ int main(int argc, char** argv) {
   }
   const double total_ns = thread_cpu_ns() - t0;
   std::sort(line_ns.begin(), line_ns.end());
-  const auto at = [&](double q) { return line_ns[static_cast<std::size_t>(q * static_cast<double>(line_ns.size() - 1))]; };
-  std::printf("{\"lines\": %u, \"mobs_per_line\": %u, \"ticks\": %u, \"budget\": %u, \"map\": %u, "
-              "\"cpu_ms_per_tick_all_lines\": %.3f, \"line_tick_us_p50\": %.2f, \"line_tick_us_p99\": %.2f, "
-              "\"line_tick_us_max\": %.2f, \"expansions_per_line_tick\": %.1f, \"ns_per_mob_step\": %.1f, "
-              "\"ns_per_expansion\": %.1f}\n",
-              a.lines, a.mobs, a.ticks, a.budget, a.size, total_ns / 1e6 / a.ticks, at(0.5) / 1e3, at(0.99) / 1e3,
-              line_ns.back() / 1e3, static_cast<double>(sum.expansions) / static_cast<double>(line_ns.size()),
-              sum.steer_ns / static_cast<double>(std::max<std::uint64_t>(1, sum.mob_steps)),
-              sum.search_ns / static_cast<double>(std::max<std::uint64_t>(1, sum.expansions)));
+  const auto at = [&](double q) {
+    return line_ns[static_cast<std::size_t>(q * static_cast<double>(line_ns.size() - 1))];
+  };
+  std::printf(
+      "{\"lines\": %u, \"mobs_per_line\": %u, \"ticks\": %u, \"budget\": %u, \"map\": %u, "
+      "\"cpu_ms_per_tick_all_lines\": %.3f, \"line_tick_us_p50\": %.2f, \"line_tick_us_p99\": %.2f, "
+      "\"line_tick_us_max\": %.2f, \"expansions_per_line_tick\": %.1f, \"ns_per_mob_step\": %.1f, "
+      "\"ns_per_expansion\": %.1f}\n",
+      a.lines, a.mobs, a.ticks, a.budget, a.size, total_ns / 1e6 / a.ticks, at(0.5) / 1e3, at(0.99) / 1e3,
+      line_ns.back() / 1e3, static_cast<double>(sum.expansions) / static_cast<double>(line_ns.size()),
+      sum.steer_ns / static_cast<double>(std::max<std::uint64_t>(1, sum.mob_steps)),
+      sum.search_ns / static_cast<double>(std::max<std::uint64_t>(1, sum.expansions)));
   return 0;
 }

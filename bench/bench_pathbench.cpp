@@ -26,19 +26,34 @@ struct args {
 bool parse(int argc, char** argv, args& a) {
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
-    if (flag == "--text") { a.text = true; continue; }
+    if (flag == "--text") {
+      a.text = true;
+      continue;
+    }
     if (i + 1 >= argc) return false;
     const std::string v = argv[++i];
-    if (flag == "--map") a.options.map_path = v;
-    else if (flag == "--scen") a.options.scen_path = v;
-    else if (flag == "--generated") a.generated = v;
-    else if (flag == "--size") a.size = static_cast<std::uint32_t>(std::stoul(v));
-    else if (flag == "--paths") a.paths = static_cast<std::uint32_t>(std::stoul(v));
-    else if (flag == "--seed") a.seed = std::stoull(v);
-    else if (flag == "--budget") a.options.budget = static_cast<std::uint32_t>(std::stoul(v));
-    else if (flag == "--repeat") a.options.repeat = static_cast<std::uint32_t>(std::stoul(v));
-    else if (flag == "--algo") a.options.algos = v == "astar" ? nav::pathbench_algos::astar : v == "jps" ? nav::pathbench_algos::jps : nav::pathbench_algos::all;
-    else return false;
+    if (flag == "--map")
+      a.options.map_path = v;
+    else if (flag == "--scen")
+      a.options.scen_path = v;
+    else if (flag == "--generated")
+      a.generated = v;
+    else if (flag == "--size")
+      a.size = static_cast<std::uint32_t>(std::stoul(v));
+    else if (flag == "--paths")
+      a.paths = static_cast<std::uint32_t>(std::stoul(v));
+    else if (flag == "--seed")
+      a.seed = std::stoull(v);
+    else if (flag == "--budget")
+      a.options.budget = static_cast<std::uint32_t>(std::stoul(v));
+    else if (flag == "--repeat")
+      a.options.repeat = static_cast<std::uint32_t>(std::stoul(v));
+    else if (flag == "--algo")
+      a.options.algos = v == "astar" ? nav::pathbench_algos::astar
+                        : v == "jps" ? nav::pathbench_algos::jps
+                                     : nav::pathbench_algos::all;
+    else
+      return false;
   }
   return !a.generated.empty() || (!a.options.map_path.empty() && !a.options.scen_path.empty());
 }
@@ -51,7 +66,8 @@ double allocations_per_search(const nav::nav_map& map, const std::vector<nav::sc
   for (int pass = 0; pass < 2; ++pass) {
     before = scenert::bench::nav_allocations.load();
     for (const auto& s : scenarios)
-      for (auto algo : {nav::algorithm::astar, nav::algorithm::jps}) (void)ctx.find(map, s.start, s.goal, algo, path);
+      for (auto algo : {nav::algorithm::astar, nav::algorithm::jps})
+        (void)ctx.find(map, s.start, s.goal, algo, path);
   }
   const auto n = static_cast<double>(2 * scenarios.size());
   return n == 0 ? 0 : static_cast<double>(scenert::bench::nav_allocations.load() - before) / n;
@@ -62,8 +78,10 @@ double allocations_per_search(const nav::nav_map& map, const std::vector<nav::sc
 int main(int argc, char** argv) {
   args a;
   if (!parse(argc, argv, a)) {
-    std::fprintf(stderr, "usage: bench_pathbench (--map M.map --scen M.scen | --generated open|random|rooms|maze "
-                         "[--size 512] [--paths 200] [--seed 1]) [--algo astar|jps|all] [--budget N] [--repeat 3] [--text]\n");
+    std::fprintf(
+        stderr,
+        "usage: bench_pathbench (--map M.map --scen M.scen | --generated open|random|rooms|maze "
+        "[--size 512] [--paths 200] [--seed 1]) [--algo astar|jps|all] [--budget N] [--repeat 3] [--text]\n");
     return 2;
   }
   nav::pathbench_report report;
@@ -78,7 +96,9 @@ int main(int argc, char** argv) {
     report = nav::pathbench(a.options);
     const auto file = nav::load_movingai_map(a.options.map_path);
     const auto scen = nav::load_movingai_scen(a.options.scen_path);
-    if (file && scen) allocs = allocations_per_search(**nav::nav_map::create(file->width, file->height, file->blocked), *scen);
+    if (file && scen)
+      allocs =
+          allocations_per_search(**nav::nav_map::create(file->width, file->height, file->blocked), *scen);
   }
   if (a.text) std::fputs(nav::to_text(report).c_str(), stderr);
   std::string json = nav::to_json(report);

@@ -27,8 +27,8 @@ struct nav_case {
 
 // `paths` reachable scenarios on a generated map: 8 goals, the starts spread over the map, buckets
 // of `bucket_size` length; lengths from the goal's flow field.
-inline nav_case generated_case(nav::map_kind kind, std::uint32_t size, std::uint32_t paths, std::uint64_t seed,
-                               double bucket_size) {
+inline nav_case generated_case(nav::map_kind kind, std::uint32_t size, std::uint32_t paths,
+                               std::uint64_t seed, double bucket_size) {
   nav::map_spec spec{kind, size, size, seed};
   spec.corridor = kind == nav::map_kind::maze ? 2 : 1;
   const auto blocks = nav::generate_blocks(spec);
@@ -45,12 +45,14 @@ inline nav_case generated_case(nav::map_kind kind, std::uint32_t size, std::uint
   for (std::uint32_t g = 0; g < goals; ++g) {
     const nav::cell goal = open_cell();
     field.begin(*out.map, goal);
-    while (!field.build(1u << 20)) {}
+    while (!field.build(1u << 20)) {
+    }
     for (std::uint32_t k = 0; k < (paths + goals - 1) / goals && out.scenarios.size() < paths;) {
       const nav::cell start = open_cell();
       const double d = field.distance(start);
       if (std::isinf(d) || d == 0) continue;
-      out.scenarios.push_back({static_cast<std::uint32_t>(d / bucket_size), "generated", size, size, start, goal, d, 0});
+      out.scenarios.push_back(
+          {static_cast<std::uint32_t>(d / bucket_size), "generated", size, size, start, goal, d, 0});
       ++k;
     }
   }

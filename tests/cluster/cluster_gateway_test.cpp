@@ -14,6 +14,7 @@
 #include <mutex>
 #include <thread>
 
+#include "../eventually.hpp"
 #include "../scene/fixture.hpp"
 #include "node_in_process.hpp"
 
@@ -22,13 +23,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// Polls `done` every 10 ms until it holds, at most `within`.
-bool eventually(const std::function<bool()>& done, std::chrono::milliseconds within = 10s) {
-  for (auto until = std::chrono::steady_clock::now() + within; std::chrono::steady_clock::now() < until;
-       std::this_thread::sleep_for(10ms))
-    if (done()) return true;
-  return done();
-}
+using scenert::test::eventually;
 
 gateway_options options_for(const std::string& url, std::shared_ptr<const scene_table> table) {
   gateway_options o;
@@ -64,7 +59,7 @@ TEST(ClusterGateway, BeatsOnItsOwnTimerUntilItStops) {
   EXPECT_EQ((*g)->ws_port(), 0);
   EXPECT_GE((*g)->player_ids().first, 1);
   EXPECT_TRUE((*g)->stats().connected);
-  EXPECT_TRUE(eventually([&] { return beats.load() >= 2; })) << beats.load() << " beats heard";
+  EXPECT_TRUE(eventually([&] { return beats.load() >= 2; }, 10s)) << beats.load() << " beats heard";
   (*g)->stop();
   const int at_stop = beats.load();
   std::this_thread::sleep_for(1500ms);  // the scenario: a second and a half without a gateway thread
@@ -92,7 +87,7 @@ TEST(ClusterGateway, PlacesADeadNodesTownPlayersAgainOnTheirScene) {
   auto c = net::client::connect("127.0.0.1", (*g)->tcp_port());
   ASSERT_TRUE(c) << c.error().message;
   ASSERT_TRUE((*c)->send(net::login{"ann", ""}));
-  ASSERT_TRUE(eventually([&] { return (*g)->stats().world.players == 1; }));
+  ASSERT_TRUE(eventually([&] { return (*g)->stats().world.players == 1; }, 10s));
   hosts.push_back(start_node(server, *table, "b", 1, [](std::string_view) {}));
   auto [watcher, watched] = open_bucket(server, nodes_bucket, "watcher");
   auto seen = list_nodes(watched);
@@ -102,7 +97,7 @@ TEST(ClusterGateway, PlacesADeadNodesTownPlayersAgainOnTheirScene) {
       ASSERT_TRUE(declare_dead(watched, "a", e.revision));
     }
   }
-  ASSERT_TRUE(eventually([&] { return (*g)->stats().world.nodes_lost == 1; }));
+  ASSERT_TRUE(eventually([&] { return (*g)->stats().world.nodes_lost == 1; }, 10s));
   EXPECT_EQ((*g)->stats().world.players_orphaned, 1u);
   (*g)->stop();
   std::lock_guard lock(m);

@@ -15,8 +15,8 @@
 #include <scenert/runtime/metrics.hpp>
 #include <scenert/scene/world.hpp>
 
-#include <scenert/admin/server.hpp>
 #include <scenert/admin/prometheus_text.hpp>
+#include <scenert/admin/server.hpp>
 
 namespace scenert::admin {
 

@@ -10,8 +10,8 @@
 
 #include <scenert/net/message_id.hpp>
 
-#include <scenert/bots/verify.hpp>
 #include <scenert/bots/latency_histogram.hpp>
+#include <scenert/bots/verify.hpp>
 #include <scenert/loadtest/report.hpp>  // ms_stats
 
 namespace scenert::bots {
@@ -40,7 +40,7 @@ struct bots_report {
   std::uint64_t connected = 0, connect_failed = 0, logged_in = 0, max_online = 0;
   latency_histogram connect, login;  ///< connect: TCP (and WS) handshake; login: connect to first 202
   std::map<std::string, std::uint64_t>
-      disconnects;  ///< by reason: the server's goodbye reason, "eof", "error", "timeout"
+      disconnects;            ///< by reason: the server's goodbye reason, "eof", "error", "timeout"
   std::uint64_t resumed = 0;  ///< --resume: bots that got their player back on another connection
   latency_histogram resume;   ///< --resume: dropped to its first view (202) on the new connection
 

@@ -21,12 +21,12 @@ struct movingai_map {
 
 /// One row of a `.scen`: a query and its optimal length.
 struct scenario {
-  std::uint32_t bucket = 0;  ///< the file's bucket (about length / 4)
-  std::string map;           ///< the map file named by the row
+  std::uint32_t bucket = 0;                     ///< the file's bucket (about length / 4)
+  std::string map;                              ///< the map file named by the row
   std::uint32_t map_width = 0, map_height = 0;  ///< the map's size as the row states it
-  cell start, goal;          ///< the query
-  double length = 0;         ///< optimal length (0 with start != goal: no path)
-  std::uint32_t line = 0;    ///< the row's line in the file, for messages
+  cell start, goal;                             ///< the query
+  double length = 0;                            ///< optimal length (0 with start != goal: no path)
+  std::uint32_t line = 0;                       ///< the row's line in the file, for messages
 };
 
 /// Parses the text of a `.map`; `file` names it in errors; lines after one starting with '/' are notes.

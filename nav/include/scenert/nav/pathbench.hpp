@@ -17,20 +17,21 @@ enum class pathbench_algos : std::uint8_t { astar, jps, all };
 
 /// What to run.
 struct pathbench_options {
-  std::string map_path;                         ///< the `.map` file
-  std::string scen_path;                        ///< the `.scen` file
+  std::string map_path;                          ///< the `.map` file
+  std::string scen_path;                         ///< the `.scen` file
   pathbench_algos algos = pathbench_algos::all;  ///< A*, JPS or both
-  std::uint32_t budget = 0;   ///< > 0: run sliced, `budget` expansions per step, and check the result equals unsliced
-  std::uint32_t repeat = 3;   ///< timed runs per scenario and algorithm; the median is kept
+  std::uint32_t budget =
+      0;  ///< > 0: run sliced, `budget` expansions per step, and check the result equals unsliced
+  std::uint32_t repeat = 3;  ///< timed runs per scenario and algorithm; the median is kept
 };
 
 /// Figures of one algorithm over a set of paths.
 struct algo_figures {
-  std::uint32_t paths = 0;      ///< scenarios run
-  double mean_expansions = 0;   ///< nodes taken off the open list, per path
-  double mean_us = 0;           ///< microseconds per path, mean
-  double p50_us = 0;            ///< microseconds per path, median
-  double p99_us = 0;            ///< microseconds per path, 99th percentile
+  std::uint32_t paths = 0;     ///< scenarios run
+  double mean_expansions = 0;  ///< nodes taken off the open list, per path
+  double mean_us = 0;          ///< microseconds per path, mean
+  double p50_us = 0;           ///< microseconds per path, median
+  double p99_us = 0;           ///< microseconds per path, 99th percentile
 };
 
 /// Figures of one bucket (or of the whole file).
@@ -58,8 +59,8 @@ struct pathbench_report {
 /// Runs a pathbench over files.
 pathbench_report pathbench(const pathbench_options& options);
 /// Runs a pathbench over a map and scenarios held in memory (generated maps); `name` labels it.
-pathbench_report pathbench(const nav_map& map, const std::vector<scenario>& scenarios, const pathbench_options& options,
-                           const std::string& name);
+pathbench_report pathbench(const nav_map& map, const std::vector<scenario>& scenarios,
+                           const pathbench_options& options, const std::string& name);
 /// The report as a table for people.
 std::string to_text(const pathbench_report& report);
 /// The report as one JSON object.

@@ -20,7 +20,8 @@ class cell_counter {
   /// Wraps a callable `std::uint32_t(cell)`; keeps a pointer to it.
   template <class F>
   explicit cell_counter(const F& count)
-      : ctx_(&count), fn_([](const void* c, cell at) -> std::uint32_t { return (*static_cast<const F*>(c))(at); }) {}
+      : ctx_(&count),
+        fn_([](const void* c, cell at) -> std::uint32_t { return (*static_cast<const F*>(c))(at); }) {}
   /// Mobs on the cell.
   [[nodiscard]] std::uint32_t count(cell at) const { return fn_ == nullptr ? 0 : fn_(ctx_, at); }
 
