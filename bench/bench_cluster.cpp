@@ -42,6 +42,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_cli.hpp"
 #include "nats_server.hpp"      // tests/cluster: the nats-server child, started and stopped by its pid
 #include "node_in_process.hpp"  // tests/cluster: a scene node in this process
 #include "process_cpu.hpp"
@@ -64,45 +65,16 @@ struct args {
   unsigned travel = 200;        // team joins timed one at a time after the load
 };
 
-[[noreturn]] void usage(const std::string& why) {
-  std::fprintf(stderr,
-               "bench_cluster: %s\nusage: bench_cluster [--seconds S] [--nodes N] [--window W] "
-               "[--players P] [--workers K] [--travel J]\n",
-               why.c_str());
-  std::exit(2);
-}
-
 args parse(int argc, char** argv) {
   args a;
-  for (int i = 1; i < argc; ++i) {
-    std::string_view k = argv[i];
-    auto val = [&]() -> std::string {
-      if (i + 1 >= argc) usage(fmt::format("{} needs a value", k));
-      return argv[++i];
-    };
-    try {
-      if (k == "--seconds")
-        a.seconds = std::stod(val());
-      else if (k == "--nodes")
-        a.nodes = static_cast<unsigned>(std::stoul(val()));
-      else if (k == "--window")
-        a.window = static_cast<unsigned>(std::stoul(val()));
-      else if (k == "--players")
-        a.players = static_cast<std::uint32_t>(std::stoul(val()));
-      else if (k == "--workers")
-        a.workers = static_cast<unsigned>(std::stoul(val()));
-      else if (k == "--travel")
-        a.travel = static_cast<unsigned>(std::stoul(val()));
-      else
-        usage(fmt::format("unknown flag {}", k));
-    } catch (const std::logic_error&) {  // stod/stoul: not a number, or out of range
-      usage(fmt::format("{} {}: not a number", k, argv[i]));
-    }
-  }
-  if (a.seconds <= 0 || a.seconds > 600 || a.nodes == 0 || a.nodes > 16 || a.window == 0 || a.players == 0 ||
-      a.workers == 0)
-    usage(
-        "--seconds (at most 600), --nodes (at most 16), --window, --players and --workers must be positive");
+  CLI::App app{"bench_cluster: waves of players through a gateway to N scene nodes on a nats-server"};
+  app.add_option("--seconds", a.seconds, "how long the waves run")->check(CLI::Range(0.01, 600.0));
+  app.add_option("--nodes", a.nodes, "scene nodes")->check(CLI::Range(1, 16));
+  app.add_option("--window", a.window, "requests in flight at most")->check(CLI::Range(1, 1 << 20));
+  app.add_option("--players", a.players, "players per wave")->check(CLI::Range(1, 1'000'000));
+  app.add_option("--workers", a.workers, "each node's pool workers")->check(CLI::Range(1, 1024));
+  app.add_option("--travel", a.travel, "team joins timed one at a time after the load");
+  scenert::bench::parse_or_exit(app, argc, argv);
   return a;
 }
 

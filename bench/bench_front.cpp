@@ -28,6 +28,8 @@
 #include <string>
 #include <vector>
 
+#include "bench_cli.hpp"
+#include "loopback_socket.hpp"  // tests/
 #include "process_cpu.hpp"
 
 namespace {
@@ -58,39 +60,22 @@ struct args {
 
 args parse(int argc, char** argv) {
   args a;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string k = argv[i];
-    const double v = std::atof(argv[i + 1]);
-    if (k == "--clients")
-      a.clients = static_cast<unsigned>(v);
-    else if (k == "--seconds")
-      a.seconds = v;
-    else if (k == "--hz")
-      a.hz = v;
-    else if (k == "--workers")
-      a.workers = static_cast<unsigned>(v);
-    else if (k == "--io-threads")
-      a.io_threads = static_cast<unsigned>(v);
-    else {
-      std::fprintf(stderr, "bench_front: unknown flag %s\n", k.c_str());
-      std::exit(2);
-    }
-  }
+  CLI::App app{"bench_front: clients walking in a town through the front, moves to viewers timed"};
+  app.add_option("--clients", a.clients, "connected clients")->check(CLI::Range(1, 100'000));
+  app.add_option("--seconds", a.seconds, "how long they walk")->check(CLI::Range(0.01, 600.0));
+  app.add_option("--hz", a.hz, "moves per second per client")->check(CLI::Range(0.001, 1000.0));
+  app.add_option("--workers", a.workers, "the pool's workers")->check(CLI::Range(1, 1024));
+  app.add_option("--io-threads", a.io_threads, "the front's I/O threads")->check(CLI::Range(1, 64));
+  scenert::bench::parse_or_exit(app, argc, argv);
   return a;
 }
 
 int connect_to(std::uint16_t port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(port);
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (fd < 0 || ::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
+  const int fd = scenert::test::connect_loopback(port);
+  if (fd < 0) {
     std::perror("bench_front: connect");
     std::exit(1);
   }
-  int one = 1;
-  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   return fd;
 }
 

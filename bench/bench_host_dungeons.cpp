@@ -23,6 +23,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_cli.hpp"
 #include "process_cpu.hpp"
 
 namespace {
@@ -43,50 +44,23 @@ struct args {
   scene_structure structure = scene_structure::group;
 };
 
-[[noreturn]] void usage(const std::string& why) {
-  std::fprintf(
-      stderr,
-      "bench_host_dungeons: %s\nusage: bench_host_dungeons --lines N --workers W --seconds S [--rate R] "
-      "[--monsters M] [--structure group|single] [--producers P] [--resident K] [--world-hz H] [--phases]\n",
-      why.c_str());
-  std::exit(2);
-}
-
 args parse(int argc, char** argv) {
   args a;
-  for (int i = 1; i < argc; ++i) {
-    std::string_view k = argv[i];
-    auto val = [&]() -> std::string {
-      if (i + 1 >= argc) usage(fmt::format("{} needs a value", k));
-      return argv[++i];
-    };
-    if (k == "--lines")
-      a.lines = static_cast<std::uint32_t>(std::stoul(val()));
-    else if (k == "--workers")
-      a.workers = static_cast<unsigned>(std::stoul(val()));
-    else if (k == "--seconds")
-      a.seconds = std::stod(val());
-    else if (k == "--rate")
-      a.rate = std::stod(val());
-    else if (k == "--monsters")
-      a.monsters = static_cast<std::uint32_t>(std::stoul(val()));
-    else if (k == "--producers")
-      a.producers = static_cast<unsigned>(std::stoul(val()));
-    else if (k == "--resident")
-      a.resident = std::stoull(val());
-    else if (k == "--world-hz")
-      a.world_hz = std::stod(val());
-    else if (k == "--phases")
-      a.phases = true;
-    else if (k == "--structure") {
-      auto v = val();
-      if (v != "group" && v != "single") usage("--structure is group or single");
-      a.structure = v == "group" ? scene_structure::group : scene_structure::single;
-    } else
-      usage(fmt::format("unknown flag {}", k));
-  }
-  if (a.lines == 0 || a.workers == 0 || a.seconds <= 0)
-    usage("--lines, --workers and --seconds must be positive");
+  CLI::App app{"bench_host_dungeons: N dungeon lines in one world, players churning through them"};
+  app.add_option("--lines", a.lines, "dungeon lines")->check(CLI::Range(1, 10'000'000));
+  app.add_option("--workers", a.workers, "the pool's workers")->check(CLI::Range(1, 1024));
+  app.add_option("--seconds", a.seconds, "how long each phase runs")->check(CLI::Range(0.01, 600.0));
+  app.add_option("--rate", a.rate, "player enters per second in the churn phase")
+      ->check(CLI::Range(0.0, 1e9));
+  app.add_option("--monsters", a.monsters, "monsters per line");
+  app.add_option("--producers", a.producers, "threads submitting requests")->check(CLI::Range(1, 64));
+  app.add_option("--resident", a.resident, "allocation phase: players each producer keeps in the world");
+  app.add_option("--world-hz", a.world_hz, "the world's tick rate")->check(CLI::Range(1.0, 10'000.0));
+  app.add_flag("--phases", a.phases, "town lines with phases instead of dungeons");
+  std::string structure = "group";
+  app.add_option("--structure", structure, "group or single")->check(CLI::IsMember({"group", "single"}));
+  scenert::bench::parse_or_exit(app, argc, argv);
+  a.structure = structure == "group" ? scene_structure::group : scene_structure::single;
   return a;
 }
 

@@ -10,6 +10,7 @@
 // Progress goes to stderr.
 #include <scenert/runtime/processor_pool.hpp>
 
+#include "bench_cli.hpp"
 #include "wake_probe.hpp"
 
 #include <fmt/format.h>
@@ -41,44 +42,25 @@ struct args {
 };
 
 [[noreturn]] void usage(const std::string& why) {
-  std::fprintf(stderr,
-               "bench_pool: %s\nusage: bench_pool --services N --hz R --workers W --seconds S "
-               "[--executor tbb|threads] [--check-count] [--overrun] [--realtime PRIORITY] [--wake-probe]\n",
-               why.c_str());
+  std::fprintf(stderr, "bench_pool: %s\n", why.c_str());
   std::exit(2);
 }
 
 args parse(int argc, char** argv) {
   args a;
-  for (int i = 1; i < argc; ++i) {
-    std::string_view k = argv[i];
-    auto val = [&]() -> std::string {
-      if (i + 1 >= argc) usage(fmt::format("{} needs a value", k));
-      return argv[++i];
-    };
-    if (k == "--services")
-      a.services = std::stoull(val());
-    else if (k == "--hz")
-      a.hz = std::stod(val());
-    else if (k == "--workers")
-      a.workers = static_cast<unsigned>(std::stoul(val()));
-    else if (k == "--seconds")
-      a.seconds = std::stod(val());
-    else if (k == "--executor") {
-      auto v = val();
-      if (v != "tbb" && v != "threads") usage("--executor is tbb or threads");
-      a.executor = v == "tbb" ? scenert::executor_kind::tbb : scenert::executor_kind::threads;
-    } else if (k == "--check-count")
-      a.check_count = true;
-    else if (k == "--overrun")
-      a.overrun = true;
-    else if (k == "--realtime")
-      a.realtime = std::stoi(val());
-    else if (k == "--wake-probe")
-      a.wake_probe = true;
-    else
-      usage(fmt::format("unknown flag {}", k));
-  }
+  CLI::App app{"bench_pool: N idle services ticked at R Hz by W workers for S seconds; one JSON object"};
+  app.add_option("--services", a.services, "services")->check(CLI::Range(1, 10'000'000));
+  app.add_option("--hz", a.hz, "each service's frame rate")->check(CLI::Range(0.001, 10'000.0));
+  app.add_option("--workers", a.workers, "the pool's workers")->check(CLI::Range(1, 1024));
+  app.add_option("--seconds", a.seconds, "how long to measure")->check(CLI::Range(0.01, 600.0));
+  std::string executor = a.executor == scenert::executor_kind::tbb ? "tbb" : "threads";
+  app.add_option("--executor", executor, "tbb or threads")->check(CLI::IsMember({"tbb", "threads"}));
+  app.add_flag("--check-count", a.check_count, "count every tick in the window (each service's own)");
+  app.add_flag("--overrun", a.overrun, "every tick overruns its period");
+  app.add_option("--realtime", a.realtime, "SCHED_FIFO priority for the workers (0: none)");
+  app.add_flag("--wake-probe", a.wake_probe, "measure how late a sleeping worker wakes");
+  scenert::bench::parse_or_exit(app, argc, argv);
+  a.executor = executor == "tbb" ? scenert::executor_kind::tbb : scenert::executor_kind::threads;
   return a;
 }
 

@@ -103,6 +103,7 @@ remote_world_options gateway::impl::world_options() {
                                  std::vector<orphan> players) { place_again(node, players); },
           .sessions = *sessions,
           .on_claimed_elsewhere = [this](player_id p) { door->let_go(p); },
+          .on_stands_on = door->on_stands_on(),
           .journeys = opt.journeys,
           .table = opt.table,
           .open_lines_on = opt.open_lines_on};

@@ -28,6 +28,8 @@ class line_standing {
   /// Of those standing, players (not monsters).
   [[nodiscard]] std::uint32_t players() const noexcept { return players_; }
   [[nodiscard]] bool empty() const noexcept { return by_entity_.empty(); }
+  /// Whether player `p` stands here.
+  [[nodiscard]] bool holds(player_id p) const { return by_entity_.contains(p); }
 
  private:
   static std::uint64_t key_of(const line_event& e) noexcept { return entity_of(e); }

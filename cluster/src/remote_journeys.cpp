@@ -14,13 +14,18 @@ namespace scenert::cluster {
 using detail::claim_timeout;
 using detail::clock;
 using detail::line_key;
+using detail::line_view;
 using detail::pending_request;
+using detail::view_key;
 
 namespace {
 
 // A journey whose nodes do not answer (the link or the server is away) is asked about again for
 // this long before its route is left where it was; its player's requests wait meanwhile.
 constexpr auto settle_within = std::chrono::seconds(30);
+// A journey given up is watched this long for its target's line showing the player entering and
+// leaving (longer than a target node remembers an arrival it was told to let go).
+constexpr auto given_up_for = std::chrono::seconds(30);
 
 std::string party_key(party_id owner, scene_id scene) { return fmt::format("party.{}.{}", owner, scene); }
 
@@ -198,6 +203,7 @@ void remote_world::impl::settle(std::uint64_t ticket, pending_request r, clock::
     arrive(r, at, moved, moved ? result->line.scene : 0, resubmit);
     lost = at.empty() && !nodes.contains(r.node);
   }
+  if (!moved && at == r.node) given_up(r.player, r.node, r.journey_to);
   if (r.reply) r.reply(std::move(result));
   if (lost) {
     players_orphaned.fetch_add(1, std::memory_order_relaxed);
@@ -229,6 +235,44 @@ void remote_world::impl::find_mate(pending_request r, std::string from, world_re
     return;
   }
   if (r.reply) r.reply(std::move(not_found));
+}
+
+// A journey given up, its player kept by the node it went from: the target may have placed it
+// meanwhile and may let it go after the answer (the front saw it enter the target's line, then
+// leave it). Watched for a while, so that the front hears where the player stands still.
+void remote_world::impl::given_up(player_id p, const std::string& from, const std::string& to) {
+  if (!opt.on_stands_on) return;
+  const auto now = clock::now();
+  std::lock_guard lock(lines_m);
+  std::erase_if(gave_up, [now](const auto& g) { return now - g.second.at > given_up_for; });
+  gave_up.insert_or_assign(p, detail::given_up{from, to, now});
+  show_kept(p);
+}
+
+// Tells the front the view a player of a given-up journey stands on, once no line of its target
+// holds it (lines_m held). The front ignores it while the player stands on a line in its eyes.
+void remote_world::impl::show_kept(player_id p) {
+  const auto g = gave_up.find(p);
+  if (g == gave_up.end()) return;
+  const line_view* kept = nullptr;
+  view_key where{};
+  for (const auto& [k, v] : lines) {
+    if (!v.standing.holds(p)) continue;
+    if (v.node == g->second.to) return;  // the target holds it: its leaving will tell
+    if (v.node == g->second.from) kept = &v, where = k;
+  }
+  if (kept != nullptr) opt.on_stands_on(p, kept->line, where.phase);
+}
+
+// Lines' leavings (lines_m held): a player of a given-up journey that left a line is shown where it
+// stands still, if no line of its target holds it (its own later journeys are no harm: the front
+// ignores a player it sees on a line).
+void remote_world::impl::after_leaving(std::span<const line_event> events) {
+  if (gave_up.empty()) return;
+  for (const auto& e : events) {
+    if (e.monster || e.what != line_event::kind::left) continue;
+    if (gave_up.contains(e.player)) show_kept(e.player);
+  }
 }
 
 }  // namespace scenert::cluster

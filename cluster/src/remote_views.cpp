@@ -40,7 +40,10 @@ void remote_world::impl::ask_views(const std::string& node) {
 // stood on it leaves the front's view, so nobody of the old line lingers in the new (lines_m held).
 void remote_world::impl::retire(const view_key& k, line_view& v) {
   if (v.standing.empty() || !opt.on_line_events) return;
-  opt.on_line_events(v.line, k.phase, v.standing.left());
+  const auto gone = v.standing.left();
+  v.standing = {};
+  opt.on_line_events(v.line, k.phase, gone);
+  after_leaving(gone);
 }
 
 // Applies a batch that follows the view's last one (lines_m held).
@@ -50,6 +53,7 @@ void remote_world::impl::apply(line_view& v, const wire::event_batch& b) {
   v.standing.apply(b.events);
   v.seq = b.seq;
   if (opt.on_line_events) opt.on_line_events(b.line, b.phase, b.events);
+  after_leaving(b.events);
 }
 
 // Hands the front what changed between the view as heard and the view as it stands (lines_m held).
@@ -59,6 +63,7 @@ void remote_world::impl::replace(line_view& v, const wire::view_state& state) {
     if (!e.monster && e.what == line_event::kind::entered) entering.push_back(e.player);
   v.seq = state.seq;
   if (!diff.empty() && opt.on_line_events) opt.on_line_events(v.line, state.phase, diff);
+  after_leaving(diff);
 }
 
 void remote_world::impl::on_events(std::string_view subject, std::string_view data) {

@@ -105,6 +105,7 @@ void remote_world::impl::on_answers(std::string_view data) {
   }
   std::vector<std::pair<world_reply, world_result>> ready;
   std::vector<std::pair<world_request, world_reply>> resubmit;
+  std::vector<std::pair<player_id, std::string>> kept;  // journeys given up: the player and its target
   {
     std::lock_guard lock(m);
     for (auto& a : batch->answers) {
@@ -120,6 +121,8 @@ void remote_world::impl::on_answers(std::string_view data) {
         const bool moved = a.result.has_value();
         arrive(p->second, moved ? p->second.journey_to : batch->node, moved, moved ? a.result->line.scene : 0,
                resubmit);
+        if (!moved && a.result.code() == world_errc::node_unavailable)
+          kept.emplace_back(p->second.player, p->second.journey_to);
         ready.emplace_back(std::move(p->second.reply), std::move(a.result));
         pending.erase(p);
         continue;
@@ -147,6 +150,7 @@ void remote_world::impl::on_answers(std::string_view data) {
     }
   }
   answers.fetch_add(ready.size(), std::memory_order_relaxed);
+  for (auto& [player, to] : kept) given_up(player, batch->node, to);
   for (auto& [reply, result] : ready)
     if (reply) reply(std::move(result));
   for (auto& [q, reply] : resubmit) submit(q, std::move(reply));

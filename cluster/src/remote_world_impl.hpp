@@ -88,6 +88,12 @@ struct journey {
   std::vector<std::pair<world_request, world_reply>> held;
 };
 
+// A journey given up with its player kept where it stood: the nodes it went from and to.
+struct given_up {
+  std::string from, to;
+  clock::time_point at;
+};
+
 // Claims, party records and the askings of journeys and team-mates run this many at once: a
 // gateway taking over a dead one's clients claims them side by side.
 constexpr unsigned askers = 4;
@@ -127,6 +133,9 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
   std::mutex lines_m;
   std::map<detail::view_key, detail::line_view> lines;
   std::vector<player_id> entering;  // players heard entering lines, whose promises end (lines_m)
+  // Players whose journey was given up, for a while: their target's line may show them entering and
+  // leaving after the answer, and the front then hears where they stand still (lines_m).
+  std::unordered_map<player_id, detail::given_up> gave_up;
 
   // The remote world's own threads, so that no front I/O thread, tick or library thread waits on
   // the server. `io` runs the request batches' timer (it never blocks) and the sessions bucket's
@@ -204,6 +213,9 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
   cluster_result<std::optional<placement>> ask_where(const std::string& node, player_id p);
   void settle(std::uint64_t ticket, detail::pending_request r, detail::clock::time_point now);
   void find_mate(detail::pending_request r, std::string from, world_result not_found);
+  void given_up(player_id p, const std::string& from, const std::string& to);
+  void show_kept(player_id p);
+  void after_leaving(std::span<const line_event> events);
 
   // --- resume tokens across gateways (remote_claims.cpp) ---
   void remember(const std::string& token, player_id player, const std::string& name);

@@ -174,6 +174,14 @@ std::function<void(line_handle, phase_id, std::span<const line_event>)> front::o
   };
 }
 
+std::function<void(player_id, line_handle, phase_id)> front::on_stands_on() {
+  std::vector<std::shared_ptr<line_feed>> feeds;
+  for (auto& sh : impl_->shards) feeds.push_back(sh->feed);
+  return [feeds = std::move(feeds)](player_id p, line_handle line, phase_id phase) {
+    for (auto& f : feeds) f->post_stands(line, phase, p);
+  };
+}
+
 result<void, front_errc> front::start(world_port& w) {
   impl& f = *impl_;
   f.w = &w;

@@ -104,11 +104,15 @@ void fan_out::drain_lines() {
   (void)shard_.feed->batches.drain([this](line_batch& b) { drained.batches.push_back(std::move(b)); });
   drained.mark_superseded_moves();
   std::size_t index = 0;  // of the drain's moves
-  for (auto& b : drained.batches)
-    if (shard_.geo.def_of(b.line.scene) != nullptr) apply(b, index);
+  for (auto& b : drained.batches) {
+    if (shard_.geo.def_of(b.line.scene) == nullptr) continue;
+    if (b.stands != 0) {
+      stands_again(b);
+    } else {
+      apply(b, index);
+    }
+  }
   drained.batches.clear();
-  for (player_id p : stepping_back_) step_back(p);
-  stepping_back_.clear();
   shard_.flush();
 }
 
@@ -138,31 +142,23 @@ void fan_out::apply(const line_batch& b, std::size_t& move_index) {
 void fan_out::followed(const line_batch& b, const line_event& e, const view_key& key) {
   if (e.what == line_event::kind::entered) shard_.line_of[e.player] = {b.line, b.phase};
   if (e.what != line_event::kind::left) return;
-  if (auto l = shard_.line_of.find(e.player); l != shard_.line_of.end() && l->second.key() == key) {
+  if (auto l = shard_.line_of.find(e.player); l != shard_.line_of.end() && l->second.key() == key)
     shard_.line_of.erase(l);
-    if (session* s = shard_.session_of(e.player); s != nullptr && s->player().unsure)
-      stepping_back_.push_back(e.player);
-  } else if (auto was = left_behind_.find(e.player); was != left_behind_.end() && was->second.key() == key) {
-    left_behind_.erase(was);  // the line it came from let it go: its journey ended
-  }
 }
 
-// A player whose request failed as node_unavailable, standing on no line now, while the line it
-// stood on before never said it left: a cluster's node placed it for a hand-over the other node gave
-// up, and let it go again. It stands on its old line still: its client hears that line's scene and
-// view again. (Only then: in a move that went well the old line's leaving may come a while after
-// the new line's, and the player may have moved on since.)
-void fan_out::step_back(player_id p) {
-  auto b = left_behind_.find(p);
-  session* s = shard_.session_of(p);
-  if (b == left_behind_.end() || shard_.line_of.contains(p) || s == nullptr || !s->player().unsure) return;
-  const standing_line back = b->second;
-  left_behind_.erase(b);
+// The world says a player stands on this view still, though its events last showed it entering
+// another view, which has let it go since (a cluster's hand-over given up after its target placed
+// the player). Standing on no view now, and held by this view's mirror, it stands here again: its
+// client hears this view's scene and players again. Otherwise the events said more since: ignored.
+void fan_out::stands_again(const line_batch& b) {
+  const standing_line back{b.line, b.phase};
   auto m = shard_.mirrors.find(back.key());
-  if (m == shard_.mirrors.end() || !m->second.where(p)) return;
-  shard_.line_of[p] = back;
-  correct_place(*s);
-  send_view(*s, true);
+  if (shard_.line_of.contains(b.stands) || m == shard_.mirrors.end() || !m->second.where(b.stands)) return;
+  shard_.line_of[b.stands] = back;
+  if (session* s = shard_.session_of(b.stands)) {
+    correct_place(*s);
+    send_view(*s, true);
+  }
 }
 
 void drained_batches::mark_superseded_moves() {
@@ -198,7 +194,6 @@ void fan_out::entering(player_id p, const view_key& key) {
   auto l = shard_.line_of.find(p);
   if (l == shard_.line_of.end() || l->second.key() == key) return;
   if (auto m = shard_.mirrors.find(l->second.key()); m != shard_.mirrors.end()) forget_view(m->second, p);
-  left_behind_.insert_or_assign(p, l->second);
   shard_.line_of.erase(l);
 }
 

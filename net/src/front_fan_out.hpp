@@ -41,8 +41,6 @@ class fan_out {
   void send_view(session& s, bool players = true);
   /// A client whose answer was lost hears the scene it stands in, as the lines' events say (1006).
   void correct_place(session& s);
-  /// A player whose request failed as node_unavailable stands on the line it never left, if so.
-  void step_back(player_id p);
 
   drained_batches drained;
 
@@ -52,13 +50,9 @@ class fan_out {
   void own_move(player_id p, const view_key& key, grid::cell_point at, const scene_def& def);
   void forget_view(const view_mirror& mirror, player_id p);
   void entering(player_id p, const view_key& key);
+  void stands_again(const line_batch& b);
 
   front_shard& shard_;
-  // The line each player stood on before it entered its current one, until that line says it left.
-  // A cluster's node may place a player and let it go again (a hand-over given up late): the player
-  // stands here still.
-  std::unordered_map<player_id, standing_line> left_behind_;
-  std::vector<player_id> stepping_back_;  // one drain's players whose line let them go (left_behind's)
 };
 
 }  // namespace scenert::net

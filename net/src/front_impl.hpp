@@ -35,6 +35,11 @@ struct line_feed {
   std::atomic<bool> wake_pending{false};
   std::function<void()> on_wake;  // set before the first post, run on the I/O thread
   void post(line_handle line, phase_id phase, std::span<const line_event> events);
+  /// A batch of no events that says `p` stands on this view still.
+  void post_stands(line_handle line, phase_id phase, player_id p);
+
+ private:
+  void post_batch(line_batch b);
 };
 
 // Who is logged in on which shard, who waits for its resume, and the resume tokens: touched on

@@ -204,11 +204,9 @@ void play_desk::answered(const std::shared_ptr<session>& s, std::uint32_t reques
     if (r) a.scene = r->line.scene, a.line = r->line.line, a.phase = r->phase;
     s->send(server_message{std::move(a)});
   }
-  p.unsure = !r && r.code() == world_errc::node_unavailable;
-  if (p.unsure) {  // done all the same? Or placed elsewhere and let go again?
-    shard_.fan.step_back(p.pid);
-    shard_.fan.correct_place(*s);
-  }
+  // The world could not say whether it was done: the client hears where it stands, as the lines'
+  // events say (the world tells the front more, on_stands_on, if the events were undone).
+  if (!r && r.code() == world_errc::node_unavailable) shard_.fan.correct_place(*s);
   if (!r) return;
   // Its asked position and speed start again when the shard hears it entered its new view.
   p.placed = !leaving;

@@ -7,7 +7,15 @@
 namespace scenert::net {
 
 void line_feed::post(line_handle line, phase_id phase, std::span<const line_event> events) {
-  if (!batches.post({line, phase, {events.begin(), events.end()}})) return;  // closed: the front stopped
+  post_batch({line, phase, {events.begin(), events.end()}, 0});
+}
+
+void line_feed::post_stands(line_handle line, phase_id phase, player_id p) {
+  post_batch({line, phase, {}, p});
+}
+
+void line_feed::post_batch(line_batch b) {
+  if (!batches.post(std::move(b))) return;  // closed: the front stopped
   if (!wake_pending.exchange(true, std::memory_order_acq_rel))
     asio::post(*io, [this] {
       wake_pending.store(false, std::memory_order_release);

@@ -17,6 +17,8 @@ struct line_batch {
   line_handle line;
   phase_id phase = 0;  // a phase of that town line (0: the line itself)
   std::vector<line_event> events;
+  // Not 0: no events; the world says this player stands on this view still (front::on_stands_on).
+  player_id stands = 0;
 };
 
 // Where a player stands, as its view's events said.

@@ -59,12 +59,9 @@ struct player_state {
   player_id pid = 0;             // 0: no player (not logged in, or let go to another connection)
   clock::time_point admitted{};  // logged in (or resumed) on this connection
   std::string name;
-  std::string token;      // its resume token (explicit logins only)
-  bool claiming = false;  // its resume token is asked of the cluster: its frames wait for that
-  bool placed = false;    // the world placed the player (its line's events concern it)
-  // Its last answer was node_unavailable: the request may have been done, or half done (a cluster's
-  // hand-over given up after its target had placed the player, which it then let go).
-  bool unsure = false;
+  std::string token;            // its resume token (explicit logins only)
+  bool claiming = false;        // its resume token is asked of the cluster: its frames wait for that
+  bool placed = false;          // the world placed the player (its line's events concern it)
   bool speaks_scenert = false;  // sent an id of scenert's own: it gets scenert's frames too
   std::uint32_t views = 0;      // 202s sent on this connection: a walk (1011) names the one it was made on
   std::uint32_t bad_frames = 0;

@@ -22,6 +22,8 @@
 #include <scenert/runtime/processor_pool.hpp>
 #include <scenert/scene/world.hpp>
 
+#include "loopback_socket.hpp"  // tests/
+
 namespace {
 
 using namespace std::chrono_literals;
@@ -62,12 +64,8 @@ host& the_host() {
 }
 
 int connect_to(std::uint16_t port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(port);
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (fd < 0 || ::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) std::abort();
+  const int fd = scenert::test::connect_loopback(port);
+  if (fd < 0) std::abort();
   return fd;
 }
 

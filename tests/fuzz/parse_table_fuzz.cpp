@@ -1,23 +1,22 @@
 // Any bytes through parse_table: no crash, hang, leak or UB, and the result keeps its promises.
 #include <scenert/config/table_loader.hpp>
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
 namespace {
 
+// The oracle counts a sequence's length from its lead byte's leading ones (0: one byte; 2 to 4: that
+// many), independently of the loader's own table.
 bool valid_utf8(std::string_view s) {
   for (std::size_t i = 0; i < s.size();) {
-    const auto lead = static_cast<unsigned char>(s[i]);
-    const std::size_t n = lead < 0x80           ? 1
-                          : (lead >> 5) == 0x6  ? 2
-                          : (lead >> 4) == 0xE  ? 3
-                          : (lead >> 3) == 0x1E ? 4
-                                                : 0;
-    if (n == 0 || i + n > s.size()) return false;
+    const int ones = std::countl_one(static_cast<unsigned char>(s[i]));
+    const std::size_t n = ones == 0 ? 1 : static_cast<std::size_t>(ones);
+    if (ones == 1 || ones > 4 || i + n > s.size()) return false;
     for (std::size_t k = 1; k < n; ++k)
-      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return false;
+      if (std::countl_one(static_cast<unsigned char>(s[i + k])) != 1) return false;
     i += n;
   }
   return true;

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -144,37 +145,36 @@ TEST(Front, MovesAreInWorldUnitsAndNoFasterThanTheScenesMaxSpeed) {
   EXPECT_EQ(wait_for<move_refused>(*c).reason, "off the map");
 }
 
-// A world port that answers a transfer node_unavailable without doing it, at once or when the
-// test says: the test plays a cluster's node that placed the player for a hand-over the node it
-// stood on gave up, and let it go again.
+// A world port that answers a transfer node_unavailable without doing it, and keeps the line each
+// login was placed on: the test plays a cluster's node that placed the player for a hand-over the
+// node it stood on gave up, and let it go again.
 struct giving_up_port final : world_port {
   world* w = nullptr;
   std::mutex m;
-  bool park = false;
-  std::vector<world_reply> parked;
+  std::map<player_id, line_handle> placed_on;
   void submit(const world_request& q, world_reply reply) override {
-    if (q.what != world_request::kind::transfer) return w->submit(q, std::move(reply));
-    {
-      std::lock_guard lock(m);
-      if (park) return parked.push_back(std::move(reply));
+    if (q.what == world_request::kind::transfer) {
+      if (reply) reply(fail(world_errc::node_unavailable, "node b did not take it within 1000 ms"));
+      return;
     }
-    if (reply) reply(fail(world_errc::node_unavailable, "node b did not take it within 1000 ms"));
+    w->submit(q, [this, p = q.player, reply = std::move(reply)](world_result r) mutable {
+      if (r) {
+        std::lock_guard lock(m);
+        placed_on[p] = r->line;
+      }
+      if (reply) reply(std::move(r));
+    });
   }
-  void answer_parked() {
-    std::vector<world_reply> now;
-    {
-      std::lock_guard lock(m);
-      now = std::exchange(parked, {});
-    }
-    for (auto& reply : now)
-      reply(fail(world_errc::node_unavailable, "node b did not take it within 1000 ms"));
+  line_handle line_of(player_id p) {
+    std::lock_guard lock(m);
+    return placed_on.at(p);
   }
 };
 
-// Such a player never left its line: its client, told of the other line's view meanwhile, hears its
-// own line's view again and walks on it, whether the failed answer comes before the other line let
-// it go or after.
-TEST(Front, APlayerPlacedAndLetGoByAnotherLineStandsOnTheLineItNeverLeft) {
+// Such a player never left its line: once the other line let it go, the world says where it stands
+// (on_stands_on), and its client hears its own line's view again and walks on it. Said while the
+// other line holds the player in the events' eyes, it changes nothing.
+TEST(Front, APlayerTheWorldSaysStandsOnTheLineItNeverLeftHearsThatLineAgain) {
   giving_up_port port;
   server s({}, nullptr, [&](world& w) -> world_port& {
     port.w = &w;
@@ -186,6 +186,8 @@ TEST(Front, APlayerPlacedAndLetGoByAnotherLineStandsOnTheLineItNeverLeft) {
   const auto pa = land(*a);
   const auto pb = land(*b);
   auto events = s.door->on_line_events();
+  auto stands_on = s.door->on_stands_on();
+  const line_handle home = port.line_of(static_cast<player_id>(pa));
   const line_handle other{s.door->landing_scene(), 9, 1};  // a line of another node
   const line_event in[] = {{line_event::kind::entered, static_cast<player_id>(pa), {2, 2}, false}};
   const line_event out[] = {{line_event::kind::left, static_cast<player_id>(pa), {}, false}};
@@ -193,31 +195,28 @@ TEST(Front, APlayerPlacedAndLetGoByAnotherLineStandsOnTheLineItNeverLeft) {
     return std::any_of(v.players.begin(), v.players.end(),
                        [&](const player_in_view& p) { return p.pid == pb; });
   };
-  for (const bool answer_first : {true, false}) {
-    SCOPED_TRACE(answer_first ? "the answer first" : "the answer last");
-    const auto id = answer_first ? 1U : 2U;
-    {
-      std::lock_guard lock(port.m);
-      port.park = !answer_first;
-    }
-    ASSERT_TRUE(a->send(request{id, request_kind::transfer, test::field_id, 0, 0, 0}));
-    if (answer_first) {
-      EXPECT_EQ(wait_for<answer>(*a, [&](const answer& r) { return r.request_id == id; }).code,
-                "node_unavailable");
-    }
-    events(other, 0, in);
-    wait_for<left_view>(*a, [&](const left_view& l) { return l.pid == pb; });  // one view at a time
-    events(other, 0, out);
-    if (!answer_first) {
-      std::this_thread::sleep_for(50ms);  // the other line's leaving heard first
-      port.answer_parked();
-    }
-    EXPECT_EQ(wait_for<players_in_view>(*a, sees_b).players.size(), 1U);
-    const position to{18.25F + static_cast<float>(id), 1, 18.75F, 90, 0};
-    ASSERT_TRUE(a->send(move_to{to}));
-    EXPECT_EQ(wait_for<broadcast>(*b, [&](const broadcast& m) { return is(m, pa, broadcast_type::moved); }).p,
-              to);
+  ASSERT_TRUE(a->send(request{1, request_kind::transfer, test::field_id, 0, 0, 0}));
+  EXPECT_EQ(wait_for<answer>(*a, [&](const answer& r) { return r.request_id == 1; }).code,
+            "node_unavailable");
+  events(other, 0, in);
+  wait_for<left_view>(*a, [&](const left_view& l) { return l.pid == pb; });  // one view at a time
+  stands_on(static_cast<player_id>(pa), home, 0);  // too early: the other line holds it still
+  ASSERT_TRUE(a->send(request{2, request_kind::transfer, test::field_id, 0, 0, 0}));
+  bool heard_view = false;  // frames up to the second answer, which comes after the early word
+  for (;;) {
+    auto m = a->receive(patience);
+    ASSERT_TRUE(m) << m.error().message;
+    if (auto* v = std::get_if<players_in_view>(&m.value()); v && sees_b(*v)) heard_view = true;
+    if (auto* r = std::get_if<answer>(&m.value()); r && r->request_id == 2) break;
   }
+  EXPECT_FALSE(heard_view) << "shown its old line while the events had it on another";
+  events(other, 0, out);
+  stands_on(static_cast<player_id>(pa), home, 0);
+  EXPECT_EQ(wait_for<players_in_view>(*a, sees_b).players.size(), 1U);
+  const position to{19.25F, 1, 18.75F, 90, 0};
+  ASSERT_TRUE(a->send(move_to{to}));
+  EXPECT_EQ(wait_for<broadcast>(*b, [&](const broadcast& m) { return is(m, pa, broadcast_type::moved); }).p,
+            to);
 }
 
 // A move the client sent for its old line but that reached the server after the client's new line

@@ -47,6 +47,12 @@ struct remote_world_options {
   /// Another gateway claimed one of this gateway's players (its client resumed there): the front
   /// lets it go (from a library thread).
   std::function<void(player_id)> on_claimed_elsewhere;
+  /// A player whose journey was given up (answered node_unavailable, its node kept it) stands on
+  /// this line (or phase) still, though the target's line may have shown it entering and leaving
+  /// again: the front shows it that view again. Said once the target's line no longer holds it, and
+  /// again if the target's line shows it later; the front ignores it while the player stands on a
+  /// line in its eyes (from a library thread).
+  std::function<void(player_id, line_handle, phase_id)> on_stands_on;
   /// Line events waiting for this gateway past this many bytes are dropped by the library (the
   /// slow-consumer cut-off); the lines they belong to are made good from their nodes' views.
   std::size_t max_pending_event_bytes = 64u << 20;

@@ -128,6 +128,10 @@ class front {
 
   /// What the world calls with each line's events of a tick (from the lines' threads).
   [[nodiscard]] std::function<void(line_handle, phase_id, std::span<const line_event>)> on_line_events();
+  /// What the world calls when a player stands on a line (or phase) whose events did not say so last:
+  /// its client hears that view again. Ignored while the player stands on a line as the events said
+  /// (from any thread, ordered after the line events handed over before it).
+  [[nodiscard]] std::function<void(player_id, line_handle, phase_id)> on_stands_on();
   /// Binds the listeners and starts the I/O threads; `w` must outlive the front's stop().
   result<void, front_errc> start(world_port& w);
   /// Says goodbye to every client, closes their connections and joins the I/O threads.

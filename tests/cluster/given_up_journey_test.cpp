@@ -1,0 +1,97 @@
+// A journey its source node gave up (the target did not answer in time) after the target had placed
+// the player: the target's line shows the player entering, then leaving, while the line it never left
+// holds it still. The gateway tells its front where the player stands (on_stands_on) once no line of
+// the target holds it, whether the answer came before that line's leaving or after.
+
+#include <scenert/cluster/node_endpoint.hpp>
+#include <scenert/cluster/node_lease.hpp>
+#include <scenert/cluster/remote_world.hpp>
+
+#include <gtest/gtest.h>
+
+#include <future>
+#include <mutex>
+#include <tuple>
+#include <vector>
+
+#include "gateway_fixture.hpp"
+
+namespace scenert::cluster {
+namespace {
+
+using scenert::test::eventually;
+using test::ask;
+using test::Gateways;
+using test::two_hosts;
+
+using namespace std::chrono_literals;
+using kind = line_event::kind;
+
+struct stands_on_log {
+  std::mutex m;
+  std::vector<std::tuple<player_id, line_handle, phase_id>> said;
+  std::size_t count() {
+    std::lock_guard lock(m);
+    return said.size();
+  }
+  std::tuple<player_id, line_handle, phase_id> last() {
+    std::lock_guard lock(m);
+    return said.back();
+  }
+};
+
+TEST_F(Gateways, AGivenUpJourneyTellsTheFrontTheLineItsPlayerStandsOnStill) {
+  two_hosts h(*link, nodes);  // b hosts 40, a mate of another gateway
+  ASSERT_TRUE(h.ok);
+  stands_on_log log;
+  auto g = gateway(5s, [&](remote_world_options& o) {
+    o.journeys = true;
+    o.on_stands_on = [&log](player_id p, line_handle l, phase_id ph) {
+      std::lock_guard lock(log.m);
+      log.said.emplace_back(p, l, ph);
+    };
+  });
+  ASSERT_NE(g, nullptr);
+  auto a_events = h.a.on_line_events();
+  auto b_events = h.b.on_line_events();
+  const line_handle line_a{1, 1, 1}, line_b{1, 2, 1};
+  // Each batch a node publishes reaches the front's recorder: the gateway's lines have heard it.
+  auto publish = [&](auto& events, line_handle l, line_event e) {
+    const auto before = front.wait_for(0).size();
+    events(l, 0, std::span<const line_event>(&e, 1));
+    ASSERT_EQ(front.wait_for(before + 1).size(), before + 1);
+  };
+  for (const bool answer_first : {true, false}) {
+    SCOPED_TRACE(answer_first ? "the answer first" : "the answer last");
+    const player_id p = answer_first ? 10 : 11;
+    ASSERT_TRUE(ask(*g, world_request::enter(p, 1)));  // on a (b looks busy)
+    publish(a_events, line_a, {kind::entered, p, {3, 3}, false});
+    {
+      std::lock_guard lock(h.on_b.m);
+      h.on_b.park = true;  // b places the player but never answers a: a gives up
+    }
+    auto joined = std::make_shared<std::promise<world_result>>();
+    g->submit(world_request::join_team(p, 40), [joined](world_result r) { joined->set_value(std::move(r)); });
+    ASSERT_TRUE(eventually([&] { return h.on_b.hosts().contains(p); }));
+    publish(b_events, line_b, {kind::entered, p, {5, 5}, false});
+    const auto said_before = log.count();
+    if (!answer_first) publish(b_events, line_b, {kind::left, p, {}, false});
+    h.a.poll(std::chrono::steady_clock::now() + 2s);  // given up: the gateway hears node_unavailable
+    auto answer = joined->get_future();
+    ASSERT_EQ(answer.wait_for(5s), std::future_status::ready);
+    const auto j = answer.get();
+    ASSERT_FALSE(j);
+    EXPECT_EQ(j.code(), world_errc::node_unavailable);
+    if (answer_first) {
+      // Said before the answer, had it been said: b's line holds the player in the gateway's eyes.
+      EXPECT_EQ(log.count(), said_before);
+      publish(b_events, line_b, {kind::left, p, {}, false});
+    }
+    ASSERT_TRUE(eventually([&] { return log.count() == said_before + 1; }));
+    EXPECT_EQ(log.last(), std::make_tuple(p, line_a, phase_id{0}));
+    h.on_b.answer_parked();  // b's late answers: a gave the hand-over up, they change nothing
+  }
+}
+
+}  // namespace
+}  // namespace scenert::cluster
