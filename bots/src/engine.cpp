@@ -148,7 +148,7 @@ class bots_run {
         "bots {:5.1f}s  online {:>6}  moves/s {:>7}  frames/s in {:>8} out {:>7}  move p99 {:6.1f} ms  "
         "errors {}\n",
         std::chrono::duration<double>(now - shared_.start).count(), load(shared_.online), m - last_moves_,
-        in - last_in_, out - last_out_, static_cast<double>(moves.quantile(0.99).count()) / 1e6,
+        in - last_in_, out - last_out_, static_cast<double>(moves.quantile(0.99)) / 1e6,
         load(shared_.errors));
     last_moves_ = m, last_in_ = in, last_out_ = out;
   }

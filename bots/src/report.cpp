@@ -13,7 +13,9 @@ constexpr std::size_t shown_examples = 3;  // per view check in the summary; the
 double to_ms(std::chrono::nanoseconds d) { return static_cast<double>(d.count()) / 1e6; }
 
 ms_stats stats_of(const latency_histogram& h) {
-  return {to_ms(h.quantile(0.5)), to_ms(h.quantile(0.99)), to_ms(h.max())};
+  using std::chrono::nanoseconds;
+  return {to_ms(nanoseconds(h.quantile(0.5))), to_ms(nanoseconds(h.quantile(0.99))),
+          to_ms(nanoseconds(h.max()))};
 }
 
 double per_second(std::uint64_t n, double seconds) {
@@ -88,7 +90,7 @@ std::map<std::string, double> bots_measured_values(const bots_report& r) {
           {"view_mismatches", n(r.view_mismatches())},
           {"moves_per_second", per_second(r.moves_sent, r.wall_seconds)},
           {"frames_in_per_second", per_second(wire_total(r).frames_in, r.wall_seconds)},
-          {"deliveries", n(r.move_to_viewer.count())},
+          {"deliveries", n(r.move_to_viewer.total())},
           {"logged_in", n(r.logged_in)}};
 }
 
@@ -104,7 +106,7 @@ std::string run_lines(const bots_report& r) {
 
 std::string latency_row(std::string_view name, const latency_histogram& h) {
   const auto s = stats_of(h);
-  return fmt::format("  {:<24} {:>9} {:>9.2f} {:>9.2f} {:>9.2f}\n", name.substr(0, 24), h.count(), s.p50,
+  return fmt::format("  {:<24} {:>9} {:>9.2f} {:>9.2f} {:>9.2f}\n", name.substr(0, 24), h.total(), s.p50,
                      s.p99, s.max);
 }
 
@@ -113,7 +115,7 @@ std::string latency_lines(const bots_report& r) {
       fmt::format("{:<26} {:>9} {:>9} {:>9} {:>9}\n", "latency (ms)", "count", "p50", "p99", "max");
   out += latency_row("connect", r.connect);
   out += latency_row("login", r.login);
-  if (r.resume.count() != 0) out += latency_row("resume", r.resume);  // dropped to its view again
+  if (r.resume.total() != 0) out += latency_row("resume", r.resume);  // dropped to its view again
   out += latency_row("move to viewer", r.move_to_viewer);
   out += latency_row("heartbeat rtt", r.heartbeat_rtt);
   for (const auto& [kind, h] : r.request_rtt) out += latency_row("request " + kind, h);
@@ -198,7 +200,7 @@ namespace {
 
 nlohmann::json latency_json(const latency_histogram& h) {
   const auto s = stats_of(h);
-  return {{"count", h.count()}, {"p50_ms", s.p50}, {"p99_ms", s.p99}, {"max_ms", s.max}};
+  return {{"count", h.total()}, {"p50_ms", s.p50}, {"p99_ms", s.p99}, {"max_ms", s.max}};
 }
 
 nlohmann::json request_rtt_json(const bots_report& r) {

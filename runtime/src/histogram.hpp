@@ -1,111 +1,29 @@
 #pragma once
-/// detail::log_histogram: a fixed-bucket latency histogram, preallocated, with no allocation and
-/// no locked instruction on the measurement path (one writer at a time; readers from any thread).
+/// The pool's histograms: fine_histogram (scenert::log_histogram per pool and worker) and
+/// compact_histogram, 16 bytes per service; both without allocation or locked instruction on the
+/// measurement path (one writer at a time; readers from any thread).
 
 #include <algorithm>
 #include <array>
 #include <atomic>
 #include <bit>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 
+#include <scenert/runtime/log_histogram.hpp>
 #include <scenert/runtime/metrics.hpp>
 
 namespace scenert::detail {
 
-/// The bit width of a measurement (negative counts as 0): what both histograms index by, so that
-/// a value recorded in two of them is measured once.
-inline unsigned width_of(std::int64_t ns) noexcept {
-  return static_cast<unsigned>(std::bit_width(static_cast<std::uint64_t>(ns < 0 ? 0 : ns)));
+using scenert::log_histogram;
+using scenert::width_of;
+
+/// The 1-based rank of quantile q among n > 0 values, as log_histogram counts it: ceil(q*n).
+inline std::uint64_t nearest_rank(double q, std::uint64_t n) noexcept {
+  const double wanted = std::ceil(std::clamp(q, 0.0, 1.0) * static_cast<double>(n));
+  return std::clamp<std::uint64_t>(static_cast<std::uint64_t>(wanted), 1, n);
 }
-
-/// Buckets of 2^SubBits per power of two between 2^MinExp and 2^MaxExp nanoseconds, one below
-/// and one overflow bucket. Thread-safety: record() by one thread at a time (the handover of a
-/// service between workers orders successive writers); snapshot() from any thread.
-template <unsigned SubBits, unsigned MinExp, unsigned MaxExp, class Count>
-class log_histogram {
-  static_assert(MinExp >= SubBits && MaxExp > MinExp);
-
- public:
-  static constexpr unsigned bucket_count = 2 + ((MaxExp - MinExp) << SubBits);
-
-  static unsigned index(std::int64_t ns) noexcept {
-    return index(static_cast<std::uint64_t>(ns < 0 ? 0 : ns), width_of(ns));
-  }
-  /// The same, for `v` >= 0 whose bit width the caller knows; by table, without a branch (it
-  /// runs twice per tick).
-  static unsigned index(std::uint64_t v, unsigned width) noexcept {
-    const by_width& b = table[width];
-    return b.base + (static_cast<unsigned>(v >> b.shift) & b.mask);
-  }
-  /// Values in bucket i are below upper_bound(i); the overflow bucket has none.
-  static std::int64_t upper_bound(unsigned i) noexcept {
-    if (i == 0) return std::int64_t{1} << MinExp;
-    unsigned e = MinExp + ((i - 1) >> SubBits), sub = (i - 1) & ((1u << SubBits) - 1);
-    return (std::int64_t{1} << e) + (static_cast<std::int64_t>(sub + 1) << (e - SubBits));
-  }
-
-  void record(std::int64_t ns) noexcept {
-    count(ns);
-    add(ns, ns);
-  }
-  /// record() in two halves, for a writer that keeps the sum and the maximum of many values
-  /// itself: count() each value, then add() their sum and maximum.
-  void count(std::int64_t ns) noexcept { count(static_cast<std::uint64_t>(ns < 0 ? 0 : ns), width_of(ns)); }
-  void count(std::uint64_t v, unsigned width) noexcept {
-    auto& c = counts_[index(v, width)];
-    c.store(c.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-  }
-  void add(std::int64_t sum, std::int64_t max) noexcept {
-    if (max > max_.load(std::memory_order_relaxed)) max_.store(max, std::memory_order_relaxed);
-    sum_.store(sum_.load(std::memory_order_relaxed) + sum, std::memory_order_relaxed);
-  }
-
-  [[nodiscard]] std::int64_t max() const noexcept { return max_.load(std::memory_order_relaxed); }
-  [[nodiscard]] std::int64_t sum() const noexcept { return sum_.load(std::memory_order_relaxed); }
-  [[nodiscard]] std::uint64_t count_at(unsigned i) const noexcept {
-    return counts_[i].load(std::memory_order_relaxed);
-  }
-
-  /// The value at quantile q (0..1): the upper bound of its bucket, never above the maximum.
-  [[nodiscard]] std::int64_t quantile(double q) const noexcept {
-    std::uint64_t total = 0;
-    for (unsigned i = 0; i < bucket_count; ++i) total += count_at(i);
-    if (total == 0) return 0;
-    auto rank = static_cast<std::uint64_t>(q * static_cast<double>(total));
-    if (rank >= total) rank = total - 1;
-    std::uint64_t seen = 0;
-    for (unsigned i = 0; i < bucket_count; ++i) {
-      seen += count_at(i);
-      if (seen > rank) return i + 1 == bucket_count ? max() : std::min(upper_bound(i), max());
-    }
-    return max();
-  }
-
- private:
-  // For a bit width: the bucket of its lowest value, and which bits below the top pick the sub-bucket.
-  struct by_width {
-    std::uint8_t base, shift, mask;
-  };
-  static constexpr std::array<by_width, 65> table = [] {
-    std::array<by_width, 65> t{};
-    for (unsigned w = 0; w <= 64; ++w) {
-      if (w <= MinExp)
-        t[w] = {0, 0, 0};
-      else if (w - 1 >= MaxExp)
-        t[w] = {static_cast<std::uint8_t>(bucket_count - 1), 0, 0};
-      else
-        t[w] = {static_cast<std::uint8_t>(1 + ((w - 1 - MinExp) << SubBits)),
-                static_cast<std::uint8_t>(w - 1 - SubBits), static_cast<std::uint8_t>((1u << SubBits) - 1)};
-    }
-    return t;
-  }();
-  static_assert(bucket_count <= 256);
-
-  std::array<std::atomic<Count>, bucket_count> counts_{};
-  std::atomic<std::int64_t> max_{0};
-  std::atomic<std::int64_t> sum_{0};
-};
 
 /// Per pool and worker: 4 buckets per octave from 64 ns to 68 s.
 using fine_histogram = log_histogram<2, 6, 36, std::uint64_t>;
@@ -162,12 +80,11 @@ class compact_histogram {
     std::uint64_t total = 0;
     for (auto& c : counts_) total += c.load(std::memory_order_relaxed);
     if (total == 0) return 0;
-    auto rank =
-        std::min<std::uint64_t>(static_cast<std::uint64_t>(q * static_cast<double>(total)), total - 1);
+    const auto rank = nearest_rank(q, total);
     std::uint64_t seen = 0;
     for (unsigned i = 0; i + 1 < bucket_count; ++i) {
       seen += counts_[i].load(std::memory_order_relaxed);
-      if (seen > rank) return std::min(upper_bound(i), max());
+      if (seen >= rank) return std::min(upper_bound(i), max());
     }
     return max();
   }
@@ -216,12 +133,11 @@ inline void accumulate(histogram_snapshot& out, const fine_histogram& h) {
 inline void finish(histogram_snapshot& s) {
   auto at = [&](double q) {
     if (s.count == 0) return std::chrono::nanoseconds{0};
-    auto rank =
-        std::min<std::uint64_t>(static_cast<std::uint64_t>(q * static_cast<double>(s.count)), s.count - 1);
+    const auto rank = nearest_rank(q, s.count);
     std::uint64_t seen = 0;
     for (std::size_t i = 0; i < s.counts.size(); ++i) {
       seen += s.counts[i];
-      if (seen > rank) return i < s.upper_bounds.size() ? std::min(s.upper_bounds[i], s.max) : s.max;
+      if (seen >= rank) return i < s.upper_bounds.size() ? std::min(s.upper_bounds[i], s.max) : s.max;
     }
     return s.max;
   };
