@@ -54,6 +54,9 @@ void render_gateway_metrics(prometheus_text& out, const cluster::gateway_stats& 
   out.counter("scenert_gateway_entries_to_new_line_total",
               "Entries and scene changes sent where a line opens (every line of the scene was full).",
               c(s.entries_to_new_line));
+  out.counter("scenert_gateway_entries_sent_again_total",
+              "Entries of players standing nowhere yet sent to a live node because theirs was declared dead.",
+              c(s.sent_again));
 }
 
 admin_handlers gateway_admin_handlers(const cluster::gateway& gateway, const std::atomic<bool>& stopping) {

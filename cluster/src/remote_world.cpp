@@ -76,7 +76,9 @@ pending_request& remote_world::impl::send(const std::string& node, const world_r
                                           false,
                                           promise});
   push(node, ticket, q);
-  return pending.at(ticket);
+  auto& sent = pending.at(ticket);
+  if (q.what == world_request::kind::enter && !node_of.contains(q.player)) sent.again = q;
+  return sent;
 }
 
 // Sends the batch gathered for each node (on `io`). One batch goes out at a time, so that a node
@@ -181,6 +183,12 @@ void remote_world::impl::time_out(clock::time_point now) {
         ++p;
         continue;
       }
+      if (p->second.again && !p->second.waited && nodes.contains(p->second.node)) {
+        p->second.waited = true;  // its node may be declared dead meanwhile: then it goes elsewhere
+        p->second.deadline = now + opt.answer_timeout;
+        ++p;
+        continue;
+      }
       if (!p->second.journey_to.empty()) {  // moved or not? The nodes are asked; its requests wait
         later([this, ticket = p->first, r = std::move(p->second), now]() mutable {
           settle(ticket, std::move(r), now);
@@ -188,10 +196,11 @@ void remote_world::impl::time_out(clock::time_point now) {
         p = pending.erase(p);
         continue;
       }
-      ready.emplace_back(std::move(p->second.reply),
-                         fail(world_errc::node_unavailable,
-                              fmt::format("player {}: node {} did not answer within {} ms", p->second.player,
-                                          p->second.node, opt.answer_timeout.count())));
+      ready.emplace_back(
+          std::move(p->second.reply),
+          fail(world_errc::node_unavailable,
+               fmt::format("player {}: node {} did not answer within {} ms", p->second.player, p->second.node,
+                           opt.answer_timeout.count() * (p->second.waited ? 2 : 1))));
       p = pending.erase(p);
     }
   }
@@ -258,6 +267,37 @@ void remote_world::impl::lose(const std::string& node) {
   std::vector<orphan> list;
   for (auto& [p, o] : orphans) list.push_back(o);
   if (opt.on_node_lost) opt.on_node_lost(node, std::move(list));
+  fail_over(node);
+}
+
+// The requests a dead node will never answer: an entry of a player standing nowhere yet goes to a
+// live node (the client waits; nothing of it stands on the dead node), the rest are answered
+// node_unavailable at once (their players are placed again as the dead node's). Journeys are left to
+// their settling: the target may have the player.
+void remote_world::impl::fail_over(const std::string& node) {
+  std::vector<std::pair<world_request, world_reply>> resubmit;
+  std::vector<world_reply> refused;
+  {
+    std::lock_guard lock(m);
+    for (auto p = pending.begin(); p != pending.end();) {
+      pending_request& r = p->second;
+      if (r.node != node || !r.journey_to.empty() || r.farewell) {
+        ++p;
+        continue;
+      }
+      unpromise(std::exchange(r.promise, {}));
+      if (r.again) {
+        resubmit.emplace_back(*r.again, std::move(r.reply));
+      } else {
+        refused.push_back(std::move(r.reply));
+      }
+      p = pending.erase(p);
+    }
+  }
+  sent_again.fetch_add(resubmit.size(), std::memory_order_relaxed);
+  for (auto& reply : refused)
+    if (reply) reply(fail(world_errc::node_unavailable, fmt::format("node {} was declared dead", node)));
+  for (auto& [q, reply] : resubmit) submit(q, std::move(reply));
 }
 
 // ---- the public face -------------------------------------------------------------------
@@ -352,8 +392,9 @@ void remote_world::poll(std::chrono::steady_clock::time_point now) {
     impl_->beaten = now;
     (void)impl_->link.publish(subjects::gateway_beat(impl_->opt.gateway), {});
   }
-  impl_->time_out(now);
+  // The nodes first: a request to a node declared dead goes elsewhere before its timeout is read.
   if (now - impl_->nodes_read >= nodes_period) impl_->read_nodes(now);
+  impl_->time_out(now);
   impl_->retry_waiting();
 }
 
@@ -383,7 +424,8 @@ remote_world_stats remote_world::stats() const {
                        n(i.journeys),
                        n(i.journeys_failed),
                        n(i.entries_to_room),
-                       n(i.entries_to_new_line)};
+                       n(i.entries_to_new_line),
+                       n(i.sent_again)};
   std::lock_guard lock(i.m);
   s.live_nodes = static_cast<std::uint32_t>(i.nodes.size());
   s.players = static_cast<std::uint32_t>(i.node_of.size());

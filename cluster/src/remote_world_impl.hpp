@@ -74,6 +74,10 @@ struct pending_request {
   line_key promise{};             // the line counted for this player until answered (scene 0: none)
   bool instance = false;          // it enters a private instance: the scene it stood in is its way home
   clock::time_point settle_by{};  // a journey asked about since its answer timed out: until when
+  // An entry of a player standing nowhere yet (a login, a player placed again): sent to another
+  // node if its node is declared dead before it answered; waited for once past its timeout.
+  std::optional<world_request> again{};
+  bool waited = false;  // `again`'s one wait past the timeout is spent
 };
 
 // Where a player's requests go, and the scene it was last placed in (0: not heard). In a private
@@ -154,7 +158,7 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
   std::atomic<std::uint64_t> request_batches{0}, requests{0}, answers{0}, timeouts{0}, no_node{0},
       event_batches{0}, gaps{0}, views_asked{0}, views_applied{0}, bad_messages{0}, nodes_lost{0},
       players_orphaned{0}, claims{0}, claims_refused{0}, claimed_elsewhere{0}, journeys{0},
-      journeys_failed{0}, entries_to_room{0}, entries_to_new_line{0};
+      journeys_failed{0}, entries_to_room{0}, entries_to_new_line{0}, sent_again{0};
 
   impl(nats_link& l, kv_bucket b, remote_world_options o)
       : link(l), nodes_bucket(std::move(b)), opt(std::move(o)) {}
@@ -178,6 +182,7 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
   void time_out(detail::clock::time_point now);
   void read_nodes(detail::clock::time_point now);
   void lose(const std::string& node);
+  void fail_over(const std::string& node);
 
   // --- where a request goes: the table's lines across the nodes (remote_lines.cpp) ---
   struct heard_line {

@@ -79,6 +79,7 @@ struct remote_world_stats {
   std::uint64_t journeys = 0, journeys_failed = 0;  ///< players taken to another node, and refused there
   std::uint64_t entries_to_room = 0;                ///< entries and scene changes sent to a line with room
   std::uint64_t entries_to_new_line = 0;            ///< those sent where a line opens (every line was full)
+  std::uint64_t sent_again = 0;  ///< entries of players nowhere yet sent to another node (theirs died)
   std::uint32_t live_nodes = 0, players = 0;
 };
 

@@ -1,7 +1,6 @@
-// A journey its source node gave up (the target did not answer in time) after the target had placed
-// the player: the target's line shows the player entering, then leaving, while the line it never left
-// holds it still. The gateway tells its front where the player stands (on_stands_on) once no line of
-// the target holds it, whether the answer came before that line's leaving or after.
+// A gateway's requests when a node fails: an entry in flight to a node declared dead goes to a live
+// node (the client waits, it is not refused); a journey its source gave up after the target placed
+// the player ends with the front told where the player stands still.
 
 #include <scenert/cluster/node_endpoint.hpp>
 #include <scenert/cluster/node_lease.hpp>
@@ -40,6 +39,46 @@ struct stands_on_log {
   }
 };
 
+// A login in flight to a node that never answers: past its timeout it waits for its node once more;
+// declared dead meanwhile, the node's entry goes to the live node, answered once, the player placed
+// there alone. Its other requests to the dead node are answered node_unavailable at once.
+TEST_F(Gateways, AnEntryInFlightToANodeDeclaredDeadIsPlacedOnALiveNode) {
+  two_hosts h(*link, nodes);  // b looks busy: entries go to a
+  ASSERT_TRUE(h.ok);
+  auto g = gateway(300ms);
+  ASSERT_NE(g, nullptr);
+  ASSERT_TRUE(ask(*g, world_request::enter(10, 1)));  // 10 stands on a
+  {
+    std::lock_guard lock(h.on_a.m);
+    h.on_a.park = true;  // a hears, and never answers
+  }
+  auto entered = std::make_shared<std::promise<world_result>>();
+  auto moved = std::make_shared<std::promise<world_result>>();
+  g->submit(world_request::enter(20, 1), [entered](world_result r) { entered->set_value(std::move(r)); });
+  g->submit(world_request::move(10, {2, 2}), [moved](world_result r) { moved->set_value(std::move(r)); });
+  auto entry = entered->get_future();
+  auto move = moved->get_future();
+  ASSERT_TRUE(eventually([&] { return h.on_a.heard_of(20).size() == 1; }));
+  g->poll(std::chrono::steady_clock::now() + 400ms);  // past the timeout: the entry waits once more
+  EXPECT_EQ(entry.wait_for(100ms), std::future_status::timeout);
+  ASSERT_EQ(move.wait_for(1s), std::future_status::ready);  // a move is not waited for
+  EXPECT_EQ(move.get().code(), world_errc::node_unavailable);
+
+  ASSERT_TRUE(declare_dead(nodes, "a", h.lease_a->revision()));
+  g->poll(std::chrono::steady_clock::now() + 2s);  // reads the nodes: a is dead
+  ASSERT_EQ(entry.wait_for(5s), std::future_status::ready);
+  const auto placed = entry.get();
+  ASSERT_TRUE(placed) << placed.error().message;
+  EXPECT_EQ(placed->line.line, 2u);  // b's line
+  EXPECT_EQ(h.on_b.heard_of(20), std::vector<world_request::kind>{world_request::kind::enter});
+  EXPECT_EQ(g->stats().sent_again, 1u);
+  EXPECT_TRUE(ask(*g, world_request::move(20, {1, 1})));  // its requests go to b now
+}
+
+// A journey its source node gave up (the target did not answer in time) after the target had placed
+// the player: the target's line shows the player entering, then leaving, while the line it never left
+// holds it still. The gateway tells its front where the player stands (on_stands_on) once no line of
+// the target holds it, whether the answer came before that line's leaving or after.
 TEST_F(Gateways, AGivenUpJourneyTellsTheFrontTheLineItsPlayerStandsOnStill) {
   two_hosts h(*link, nodes);  // b hosts 40, a mate of another gateway
   ASSERT_TRUE(h.ok);
