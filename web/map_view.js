@@ -21,7 +21,8 @@ export class Geometry {
     // SceneInfo says eyesight_x / eyesight_z, /lines eyesight_x / eyesight_y; else the 9-grid.
     this.eyesight_x = g.eyesight_x || 1;
     this.eyesight_y = g.eyesight_z || g.eyesight_y || 1;
-    // SceneInfo's bit per cell, or /lines' rectangles turned into the same bits.
+    // A bit per cell: from a SceneInfo's row runs (GameSession decodes them, map_store.js), or
+    // /lines' rectangles turned into the same bits.
     this.blocked = g.blocked && g.blocked.length ? g.blocked : g.blocks ? this.bitsOf(g.blocks) : null;
   }
 

@@ -1,6 +1,7 @@
 // One player's connection to the server's /ws: login, the frames that keep its view, heartbeats,
 // and the resume after a drop. It knows the protocol, not the page: the page listens to 'change'.
 import { ID, TP } from './wire.js';
+import { MapStore } from './map_store.js';
 
 const BACKOFF_MS = [500, 1000, 2000, 4000, 8000];
 // Goodbyes after which coming back would only be refused again or fight another tab.
@@ -26,6 +27,7 @@ export class GameSession extends EventTarget {
     this.requests = new Map(); // request_id -> what was asked, for the answer's line
     this.framesThisSecond = 0;
     this.timers = [];
+    this.maps = new MapStore();  // the maps' blocks, kept across connections and page loads
   }
 
   /** Logs in by name ('' : the server names you player-N), or as a guest (no login frame). */
@@ -52,7 +54,9 @@ export class GameSession extends EventTarget {
     ws.onopen = () => {
       if (ws !== this.ws) return;
       s.connected = true;
-      if (!this.guest) this.send(ID.LOGIN, { name: this.name, resume_token: this.token });
+      // The maps it holds: their 1006s come without the blocks.
+      if (!this.guest)
+        this.send(ID.LOGIN, { name: this.name, resume_token: this.token, known_maps: this.maps.held() });
       this.emit('status');
     };
     ws.onmessage = (e) => { if (ws === this.ws) this.receive(e.data); };
@@ -158,7 +162,7 @@ export class GameSession extends EventTarget {
         return this.emit('view');
       case ID.SCENE_INFO:
         s.scene = m.scene; s.sceneName = m.name; s.kind = m.kind; s.line = m.line; s.phase = m.phase;
-        s.geometry = m;
+        s.geometry = { ...m, blocked: this.blocksOf(m) };
         return this.emit('scene');
       case ID.MONSTERS_SEEN:
         if (m.all) s.monsters.clear();
@@ -179,6 +183,16 @@ export class GameSession extends EventTarget {
         this.goodbye = m.reason;
         this.error(`goodbye: ${m.reason}`);
         return;
+    }
+  }
+
+  // The map's blocked bits, from the frame or from the maps kept; none (floor only) on a fault.
+  blocksOf(m) {
+    try {
+      return this.maps.blocksOf(m);
+    } catch (err) {
+      this.error(err.message);
+      return null;
     }
   }
 

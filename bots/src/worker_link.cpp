@@ -80,7 +80,7 @@ void worker::connected(bot& b) {
   ++stats_.connected;
   b.at = bot::stage::logging_in;
   if (shared_.opt.protocol == bots_protocol::scenert)
-    send(b, net::login{fmt::format("bot-{}", b.index), b.token});
+    send(b, net::login{fmt::format("bot-{}", b.index), b.token, maps_held()});
   read(b);
   flush();
 }

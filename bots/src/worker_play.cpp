@@ -62,9 +62,7 @@ void worker::on(bot& b, const net::server_message& m, clock::time_point now) {
           stats_.heartbeat_rtt.record(
               std::chrono::nanoseconds(ns_of(now) - static_cast<std::int64_t>(msg.client_ns)));
         } else if constexpr (std::is_same_v<T, net::scene_info>) {
-          b.where = {msg.scene,     msg.line,     msg.phase,    msg.width,   msg.height,
-                     msg.cell_size, msg.origin_x, msg.origin_z, msg.blocked, true};
-          if (b.home == 0) b.home = msg.scene;
+          on_scene(b, msg);
         } else if constexpr (std::is_same_v<T, net::goodbye>) {
           b.goodbye = msg.reason.empty() ? "goodbye" : msg.reason.substr(0, msg.reason.find(':'));
         } else if constexpr (std::is_same_v<T, net::move_refused>) {
@@ -72,6 +70,39 @@ void worker::on(bot& b, const net::server_message& m, clock::time_point now) {
         }
       },
       m);
+}
+
+// Its new ground: the map's blocks from the frame (kept for every bot of the process), or the ones
+// kept when the frame leaves them out.
+void worker::on_scene(bot& b, const net::scene_info& m) {
+  std::shared_ptr<const net::block_bits> blocks;
+  if (m.blocks_omitted) {
+    if (auto kept = shared_.maps.find(m.map_digest); kept != shared_.maps.end()) blocks = kept->second;
+  } else if (auto bits = net::decode_blocks(static_cast<std::uint32_t>(m.width),
+                                            static_cast<std::uint32_t>(m.height), m.block_rows, m.blocked)) {
+    blocks = shared_.maps.emplace(m.map_digest, std::make_shared<const net::block_bits>(std::move(*bits)))
+                 .first->second;
+  } else {
+    error(b, fmt::format("bot {} (player {}): 1006 of scene {}: {}", b.index, b.pid, m.scene,
+                         bits.error().message));
+  }
+  if (!blocks && m.blocks_omitted)
+    error(b,
+          fmt::format("bot {} (player {}): 1006 of scene {} leaves out map {:016x}, which it does not hold",
+                      b.index, b.pid, m.scene, m.map_digest));
+  b.where = {m.scene,     m.line,     m.phase,    m.width, m.height,
+             m.cell_size, m.origin_x, m.origin_z, blocks,  blocks != nullptr};
+  if (b.home == 0) b.home = m.scene;
+}
+
+// The digests of the maps the process holds, as many as a login may name.
+std::vector<std::uint64_t> worker::maps_held() const {
+  std::vector<std::uint64_t> held;
+  for (const auto& [digest, blocks] : shared_.maps) {
+    if (held.size() == net::max_known_maps) break;
+    held.push_back(digest);
+  }
+  return held;
 }
 
 void worker::on_broadcast(bot& b, const net::broadcast& m, clock::time_point now) {
@@ -179,7 +210,7 @@ bool worker::walkable(const bot& b, float x, float z) const {
   if (!(fx >= 0 && fz >= 0 && fx < w.width && fz < w.height)) return false;
   const auto bit =
       static_cast<std::size_t>(static_cast<std::int64_t>(fz) * w.width + static_cast<std::int64_t>(fx));
-  return bit / 8 >= w.blocked.size() || (w.blocked[bit / 8] >> (bit % 8) & 1) == 0;
+  return bit / 8 >= w.blocked->size() || ((*w.blocked)[bit / 8] >> (bit % 8) & 1) == 0;
 }
 
 void worker::act(bot& b, const bot_step& s, clock::time_point now) {

@@ -219,7 +219,7 @@ void fan_out::correct_place(session& s) {
     return;
   p.place = placement{l->second.line, l->second.phase == p.place.phase ? p.place.space : 0, l->second.phase};
   if (const scene_def* def = shard_.geo.def_of(p.place.line.scene); def != nullptr && p.speaks_scenert)
-    s.send(shard_.geo.info_of(*def, p.place));
+    s.send(shard_.geo.info_of(*def, p.place, p));
 }
 
 void fan_out::send_view(session& s, bool players) {

@@ -1,6 +1,8 @@
 // The table's geometry as the front sends it: maps, world units, a scene's 1006, positions.
 #include "front_geometry.hpp"
 
+#include <algorithm>
+
 namespace scenert::net {
 
 const std::shared_ptr<const grid::map_data>& scene_geometry::map_of(const scene_def& s) {
@@ -16,7 +18,7 @@ const map_def& scene_geometry::units_of(const scene_def& d) const {
   return unit;
 }
 
-server_message scene_geometry::info_of(const scene_def& def, const placement& p) {
+server_message scene_geometry::info_of(const scene_def& def, const placement& p, player_state& told) {
   const auto& map = *map_of(def);
   scene_info i;
   i.scene = def.id, i.name = def.name,
@@ -29,25 +31,35 @@ server_message scene_geometry::info_of(const scene_def& def, const placement& p)
   const map_def& u = units_of(def);
   i.cell_size = static_cast<float>(u.cell_size), i.origin_x = static_cast<float>(u.origin_x),
   i.origin_z = static_cast<float>(u.origin_z);
-  i.blocked = blocked_bits_of(def);
+  const map_on_wire& w = wire_of(def);
+  i.map_digest = w.digest;
+  i.blocks_omitted = std::ranges::find(told.maps_held, w.digest) != told.maps_held.end();
+  if (!i.blocks_omitted) {
+    i.block_rows = w.blocks.rows, i.blocked = w.blocks.bits;
+    told.maps_held.push_back(w.digest);
+  }
   return server_message{std::move(i)};
 }
 
-// A map's blocked cells, one bit each: built once per map (a 512 x 512 map walks 262,144 cells), then
-// copied into each 1006.
-const std::string& scene_geometry::blocked_bits_of(const scene_def& def) {
-  auto [it, fresh] = blocked_bits_.try_emplace(def.map);
+// A map's digest and blocks: built once per map (a 512 x 512 map walks 262,144 cells), then
+// copied into the first 1006 of each connection that goes there.
+const scene_geometry::map_on_wire& scene_geometry::wire_of(const scene_def& def) {
+  auto [it, fresh] = wire_.try_emplace(def.map);
   if (!fresh) return it->second;
   const auto& map = *map_of(def);
-  std::string& bits = it->second;
-  bits.assign((map.cell_count() + 7) / 8, '\0');
+  block_bits bits((std::uint64_t{map.cell_count()} + 7) / 8, '\0');
   for (std::uint32_t y = 0; y < map.height(); ++y)
     for (std::uint32_t x = 0; x < map.width(); ++x)
       if (map.is_block({x, y})) {
         const std::uint32_t bit = map.cell_index({x, y});
         bits[bit / 8] = static_cast<char>(bits[bit / 8] | (1 << (bit % 8)));
       }
-  return bits;
+  auto rows = encode_block_rows(map.width(), map.height(), bits);
+  it->second.digest = map_digest(
+      {map.width(), map.height(), map.area_width(), map.area_height(), map.eyesight_x(), map.eyesight_y()},
+      rows);
+  it->second.blocks = shorter_form(map.width(), map.height(), bits, std::move(rows));
+  return it->second;
 }
 
 position scene_geometry::centre(grid::cell_point c, const map_def& u) {

@@ -1,6 +1,6 @@
 #pragma once
-// What the front needs of the table's scenes and maps: each map's data and blocked bits (built once
-// per map, on first use), world units, and a scene's 1006.
+// What the front needs of the table's scenes and maps: each map's data, digest and row runs (built
+// once per map, on first use), world units, and a scene's 1006 (with the blocks once per connection).
 
 #include "player_book.hpp"
 #include "session.hpp"
@@ -9,8 +9,10 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <scenert/config/scene_table.hpp>
+#include <scenert/net/map_blocks.hpp>
 #include <scenert/net/messages.hpp>
 #include <scenert/scene/grid/map_data.hpp>
 #include <scenert/scene/scene.hpp>
@@ -28,8 +30,9 @@ class scene_geometry {
   const std::shared_ptr<const grid::map_data>& map_of(const scene_def& s);
   /// The units of a scene's map (cell size, origin).
   [[nodiscard]] const map_def& units_of(const scene_def& d) const;
-  /// Scenert's 1006 for a player placed at `p` of `def`.
-  server_message info_of(const scene_def& def, const placement& p);
+  /// Scenert's 1006 for a player placed at `p` of `def`: with the map's blocks unless `told`'s client
+  /// holds the map already, which it does from then on.
+  server_message info_of(const scene_def& def, const placement& p, player_state& told);
 
   /// The centre of a cell, in world units.
   static position centre(grid::cell_point c, const map_def& u);
@@ -42,11 +45,16 @@ class scene_geometry {
                               const map_def& u);
 
  private:
-  const std::string& blocked_bits_of(const scene_def& def);
+  // What 1006 says of a map's static data.
+  struct map_on_wire {
+    std::uint64_t digest = 0;
+    wire_blocks blocks;  // the shorter of row runs and bits
+  };
+  const map_on_wire& wire_of(const scene_def& def);
 
   const scene_table& table_;
   std::map<map_id, std::shared_ptr<const grid::map_data>> maps_;
-  std::map<map_id, std::string> blocked_bits_;  // 1006's bitset of each map
+  std::map<map_id, map_on_wire> wire_;
 };
 
 }  // namespace scenert::net

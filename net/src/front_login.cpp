@@ -197,7 +197,7 @@ void login_desk::resume(const std::shared_ptr<session>& s, player_id pid, waitin
   // view when the line's event comes (the session is here now).
   shard_.fan.send_view(*s);
   if (const scene_def* def = shard_.geo.def_of(p.place.line.scene))
-    s->send(shard_.geo.info_of(*def, p.place));
+    s->send(shard_.geo.info_of(*def, p.place, p));
 }
 
 void login_desk::admit(const std::shared_ptr<session>& s, player_id pid, std::string name) {

@@ -42,7 +42,10 @@ void play_desk::on_frame(const std::shared_ptr<session>& s, std::uint32_t id, st
   player_state& p = s->player();
   if (s->at() != session::stage::in) {
     if (p.claiming) return;  // logging in already: the claim's answer decides
-    if (auto* l = std::get_if<login>(&m.value())) return shard_.logins.log_in(s, *l);
+    if (auto* l = std::get_if<login>(&m.value())) {
+      p.maps_held = l->known_maps;  // decoded: at most max_known_maps
+      return shard_.logins.log_in(s, *l);
+    }
     if (s->login_required()) return bad_frame(s, "log in (1000) first");
     shard_.logins.log_in_guest(s);
   }
@@ -51,7 +54,7 @@ void play_desk::on_frame(const std::shared_ptr<session>& s, std::uint32_t id, st
     p.speaks_scenert = true;
     if (p.placed)
       if (const scene_def* def = shard_.geo.def_of(p.place.line.scene))
-        s->send(shard_.geo.info_of(*def, p.place));
+        s->send(shard_.geo.info_of(*def, p.place, p));
     shard_.fan.send_view(*s, false);  // the monsters it sees: its players came with seed 002's frames
   }
   std::visit([&](auto& msg) { handle(s, msg); }, m.value());
@@ -212,7 +215,7 @@ void play_desk::answered(const std::shared_ptr<session>& s, std::uint32_t reques
   p.placed = !leaving;
   p.place = *r;
   const scene_def* def = shard_.geo.def_of(r->line.scene);
-  if (!leaving && def != nullptr && p.speaks_scenert) s->send(shard_.geo.info_of(*def, *r));
+  if (!leaving && def != nullptr && p.speaks_scenert) s->send(shard_.geo.info_of(*def, *r, p));
 }
 
 void play_desk::ask(session& s, const asked_position& asked) {

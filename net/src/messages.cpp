@@ -3,6 +3,8 @@
 #include <array>
 #include <type_traits>
 
+#include <scenert/net/map_blocks.hpp>
+
 #include <google/protobuf/arena.h>
 
 #include "proto/scenert.pb.h"
@@ -66,6 +68,38 @@ struct scratch_reset {
   ~scratch_reset() { scratch().Reset(); }
 };
 
+// A login's known maps are bounded and 8 bytes each: a longer list or another length is refused.
+result<client_message, wire_errc> login_of(const scenert::wire::Login& m) {
+  if (static_cast<std::size_t>(m.known_maps_size()) > max_known_maps)
+    return fail(wire_errc::bad_payload, "login: " + std::to_string(m.known_maps_size()) +
+                                            " known maps, at most " + std::to_string(max_known_maps));
+  login out{m.name(), m.resume_token(), {}};
+  out.known_maps.reserve(static_cast<std::size_t>(m.known_maps_size()));
+  for (const auto& bytes : m.known_maps()) {
+    auto digest = digest_of_bytes(bytes);
+    if (!digest)
+      return fail(wire_errc::bad_payload, "login: known map " + std::to_string(out.known_maps.size()) + ": " +
+                                              digest.error().message);
+    out.known_maps.push_back(*digest);
+  }
+  return client_message{std::move(out)};
+}
+
+// A 1006 as it came (its blocks stay in their wire form: map_blocks.hpp decodes them).
+result<server_message, wire_errc> scene_info_of(const scenert::wire::SceneInfo& s) {
+  auto digest = digest_of_bytes(s.map_digest());
+  if (!digest) return fail(wire_errc::bad_payload, "scene_info: " + digest.error().message);
+  scene_info i;
+  i.scene = s.scene(), i.name = s.name(), i.kind = s.kind(), i.line = s.line(), i.phase = s.phase();
+  i.width = s.width(), i.height = s.height(), i.area_size = s.area_size();
+  i.cell_size = s.cell_size(), i.origin_x = s.origin_x(), i.origin_z = s.origin_z();
+  i.eyesight_x = s.eyesight_x(), i.eyesight_z = s.eyesight_z();
+  i.map_digest = *digest, i.blocks_omitted = s.blocks_omitted();
+  i.block_rows.assign(s.block_rows().begin(), s.block_rows().end());
+  i.blocked = s.blocked();
+  return server_message{std::move(i)};
+}
+
 }  // namespace
 
 message_id id_of(const client_message& m) noexcept {
@@ -93,9 +127,7 @@ result<client_message, wire_errc> decode_client(std::uint32_t id, std::string_vi
     case message_id::position:
       return as.operator()<pb::Position>([](const pb::Position& m) { return move_to{from_pb(m)}; });
     case message_id::login:
-      return as.operator()<scenert::wire::Login>([](const scenert::wire::Login& m) {
-        return login{m.name(), m.resume_token()};
-      });
+      return as.operator()<scenert::wire::Login>(login_of);
     case message_id::request:
       return as.operator()<scenert::wire::Request>([](const scenert::wire::Request& r) -> R {
         if (r.kind() < 0 || r.kind() >= static_cast<int>(request_kind::count_))
@@ -152,11 +184,7 @@ result<server_message, wire_errc> decode_server(std::uint32_t id, std::string_vi
         return heartbeat_echo{m.client_ns(), m.server_ns()};
       });
     case message_id::scene_info:
-      return as.operator()<SceneInfo>([](const SceneInfo& s) {
-        return scene_info{s.scene(),     s.name(),    s.kind(),       s.line(),      s.phase(),
-                          s.width(),     s.height(),  s.cell_size(),  s.origin_x(),  s.origin_z(),
-                          s.area_size(), s.blocked(), s.eyesight_x(), s.eyesight_z()};
-      });
+      return as.operator()<SceneInfo>(scene_info_of);
     case message_id::goodbye:
       return as.operator()<Goodbye>([](const Goodbye& m) { return goodbye{m.reason()}; });
     case message_id::move_refused:
@@ -195,6 +223,7 @@ void append_frame(std::string& out, const client_message& msg) {
           auto& l = made<scenert::wire::Login>();
           l.set_name(m.name);
           l.set_resume_token(m.resume_token);
+          for (auto digest : m.known_maps) l.add_known_maps(digest_bytes(digest));
           put(out, message_id::login, l);
         } else if constexpr (std::is_same_v<M, request>) {
           auto& r = made<scenert::wire::Request>();
@@ -312,9 +341,12 @@ void encode(std::string& out, const scene_info& m) {
   s.set_origin_x(m.origin_x);
   s.set_origin_z(m.origin_z);
   s.set_area_size(m.area_size);
-  s.set_blocked(m.blocked);
   s.set_eyesight_x(m.eyesight_x);
   s.set_eyesight_z(m.eyesight_z);
+  s.set_map_digest(digest_bytes(m.map_digest));
+  s.mutable_block_rows()->Add(m.block_rows.begin(), m.block_rows.end());
+  s.set_blocked(m.blocked);
+  s.set_blocks_omitted(m.blocks_omitted);
   put(out, message_id::scene_info, s);
 }
 

@@ -23,6 +23,7 @@
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 #include <scenert/net/frame.hpp>
 #include <scenert/net/front.hpp>
@@ -64,6 +65,9 @@ struct player_state {
   bool placed = false;          // the world placed the player (its line's events concern it)
   bool speaks_scenert = false;  // sent an id of scenert's own: it gets scenert's frames too
   std::uint32_t views = 0;      // 202s sent on this connection: a walk (1011) names the one it was made on
+  // Digests of the maps whose blocks its client holds: announced at login (at most max_known_maps) or
+  // carried by a 1006 of this connection; at most that plus the table's maps.
+  std::vector<std::uint64_t> maps_held;
   std::uint32_t bad_frames = 0;
   placement place;  // where the world put it last
   bucket moves, chat, requests;

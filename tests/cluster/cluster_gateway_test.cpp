@@ -3,6 +3,7 @@
 
 #include <scenert/cluster/gateway.hpp>
 #include <scenert/net/client.hpp>
+#include <scenert/net/map_blocks.hpp>
 
 #include <fmt/ranges.h>
 #include <gtest/gtest.h>
@@ -106,6 +107,49 @@ TEST(ClusterGateway, PlacesADeadNodesTownPlayersAgainOnTheirScene) {
       "scene, 0 in the landing scene)";
   EXPECT_NE(std::find(warned.begin(), warned.end(), said), warned.end())
       << fmt::format("warned: {}", fmt::join(warned, " | "));
+}
+
+// The next 1006 of `scene` a client reads through the gateway.
+net::scene_info info_of(net::client& c, scene_id scene) {
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto m = c.receive(1s);
+    if (!m) continue;
+    if (auto* i = std::get_if<net::scene_info>(&m.value()); i && i->scene == scene) return *i;
+  }
+  ADD_FAILURE() << "no 1006 of scene " << scene;
+  return {};
+}
+
+// The gateway is a front on a remote world: the same rule holds, a map's blocks once per connection
+// and none for a map the client announced.
+TEST(ClusterGateway, SendsAMapsBlocksOncePerConnectionAsAFrontDoes) {
+  nats_server server;
+  auto t = scenert::test::small_table();
+  t.maps.push_back(map_def{2, "field map", 32, 32, 8, 8, 1, 1, {cell_rect{5, 5, 3, 3}}});
+  for (auto& d : t.scenes)
+    if (d.id == scenert::test::field_id) d.map = 2;
+  auto table = std::make_shared<const scene_table>(std::move(t));
+  auto node = start_node(server, *table, "a", 1, [](std::string_view) {});
+  auto g = gateway::start(options_for(server.url(), table));
+  ASSERT_TRUE(g) << g.error().message;
+  auto c = net::client::connect("127.0.0.1", (*g)->tcp_port());
+  ASSERT_TRUE(c) << c.error().message;
+  ASSERT_TRUE((*c)->send(net::login{"ann", ""}));
+  const auto town = info_of(**c, scenert::test::town_id);
+  EXPECT_FALSE(town.blocks_omitted);
+  EXPECT_TRUE(net::decode_blocks(32, 32, town.block_rows, town.blocked).has_value());
+  ASSERT_TRUE((*c)->send(net::request{1, net::request_kind::transfer, scenert::test::field_id, 0, 0, 0}));
+  EXPECT_FALSE(info_of(**c, scenert::test::field_id).blocks_omitted);  // a map not sent yet
+  ASSERT_TRUE((*c)->send(net::request{2, net::request_kind::transfer, scenert::test::town_id, 0, 0, 0}));
+  const auto again = info_of(**c, scenert::test::town_id);
+  EXPECT_TRUE(again.blocks_omitted);
+  EXPECT_EQ(again.map_digest, town.map_digest);
+  auto later = net::client::connect("127.0.0.1", (*g)->tcp_port());
+  ASSERT_TRUE(later) << later.error().message;
+  ASSERT_TRUE((*later)->send(net::login{"bob", "", {town.map_digest}}));
+  EXPECT_TRUE(info_of(**later, scenert::test::town_id).blocks_omitted);
+  (*g)->stop();
 }
 
 }  // namespace

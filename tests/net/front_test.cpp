@@ -2,6 +2,7 @@
 // project's own client. Every wait is bounded; nothing here sleeps for a fixed time.
 #include <scenert/net/client.hpp>
 #include <scenert/net/front.hpp>
+#include <scenert/net/map_blocks.hpp>
 
 #include <gtest/gtest.h>
 
@@ -273,13 +274,19 @@ TEST(Front, RequestsAreAnsweredByCodeName) {
   ASSERT_TRUE(c);
   land(*c);
   ASSERT_TRUE(c->send(request{7, request_kind::transfer, test::field_id, 0, 0, 0}));
+  // Its first scenert frame brings the town's geometry, then the field's (the same map: no blocks).
+  auto town = wait_for<scene_info>(*c, [](const scene_info& i) { return i.scene == test::town_id; });
+  auto blocks = decode_blocks(32, 32, town.block_rows, town.blocked);
+  ASSERT_TRUE(blocks.has_value()) << blocks.error().message;
+  EXPECT_EQ(static_cast<unsigned char>((*blocks)[0]) & 1U, 1U);  // cell (0,0) is blocked
   auto ok = wait_for<answer>(*c, [](const answer& a) { return a.request_id == 7; });
   EXPECT_EQ(ok.code, "ok");
   EXPECT_EQ(ok.scene, test::field_id);
   auto info = wait_for<scene_info>(*c, [](const scene_info& i) { return i.scene == test::field_id; });
   EXPECT_EQ(info.width, 32);
   EXPECT_EQ(info.kind, "field");
-  EXPECT_EQ(static_cast<unsigned char>(info.blocked[0]) & 1U, 1U);  // cell (0,0) is blocked
+  EXPECT_TRUE(info.blocks_omitted);
+  EXPECT_EQ(info.map_digest, town.map_digest);
   ASSERT_TRUE(c->send(request{8, request_kind::transfer, 999, 0, 0, 0}));
   EXPECT_EQ(wait_for<answer>(*c, [](const answer& a) { return a.request_id == 8; }).code, "unknown_scene");
 }

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <scenert/net/map_blocks.hpp>
+
 #include <string>
 #include <vector>
 
@@ -49,7 +51,8 @@ TEST(Messages, EveryClientMessageRoundTrips) {
   const std::vector<client_message> all{
       talk{"hello world"},
       move_to{{1.5F, 2, -3.25F, 90, 0}},
-      login{"tom", "token-1"},
+      login{"tom", "token-1", {}},
+      login{"ann", "", {0x0102030405060708ULL, ~std::uint64_t{0}}},
       request{42, request_kind::enter_instance, 3002, 0, 77, 0},
       request{43, request_kind::join_team, 0, 0, 0, 12},
       heartbeat{123456789, 0},
@@ -69,6 +72,16 @@ TEST(Messages, EveryClientMessageRoundTrips) {
   }
 }
 
+// A 1006 with its blocks as row runs, as bits, or left out.
+scene_info oakvale(std::vector<std::uint32_t> rows, std::string bits, bool omitted) {
+  scene_info i;
+  i.scene = 1001, i.name = "Oakvale", i.kind = "town", i.line = 2, i.phase = omitted ? 1 : 0;
+  i.width = 64, i.height = 32, i.cell_size = 1.5F, i.origin_x = 10, i.origin_z = 20, i.area_size = 8;
+  i.eyesight_x = 2, i.eyesight_z = 1, i.map_digest = 0x1122334455667788ULL;
+  i.block_rows = std::move(rows), i.blocked = std::move(bits), i.blocks_omitted = omitted;
+  return i;
+}
+
 TEST(Messages, EveryServerMessageRoundTrips) {
   const std::vector<server_message> all{
       you_are{5, "tom"},
@@ -81,7 +94,9 @@ TEST(Messages, EveryServerMessageRoundTrips) {
       login_ok{5, "tom", "tok", true},
       answer{42, "line_full", "scene 3002: every line is full", 3002, 4, 0},
       heartbeat_echo{1, 2},
-      scene_info{1001, "Oakvale", "town", 2, 0, 64, 32, 1.5F, 10, 20, 8, std::string("\x01\x80", 2), 2, 1},
+      oakvale({1, 2, 0, 3, 31, 0}, "", false),
+      oakvale({}, std::string("\x01\x80", 2), false),
+      oakvale({}, "", true),
       goodbye{"server shutting down"},
       move_refused{"blocked"},
       monsters_seen{{{3, 1.5F, 2.5F}, {0, 10, 20}}, true},
@@ -130,6 +145,35 @@ TEST(Messages, UnknownIdsAndBadPayloadsAreNamedErrors) {
                         })
                   .has_value());
   EXPECT_TRUE(seen);
+}
+
+// A login names at most max_known_maps digests of 8 bytes each; anything else is a bad frame.
+TEST(Messages, KnownMapsAreBoundedAndEightBytesEach) {
+  auto decoded = [](const login& l) {
+    std::string bytes;
+    append_frame(bytes, client_message{l});
+    return round_trip(bytes, decode_client);
+  };
+  auto ok = decoded(login{"tom", "", std::vector<std::uint64_t>(max_known_maps, 7)});
+  ASSERT_TRUE(ok.has_value()) << ok.error().message;
+  EXPECT_EQ(std::get<login>(ok.value()).known_maps.size(), max_known_maps);
+  auto many = decoded(login{"tom", "", std::vector<std::uint64_t>(max_known_maps + 1, 7)});
+  ASSERT_FALSE(many.has_value());
+  EXPECT_EQ(many.code(), wire_errc::bad_payload);
+  EXPECT_EQ(many.error().message, "login: 65 known maps, at most 64");
+  // Login{known_maps: ["abc"]}: field 3, length 3.
+  const std::string short_digest(
+      "\x05\x00\x00\x00\xe8\x03\x00\x00\x1a\x03"
+      "abc",
+      13);
+  auto bad = round_trip(short_digest, decode_client);
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_EQ(bad.error().message, "login: known map 0: a map digest of 3 bytes: 8 expected");
+  // A 1006 whose digest is not 8 bytes: SceneInfo{map_digest: "\x01"}, field 15 length 1.
+  const std::string info("\x03\x00\x00\x00\xee\x03\x00\x00\x7a\x01\x01", 11);
+  auto bad_info = round_trip(info, decode_server);
+  ASSERT_FALSE(bad_info.has_value());
+  EXPECT_EQ(bad_info.error().message, "scene_info: a map digest of 1 bytes: 8 expected");
 }
 
 TEST(Messages, IdsAndNamesAreKeptOnce) {

@@ -271,7 +271,17 @@ def check_resume(driver, s):
     shown = driver.find_element(By.ID, "conn").text
     if "resumed" not in shown:
         fail(f"#conn does not say resumed: {shown!r}")
-    log(f"play: dropped and resumed as #{after['pid']} on scene {after['scene']} line {after['line']}")
+    # The page kept the maps it was sent (the town's, the dungeon's) and named them in its new login:
+    # the resumed line's 1006 came without blocks, and the page drew it from what it kept.
+    kept = js(driver, "return Object.keys(JSON.parse(localStorage.getItem('scenert.maps.v1') || '{}')).length")
+    if kept < 2:
+        fail(f"the page kept {kept} maps in localStorage, not the town's and the dungeon's")
+    map_errors = [e for e in after["errors"] if "block rows" in e or "leaves out map" in e]
+    if map_errors:
+        fail(f"the page could not take its map: {map_errors}")
+    eventually(lambda: js(driver, CANVAS_COLOURS, "map", None)["colours"] >= 4, WAIT_S, "the map drawn after the resume")
+    log(f"play: dropped and resumed as #{after['pid']} on scene {after['scene']} line {after['line']}, "
+        f"{kept} maps kept")
 
 
 def check_dungeon(driver, admin, s):

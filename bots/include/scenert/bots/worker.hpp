@@ -21,6 +21,7 @@
 #include <vector>
 
 #include <scenert/net/frame.hpp>
+#include <scenert/net/map_blocks.hpp>
 #include <scenert/net/messages.hpp>
 
 #include <scenert/bots/engine.hpp>
@@ -57,7 +58,10 @@ struct shared_state {
   std::atomic<bool> paused{false};
   std::vector<std::atomic<std::int32_t>> pid_of;                      // bot index -> pid (0: none yet)
   tbb::concurrent_unordered_map<std::int32_t, std::uint32_t> bot_of;  // pid -> bot index
-  std::unique_ptr<move_ring[]> rings;                                 // one per bot
+  // The maps' blocks the bots were sent, by digest: a bot's login names them, so that each map's blocks
+  // come to the process about once (inserted, never changed or removed).
+  tbb::concurrent_unordered_map<std::uint64_t, std::shared_ptr<const net::block_bits>> maps;
+  std::unique_ptr<move_ring[]> rings;  // one per bot
   // Live, for the progress line.
   std::atomic<std::uint64_t> online{0}, max_online{0}, moves{0}, frames_in{0}, frames_out{0}, errors{0};
   // Frames that change a view or a place (not heartbeats): a view check waits until they stop.
@@ -69,7 +73,7 @@ struct standing {
   std::uint32_t scene = 0, line = 0, phase = 0;
   std::int32_t width = 0, height = 0;
   float cell_size = 1, origin_x = 0, origin_z = 0;
-  std::string blocked;  // one bit per cell, row-major
+  std::shared_ptr<const net::block_bits> blocked;  // shared by every bot of the process on that map
   bool has_map = false;
 };
 
@@ -162,6 +166,8 @@ class worker {
   void on_broadcast(bot& b, const net::broadcast& m, clock::time_point now);
   void on_answer(bot& b, const net::answer& a, clock::time_point now);
   void on_view(bot& b, const net::players_in_view& v, clock::time_point now);
+  void on_scene(bot& b, const net::scene_info& m);
+  [[nodiscard]] std::vector<std::uint64_t> maps_held() const;
   void send(bot& b, const net::client_message& m);
   void flush();
   void write(bot& b);

@@ -32,6 +32,7 @@ struct move_to {  ///< 3
 struct login {  ///< 1000
   std::string name;
   std::string resume_token;
+  std::vector<std::uint64_t> known_maps = {};  ///< digests of maps the client holds (at most max_known_maps)
 };
 enum class request_kind : std::uint8_t {
   enter,
@@ -117,8 +118,11 @@ struct scene_info {  ///< 1006
   std::int32_t width = 0, height = 0;  ///< cells
   float cell_size = 1, origin_x = 0, origin_z = 0;
   std::int32_t area_size = 0;                   ///< cells per area side
-  std::string blocked;                          ///< one bit per cell, row-major, lowest bit first
   std::int32_t eyesight_x = 1, eyesight_z = 1;  ///< areas seen each way from the player's own
+  std::uint64_t map_digest = 0;                 ///< the map's static data (map_blocks.hpp)
+  std::vector<std::uint32_t> block_rows;        ///< the blocked cells as row runs (map_blocks.hpp)
+  std::string blocked;                          ///< or one bit per cell, when that is shorter
+  bool blocks_omitted = false;                  ///< the client holds this map: neither form is sent
 };
 struct goodbye {  ///< 1007
   std::string reason;
