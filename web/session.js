@@ -155,6 +155,8 @@ export class GameSession extends EventTarget {
       case ID.SYNC_PLAYERS:
         this.views++;
         s.view.clear();
+        // The 202 names the player itself too (seed 002's login): that entry is where it stands, drawn
+        // once as itself; the view holds the others.
         for (const p of m.ps) {
           if (p.Pid === s.pid) this.place(p.P);
           else s.view.set(p.Pid, { x: p.P ? p.P.X : 0, z: p.P ? p.P.Z : 0, name: p.Username });

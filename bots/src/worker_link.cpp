@@ -175,7 +175,7 @@ void worker::reconnect(bot& b, clock::time_point now) {
   b.view.clear();
   b.views = 0;  // the new connection counts its 202s from the start
   b.pending.reset();
-  b.has_position = false;
+  b.has_position = b.own_appeared_due = false;
 }
 
 void worker::close(bot& b, const std::string& reason) {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <utility>
 
 namespace scenert::bots {
 
@@ -109,6 +110,8 @@ void worker::on_broadcast(bot& b, const net::broadcast& m, clock::time_point now
   using net::broadcast_type;
   if (m.type == broadcast_type::chat || m.type == broadcast_type::action) return;
   if (m.pid == b.pid) {  // where the server puts it: its entry point, or back after a refused move
+    // The 200 Tp 2 that follows its 202 says what the 202 said: a step the bot took since counts.
+    if (m.type == broadcast_type::appeared && std::exchange(b.own_appeared_due, false)) return;
     b.x = m.p.x, b.z = m.p.z;
     b.has_position = true;
     if (m.type == broadcast_type::appeared) b.appeared_since_request = true;
@@ -133,8 +136,16 @@ void worker::on_broadcast(bot& b, const net::broadcast& m, clock::time_point now
 void worker::on_view(bot& b, const net::players_in_view& v, clock::time_point now) {
   ++b.views;
   b.view.clear();
-  for (const auto& p : v.players)
-    if (p.pid != b.pid) b.view[p.pid] = {p.p.x, p.p.z};
+  for (const auto& p : v.players) {
+    if (p.pid != b.pid) {
+      b.view[p.pid] = {p.p.x, p.p.z};
+      continue;
+    }
+    // The 202 names the bot too (seed 002's GameRole::Init): its place comes with the view its walks
+    // name, in one frame, so no step can be made on the new view from the old place.
+    b.x = p.p.x, b.z = p.p.z;
+    b.has_position = b.appeared_since_request = b.own_appeared_due = true;
+  }
   if (b.at != bot::stage::logging_in) return;
   if (b.resuming) {
     b.resuming = false;
@@ -163,7 +174,7 @@ void worker::on_answer(bot& b, const net::answer& a, clock::time_point now) {
   if (leaving) return close(b, "bye");
   if (a.code != "ok") return;
   b.where.scene = a.scene, b.where.line = a.line, b.where.phase = a.phase;
-  // Its place on the new line comes with its own 200 Tp 2, which may come before or after this.
+  // Its place on the new line comes with its 202, which may come before or after this.
   b.has_position = b.appeared_since_request;
 }
 
@@ -218,7 +229,7 @@ void worker::act(bot& b, const bot_step& s, clock::time_point now) {
     ++stats_.chats_sent;
     return send(b, net::talk{fmt::format("bot {} says hello", b.index)});
   }
-  // One request at a time, and only once it stands where the last one put it (its own 200 Tp 2 came),
+  // One request at a time, and only once it stands where the last one put it (its 202 came),
   // as a player travels on once the new scene has loaded.
   if (shared_.opt.protocol != bots_protocol::scenert || b.pending || !b.has_position) return;
   auto r = request_for(b, s);

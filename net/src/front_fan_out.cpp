@@ -26,7 +26,8 @@ struct view_writer {
     frame_kind = kind, frame_who = who;
     const auto pid = static_cast<std::int32_t>(who);
     if (kind == 201) {
-      append_frame(frame, server_message{left_view{pid}});
+      const auto card = f.hub.book.card_of(who);
+      append_frame(frame, server_message{left_view{pid, card ? card->name : std::string{}}});
     } else if (kind == 1010) {
       append_frame(frame, server_message{monsters_gone{{static_cast<std::uint32_t>(who)}}});
     } else if (kind == 1009) {
@@ -76,16 +77,18 @@ struct view_writer {
     for (monster_id m : all) v.monsters.push_back(spot_of(m));
     s->send(server_message{std::move(v)});
   }
-  // An entering player's own 200 Tp 2, then its 202 with everyone it sees.
+  // An entering player's 202 with everyone it sees and itself, then its own 200 Tp 2: seed 002's
+  // GameRole::Init adds the player to the world before it builds the 202 of the players around it,
+  // then sends its 200 Tp 2 to everyone around it, itself included (its viewers got theirs already).
   void view(player_id p, std::span<const player_id> all) {
     session* s = f.session_of(p);
     if (s == nullptr) return;
     player_state& me = s->player();
     const auto at = mirror.where(p);
-    s->send(server_message{broadcast{static_cast<std::int32_t>(p), broadcast_type::appeared, me.name, "",
-                                     at ? scene_geometry::position_of(me, *at, units) : position{}, 0}});
+    const position here = at ? scene_geometry::position_of(me, *at, units) : position{};
+    const auto pid = static_cast<std::int32_t>(p);
     players_in_view v;
-    v.players.reserve(all.size());
+    v.players.reserve(all.size() + 1);
     for (player_id q : all) {
       const auto qa = mirror.where(q);
       const auto card = f.hub.book.card_of(q);
@@ -93,7 +96,9 @@ struct view_writer {
                            qa ? scene_geometry::position_of(card, *qa, units) : position{},
                            card ? card->name : std::string{}});
     }
+    v.players.push_back({pid, here, me.name});
     s->send(server_message{std::move(v)});
+    s->send(server_message{broadcast{pid, broadcast_type::appeared, me.name, "", here, 0}});
     ++me.views;
   }
 };
@@ -204,7 +209,8 @@ void fan_out::forget_view(const view_mirror& mirror, player_id p) {
   std::string frame;
   for (player_id q : mirror.view_of(p)) {
     frame.clear();
-    append_frame(frame, server_message{left_view{static_cast<std::int32_t>(q)}});
+    const auto card = shard_.hub.book.card_of(q);
+    append_frame(frame, server_message{left_view{static_cast<std::int32_t>(q), card ? card->name : ""}});
     s->push(frame);
   }
 }

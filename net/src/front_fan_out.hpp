@@ -36,8 +36,8 @@ class fan_out {
 
   /// Applies the lines' batches that arrived and fans their events out, then flushes.
   void drain_lines();
-  /// The view of a player already standing somewhere: 200 Tp 2 for itself and its 202 (`players`),
-  /// then the monsters it sees.
+  /// The view of a player already standing somewhere: its 202, itself included, and 200 Tp 2 for
+  /// itself (`players`), then the monsters it sees.
   void send_view(session& s, bool players = true);
   /// A client whose answer was lost hears the scene it stands in, as the lines' events say (1006).
   void correct_place(session& s);

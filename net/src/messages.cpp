@@ -163,7 +163,9 @@ result<server_message, wire_errc> decode_server(std::uint32_t id, std::string_vi
         return out;
       });
     case message_id::left_view:
-      return as.operator()<pb::SyncPid>([](const pb::SyncPid& m) { return left_view{m.pid()}; });
+      return as.operator()<pb::SyncPid>([](const pb::SyncPid& m) {
+        return left_view{m.pid(), m.username()};
+      });
     case message_id::sync_players:
       return as.operator()<pb::SyncPlayers>([](const pb::SyncPlayers& m) {
         players_in_view out;
@@ -287,6 +289,7 @@ void encode(std::string& out, const broadcast& m) {
 void encode(std::string& out, const left_view& m) {
   auto& s = made<pb::SyncPid>();
   s.set_pid(m.pid);
+  s.set_username(m.name);
   put(out, message_id::left_view, s);
 }
 

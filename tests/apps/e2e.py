@@ -156,11 +156,17 @@ class WebSocketClient(Seed002Client):
 
 
 def seed002_login(port):
-    """A seed 002 client that got its id (1) and its view (202): (client, its pid)."""
+    """A seed 002 client that got its id (1), its view (202, itself in it, as seed 002's GameRole::Init
+    sends it) and its own 200 Tp 2 at the place the 202 gave it: (client, its pid)."""
     seed = harness.proto("seed002")
     c = Seed002Client(port)
     pid = seed.SyncPid.FromString(c.wait(1)).Pid
-    c.wait(202)
+    view = seed.SyncPlayers.FromString(c.wait(202))
+    itself = [p for p in view.ps if p.Pid == pid]
+    check(len(itself) == 1, f"player {pid} once in its own 202: {view}")
+    own = seed.BroadCast.FromString(c.wait(200))
+    check(own.Pid == pid and own.Tp == 2 and own.P == itself[0].P,
+          f"player {pid}'s own 200 Tp 2 right after its 202, where the 202 put it: {own}")
     return c, pid
 
 

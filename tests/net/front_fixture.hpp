@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <scenert/space/space_module.hpp>
 
@@ -92,13 +93,41 @@ M wait_for(client& c, std::function<bool(const M&)> pred = nullptr) {
 
 inline bool is(const broadcast& b, std::int32_t pid, broadcast_type t) { return b.pid == pid && b.type == t; }
 
-// Waits for a landing's view: 200 Tp 2 for itself, then 202.
-inline players_in_view view_after_landing(client& c, std::int32_t pid) {
-  wait_for<broadcast>(c, [&](const broadcast& b) { return is(b, pid, broadcast_type::appeared); });
-  return wait_for<players_in_view>(c);
+// The players of a 202 but `me`, the ones it sees; a 202 names its receiver too, once (seed 002's
+// GameRole::Init adds the player to the world before it builds the 202).
+inline std::vector<player_in_view> others(const players_in_view& v, std::int32_t me) {
+  std::vector<player_in_view> out;
+  int itself = 0;
+  for (const auto& p : v.players) {
+    if (p.pid == me)
+      ++itself;
+    else
+      out.push_back(p);
+  }
+  EXPECT_EQ(itself, 1) << "player " << me << " in its own 202";
+  return out;
 }
 
-// Logs in as a guest and waits for its view: 1, then 200 Tp 2 for itself, then 202.
+// The 202's entry for `me` (a default one, and a failure, when it has none).
+inline player_in_view own_entry(const players_in_view& v, std::int32_t me) {
+  for (const auto& p : v.players)
+    if (p.pid == me) return p;
+  ADD_FAILURE() << "player " << me << " not in its own 202";
+  return {};
+}
+
+// Waits for a landing's view: 202 with the player itself, then 200 Tp 2 for itself, at the place
+// the 202 gave it.
+inline players_in_view view_after_landing(client& c, std::int32_t pid) {
+  auto v = wait_for<players_in_view>(c);
+  (void)others(v, pid);
+  const auto own =
+      wait_for<broadcast>(c, [&](const broadcast& b) { return is(b, pid, broadcast_type::appeared); });
+  EXPECT_EQ(own.p, own_entry(v, pid).p) << "player " << pid << ": its 200 Tp 2 and its 202 disagree";
+  return v;
+}
+
+// Logs in as a guest and waits for its view: 1, then 202 (itself in it), then 200 Tp 2 for itself.
 inline std::int32_t land(client& c, players_in_view* view = nullptr) {
   const auto me = wait_for<you_are>(c);
   EXPECT_GT(me.pid, 0);

@@ -35,7 +35,7 @@ std::vector<landed> land_all(server& s, std::size_t count) {
     landed l{s.connect(), 0};
     players_in_view view;
     l.pid = land(*l.c, &view);
-    EXPECT_EQ(view.players.size(), i) << "guest " << i << " sees everyone who landed before it";
+    EXPECT_EQ(others(view, l.pid).size(), i) << "guest " << i << " sees everyone who landed before it";
     for (auto& before : all)
       wait_for<broadcast>(*before.c,
                           [&](const broadcast& b) { return is(b, l.pid, broadcast_type::appeared); });

@@ -35,16 +35,18 @@ TEST(Front, TwoGuestsSeeEachOtherMoveChatAndLeave) {
   const auto pa = land(*a, &va);
   const auto pb = land(*b, &vb);
   // Whoever landed second saw the first in its 202; the first saw the second appear.
-  const bool a_first = vb.players.size() == 1;
+  const auto seen_by_a = others(va, pa), seen_by_b = others(vb, pb);
+  const bool a_first = seen_by_b.size() == 1;
   client& first = a_first ? *a : *b;
   client& second = a_first ? *b : *a;
   const auto p1 = a_first ? pa : pb, p2 = a_first ? pb : pa;
-  ASSERT_EQ((a_first ? vb : va).players.size(), 1U);
-  EXPECT_EQ((a_first ? vb : va).players[0].pid, p1);
+  const auto& seen_by_second = a_first ? seen_by_b : seen_by_a;
+  ASSERT_EQ(seen_by_second.size(), 1U);
+  EXPECT_EQ(seen_by_second[0].pid, p1);
   // Both stand on the entry point: the first hears the second appear there, where its 202 put the first.
   auto appeared =
       wait_for<broadcast>(first, [&](const broadcast& m) { return is(m, p2, broadcast_type::appeared); });
-  EXPECT_EQ(appeared.p, (a_first ? vb : va).players[0].p);
+  EXPECT_EQ(appeared.p, seen_by_second[0].p);
 
   // A move inside the view: the first hears 200 Tp 4 with the position the second asked for.
   ASSERT_TRUE(second.send(move_to{{18.25F, 1, 18.75F, 90, 0}}));
@@ -213,7 +215,7 @@ TEST(Front, APlayerTheWorldSaysStandsOnTheLineItNeverLeftHearsThatLineAgain) {
   EXPECT_FALSE(heard_view) << "shown its old line while the events had it on another";
   events(other, 0, out);
   stands_on(static_cast<player_id>(pa), home, 0);
-  EXPECT_EQ(wait_for<players_in_view>(*a, sees_b).players.size(), 1U);
+  EXPECT_EQ(others(wait_for<players_in_view>(*a, sees_b), pa).size(), 1U);
   const position to{19.25F, 1, 18.75F, 90, 0};
   ASSERT_TRUE(a->send(move_to{to}));
   EXPECT_EQ(wait_for<broadcast>(*b, [&](const broadcast& m) { return is(m, pa, broadcast_type::moved); }).p,
@@ -235,10 +237,8 @@ TEST(Front, AMoveSentForTheOldLineIsRefusedOnTheNewOne) {
   const auto me = land(*c);  // on the town's entry cell (16,16)
   ASSERT_TRUE(c->send(move_to{{17.2F, 0, 16.5F, 0, 0}}));
   ASSERT_TRUE(c->send(request{1, request_kind::transfer, test::field_id, 0, 0, 0}));
-  const auto landed =
-      wait_for<broadcast>(*c, [&](const broadcast& b) { return is(b, me, broadcast_type::appeared); });
-  EXPECT_EQ(landed.p.x, 32.5F);  // the field's entry cell (32,32)
-  (void)wait_for<players_in_view>(*c);
+  const auto landed = view_after_landing(*c, me);          // its own 200 Tp 2 says the same
+  EXPECT_EQ(own_entry(landed, me).p.x, 32.5F);             // the field's entry cell (32,32)
   ASSERT_TRUE(c->send(move_to{{17.6F, 0, 16.5F, 0, 0}}));  // a step on the town's ground
   EXPECT_EQ(wait_for<move_refused>(*c).reason, "too fast");
   auto back = wait_for<broadcast>(*c, [&](const broadcast& b) { return is(b, me, broadcast_type::moved); });

@@ -43,8 +43,12 @@ TEST(Messages, Seed002BytesAreTheContract) {
   EXPECT_EQ(out, pos_frame);
   // SyncPid{Pid=7} as 201: field 1 varint.
   out.clear();
-  append_frame(out, server_message{left_view{7}});
+  append_frame(out, server_message{left_view{7, ""}});
   EXPECT_EQ(out, std::string("\x02\x00\x00\x00\xc9\x00\x00\x00\x08\x07", 10));
+  // With its name, as seed 002's CreateIDNameLogoff fills it: field 2, length-delimited.
+  out.clear();
+  append_frame(out, server_message{left_view{7, "tom"}});
+  EXPECT_EQ(out, std::string("\x07\x00\x00\x00\xc9\x00\x00\x00\x08\x07\x12\x03tom", 15));
 }
 
 TEST(Messages, EveryClientMessageRoundTrips) {
@@ -89,7 +93,7 @@ TEST(Messages, EveryServerMessageRoundTrips) {
       broadcast{5, broadcast_type::appeared, "tom", "", {10, 0, 20, 1, 100}, 0},
       broadcast{5, broadcast_type::moved, "tom", "", {11, 0, 21, 2, 0}, 0},
       broadcast{5, broadcast_type::action, "tom", "", {}, 9},
-      left_view{5},
+      left_view{5, "tom"},
       players_in_view{{{5, {1, 2, 3, 4, 0}, "tom"}, {6, {5, 6, 7, 8, 0}, "ann"}}},
       login_ok{5, "tom", "tok", true},
       answer{42, "line_full", "scene 3002: every line is full", 3002, 4, 0},

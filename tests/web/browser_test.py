@@ -184,11 +184,15 @@ def check_login(driver, admin):
     driver.find_element(By.ID, "login").click()
     s = eventually(lambda: state_when(driver, lambda t: t["pid"] and t["scene"] and t["map"] and t["cell"]),
                    WAIT_S, "the play page to log in and get its line's geometry (1006)")
-    # The geometry (the world's answer) and the player's own 200 Tp 2 (its line's events) come by two
-    # ways, in either order: the page stands where the server put it once the latter arrived.
+    # The geometry (the world's answer) and the player's 202 and own 200 Tp 2 (its line's events) come
+    # by two ways, in either order: the page stands where the server put it once the latter arrived.
     s = eventually(lambda: state_when(driver, lambda t: admin.cell_of(t["scene"], t["line"], t["pid"])
                                       == (t["cell"]["x"], t["cell"]["y"])),
                    WAIT_S, "the page's own cell to be the server's")
+    # Its 202 names the player itself (seed 002's login): the page draws it once, as itself, not as
+    # one of the players it sees.
+    if any(v["pid"] == s["pid"] for v in s["view"]):
+        fail(f"the page holds itself (#{s['pid']}) among the players it sees: {s['view']}")
     shown = driver.find_element(By.ID, "my-id").text
     if shown != str(s["pid"]):
         fail(f"#my-id shows {shown!r}, window.scenert.pid is {s['pid']}")

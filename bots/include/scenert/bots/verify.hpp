@@ -45,7 +45,8 @@ struct seen_player {
   float x = 0, z = 0;
 };
 
-/// What one bot believes: where it stands (from its answers and its own 200 Tp 2/4) and whom it sees.
+/// What one bot believes: where it stands (from its answers, its own entry in its 202 and its own
+/// 200 Tp 2/4) and whom it sees (itself left out).
 struct bot_view {
   std::int32_t pid = 0;
   std::uint32_t scene = 0, line = 0, phase = 0;

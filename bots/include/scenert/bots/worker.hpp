@@ -102,7 +102,8 @@ struct bot {
   std::string goodbye;  // the server's reason, when it said goodbye
   standing where;
   bool has_position = false;
-  bool appeared_since_request = false;  // its own 200 Tp 2 came after its last request
+  bool appeared_since_request = false;  // its 202 (or its own 200 Tp 2) came after its last request
+  bool own_appeared_due = false;        // its 202 came: its own 200 Tp 2 follows, saying the same
   std::uint32_t views = 0;              // 202s read: its walks (1011) name the view they are made on
   float x = 0, z = 0, heading = 0;
   std::unordered_map<std::int32_t, std::pair<float, float>> view;  // pid -> x, z

@@ -142,8 +142,8 @@ class front {
   /// Thread-safety: from any thread; one that comes after stop() is closed.
   void adopt_websocket(int socket, std::string bytes);
 
-  /// Sends every logged-in client its view again (200 Tp 2 for itself, 202, the monsters it sees),
-  /// from the mirrors once the lines' batches heard so far are applied: after events may have been
+  /// Sends every logged-in client its view again (its 202, itself included, 200 Tp 2 for itself, the monsters
+  /// it sees), from the mirrors once the lines' batches heard so far are applied: after events may have been
   /// lost (a gateway whose link to the cluster came back). A client standing elsewhere than its last
   /// answer said (that answer lost) hears its scene first (1006). Any thread.
   void resync_views();

@@ -83,8 +83,9 @@ struct broadcast {  ///< 200
   position p;           ///< appeared, moved
   std::int32_t action = 0;
 };
-struct left_view {  ///< 201
+struct left_view {  ///< 201: the same SyncPid as 1, id and name, of the player that left the view
   std::int32_t pid = 0;
+  std::string name;
 };
 struct player_in_view {
   std::int32_t pid = 0;

@@ -31,13 +31,15 @@ class view_mirror {
 
   /// Applies one event and tells `out` what each player must hear, in the order the frames go.
   /// A player's events:
-  /// - entered: `out.appeared(viewer, p)` for each viewer, then `out.view(p, players)` (its 202)
-  ///   and `out.monster_view(p, monsters)` (every monster it sees);
+  /// - entered: `out.appeared(viewer, p)` for each viewer, then `out.view(p, players)` (the
+  ///   players it sees, itself left out: its 202 adds it) and `out.monster_view(p, monsters)` (every
+  ///   monster it sees);
   /// - left: `out.vanished(viewer, p)` for each viewer;
-  /// - moved to another area: `vanished` both ways for the views it leaves, `appeared` both ways
-  ///   for those it enters, `out.monster_gone(p, m)` / `out.monster_at(p, m)` for the monsters it
-  ///   stops / starts seeing, then `out.moved(viewer, p)` for everyone who sees it; inside one area
-  ///   only `moved`.
+  /// - moved to another area: `appeared` both ways for the views it enters, `vanished` both ways
+  ///   for those it leaves (seed 002's order: its GameRole::ProcMoveMsg shows the new neighbours
+  ///   before it hides the old ones), `out.monster_gone(p, m)` / `out.monster_at(p, m)` for the
+  ///   monsters it stops / starts seeing, then `out.moved(viewer, p)` for everyone who sees it;
+  ///   inside one area only `moved`.
   /// A monster's events (`e.monster`): `out.monster_at(viewer, m)` for each player who sees it where
   /// it stands now, `out.monster_gone(viewer, m)` for each one who stopped seeing it.
   /// An event that does not fit the mirror (an id twice, an unknown id, a cell off the map) is an
@@ -153,13 +155,13 @@ result<void, mirror_errc> view_mirror::apply(const line_event& e, Out&& out) {
       if (to != s.area) {
         const rect before = view_rect(s.area), after = view_rect(to);
         players_.unplace(s);
-        for_each_in_difference(players_, before, after, [&](player_id q) {
-          out.vanished(q, e.player);
-          out.vanished(e.player, q);
-        });
         for_each_in_difference(players_, after, before, [&](player_id q) {
-          out.appeared(q, e.player);
           out.appeared(e.player, q);
+          out.appeared(q, e.player);
+        });
+        for_each_in_difference(players_, before, after, [&](player_id q) {
+          out.vanished(e.player, q);
+          out.vanished(q, e.player);
         });
         for_each_in_difference(monsters_, before, after,
                                [&](monster_id m) { out.monster_gone(e.player, m); });
