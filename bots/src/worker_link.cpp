@@ -142,14 +142,22 @@ void worker::on_control(bot& b, std::uint8_t opcode, std::string_view payload) {
   }
 }
 
-// The server closed (or the network failed): its goodbye, if it sent one, says why.
+// The server closed (or the network failed): its goodbye, if it sent one, says why. With --resume,
+// a bot that holds a token (logged in, its view or not) comes back with it; one that may not (the
+// server refused it for good) lost its player: an error with its reason, never a silent close.
 void worker::lost(bot& b, const std::string& reason) {
   if (b.at == bot::stage::leaving) return close(b, "bye");
+  const std::string why = b.goodbye.empty() ? reason : b.goodbye;
   const bool may_resume = shared_.opt.resume && !b.token.empty() && !stopping_ &&
                           (b.goodbye.empty() || b.goodbye == "shutting_down") &&
-                          (b.at == bot::stage::playing || b.resuming);
-  if (!may_resume) return close(b, b.goodbye.empty() ? reason : b.goodbye);
-  ++stats_.disconnects[b.goodbye.empty() ? reason : b.goodbye];
+                          (b.at == bot::stage::playing || b.at == bot::stage::logging_in || b.resuming);
+  if (!may_resume) {
+    if (shared_.opt.resume && !stopping_ && b.pid != 0)
+      error(b, fmt::format("bot {} (player {}): lost its player: the server closed it ({})", b.index, b.pid,
+                           why));
+    return close(b, why);
+  }
+  ++stats_.disconnects[why];
   if (b.at == bot::stage::playing) shared_.online.fetch_sub(1, std::memory_order_relaxed);
   if (!b.resuming) {
     b.resuming = true;
