@@ -35,6 +35,10 @@ struct line_feed {
   std::atomic<bool> wake_pending{false};
   std::function<void()> on_wake;  // set before the first post, run on the I/O thread
   void post(line_handle line, phase_id phase, std::span<const line_event> events);
+  void post_frames(line_handle line, std::span<const module_frame> frames);
+
+ private:
+  void post_batch(line_batch batch);
 };
 
 // Who is logged in on which shard, who waits for its resume, and the resume tokens: touched on

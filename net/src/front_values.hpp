@@ -17,6 +17,7 @@ struct line_batch {
   line_handle line;
   phase_id phase = 0;  // a phase of that town line (0: the line itself)
   std::vector<line_event> events;
+  std::vector<module_frame> frames;  // a game module's frames of the tick, after the events
 };
 
 // Where a player stands, as its view's events said.

@@ -69,7 +69,7 @@ struct player_state {
   std::uint32_t views = 0;      // 202s sent on this connection: a walk (1011) names the one it was made on
   std::uint32_t bad_frames = 0;
   placement place;  // where the world put it last
-  bucket moves, chat, requests;
+  bucket moves, chat, requests, module_messages;
   clock::time_point moved_at{};         // placed, or its last move accepted (for max_speed)
   std::optional<asked_position> asked;  // the position the client last asked for, carried to its viewers
 };

@@ -38,8 +38,9 @@ class view_mirror {
   ///   for those it enters, `out.monster_gone(p, m)` / `out.monster_at(p, m)` for the monsters it
   ///   stops / starts seeing, then `out.moved(viewer, p)` for everyone who sees it; inside one area
   ///   only `moved`.
-  /// A monster's events (`e.monster`): `out.monster_at(viewer, m)` for each player who sees it where
-  /// it stands now, `out.monster_gone(viewer, m)` for each one who stopped seeing it.
+  /// A monster's (or a module entity's) events (`e.monster`): `out.monster_at(viewer, m)` for each
+  /// player who sees it where it stands now (with its look, after `changed` too),
+  /// `out.monster_gone(viewer, m)` for each one who stopped seeing it. A player never `changed`.
   /// An event that does not fit the mirror (an id twice, an unknown id, a cell off the map) is an
   /// error naming the player or monster, and changes nothing.
   template <class Out>
@@ -55,6 +56,12 @@ class view_mirror {
   [[nodiscard]] std::optional<grid::cell_point> where_monster(monster_id m) const {
     return monsters_.where(m);
   }
+  /// What clients see of a monster or entity (its last entered or changed look), when it is here.
+  [[nodiscard]] std::optional<entity_look> look_of(monster_id m) const;
+  /// The players who see a monster or entity, or empty when it is not here.
+  [[nodiscard]] std::vector<player_id> viewers_of(monster_id m) const;
+  /// Every player of the view.
+  [[nodiscard]] std::vector<player_id> players() const;
   [[nodiscard]] std::size_t size() const noexcept { return players_.at.size(); }
   [[nodiscard]] std::size_t monster_count() const noexcept { return monsters_.at.size(); }
   [[nodiscard]] const grid::map_data& map() const noexcept { return *map_; }
@@ -64,6 +71,7 @@ class view_mirror {
     grid::cell_point at;
     std::uint32_t area = 0;
     std::uint32_t slot = 0;  // index in its area's list
+    entity_look look{};      // monsters and entities only
   };
   // The players (by player_id), or the monsters (by monster_id), by area.
   struct layer {
@@ -145,6 +153,8 @@ result<void, mirror_errc> view_mirror::apply(const line_event& e, Out&& out) {
       players_.at.erase(it);
       return {};
     }
+    case kind::changed:
+      return refuse(mirror_errc::not_here, e, "a player has no look to change");
     case kind::moved: {
       if (it == players_.at.end()) return refuse(mirror_errc::not_here, e, "moved without being here");
       standing& s = it->second;
@@ -184,6 +194,7 @@ result<void, mirror_errc> view_mirror::apply_monster(const line_event& e, Out&& 
       const std::uint32_t area = map_->area_index(e.at);
       standing& s = monsters_.at[e.player];
       s.at = e.at;
+      s.look = e.look;
       monsters_.place(e.player, s, area);
       for_each_in(players_, view_rect(area), nobody, [&](player_id q) { out.monster_at(q, e.player); });
       return {};
@@ -196,6 +207,13 @@ result<void, mirror_errc> view_mirror::apply_monster(const line_event& e, Out&& 
       monsters_.at.erase(it);
       return {};
     }
+    case kind::changed:
+      if (it == monsters_.at.end()) return refuse(mirror_errc::not_here, e, "changed without being here");
+      if (!(it->second.at == e.at)) return refuse(mirror_errc::not_here, e, "changed on another cell");
+      it->second.look = e.look;
+      for_each_in(players_, view_rect(it->second.area), nobody,
+                  [&](player_id q) { out.monster_at(q, e.player); });
+      return {};
     case kind::moved: {
       if (it == monsters_.at.end()) return refuse(mirror_errc::not_here, e, "moved without being here");
       standing& s = it->second;
