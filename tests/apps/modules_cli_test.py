@@ -6,6 +6,7 @@ SCENERT_TEST_MODULES and SCENERT_TEST_OTHER_MODULES name the two test libraries.
 import os
 import pathlib
 import sys
+import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "harness"))
 import scenert_harness as harness  # noqa: E402
@@ -78,8 +79,17 @@ class Modules(harness.Case):
         check(wire.ModuleError.FromString(c.wait(1012)).code == "unknown_opcode", "2500 is nobody's")
         c.send(2001, b"ok")
         check(c.wait(2101) == b"ko", "the connection and the line go on")
+        # Round trips one at a time: the world's tick (100 Hz) then the line's (the town's 10 Hz).
+        trips = []
+        for _ in range(20):
+            sent = time.monotonic()
+            c.send(2001, b"ping")
+            check(c.wait(2101) == b"gnip", "each echo comes back")
+            trips.append(time.monotonic() - sent)
+        trips.sort()
         p.stop()
-        harness.report("run --module: greeting, entity, echo, refusals and a clean stop")
+        harness.report(f"run --module: greeting, entity, echo, refusals and a clean stop; 20 round trips "
+                       f"median {trips[10] * 1000:.0f} ms, max {trips[-1] * 1000:.0f} ms (10 Hz line)")
 
 
 if __name__ == "__main__":
