@@ -96,6 +96,8 @@ class view_mirror {
   std::vector<std::uint64_t> seen_by(player_id p, const layer& l, std::uint64_t except) const;
   template <class Out>
   result<void, mirror_errc> apply_monster(const line_event& e, Out&& out);
+  template <class Out>
+  void move_player(standing& s, const line_event& e, Out& out);
   result<void, mirror_errc> refuse(mirror_errc code, const line_event& e, std::string_view why) const;
 
   std::shared_ptr<const grid::map_data> map_;
@@ -155,32 +157,36 @@ result<void, mirror_errc> view_mirror::apply(const line_event& e, Out&& out) {
     }
     case kind::changed:
       return refuse(mirror_errc::not_here, e, "a player has no look to change");
-    case kind::moved: {
+    case kind::moved:
       if (it == players_.at.end()) return refuse(mirror_errc::not_here, e, "moved without being here");
-      standing& s = it->second;
-      const std::uint32_t to = map_->area_index(e.at);
-      s.at = e.at;
-      if (to != s.area) {
-        const rect before = view_rect(s.area), after = view_rect(to);
-        players_.unplace(s);
-        for_each_in_difference(players_, before, after, [&](player_id q) {
-          out.vanished(q, e.player);
-          out.vanished(e.player, q);
-        });
-        for_each_in_difference(players_, after, before, [&](player_id q) {
-          out.appeared(q, e.player);
-          out.appeared(e.player, q);
-        });
-        for_each_in_difference(monsters_, before, after,
-                               [&](monster_id m) { out.monster_gone(e.player, m); });
-        for_each_in_difference(monsters_, after, before, [&](monster_id m) { out.monster_at(e.player, m); });
-        players_.place(e.player, s, to);
-      }
-      for_each_in(players_, view_rect(to), e.player, [&](player_id q) { out.moved(q, e.player); });
+      move_player(it->second, e, out);
       return {};
-    }
   }
   return refuse(mirror_errc::not_here, e, "an unknown event");
+}
+
+// A player's move: to another area, both ways of the views it leaves and enters, and the monsters
+// it stops and starts seeing; then its move to everyone who sees it.
+template <class Out>
+void view_mirror::move_player(standing& s, const line_event& e, Out& out) {
+  const std::uint32_t to = map_->area_index(e.at);
+  s.at = e.at;
+  if (to != s.area) {
+    const rect before = view_rect(s.area), after = view_rect(to);
+    players_.unplace(s);
+    for_each_in_difference(players_, before, after, [&](player_id q) {
+      out.vanished(q, e.player);
+      out.vanished(e.player, q);
+    });
+    for_each_in_difference(players_, after, before, [&](player_id q) {
+      out.appeared(q, e.player);
+      out.appeared(e.player, q);
+    });
+    for_each_in_difference(monsters_, before, after, [&](monster_id m) { out.monster_gone(e.player, m); });
+    for_each_in_difference(monsters_, after, before, [&](monster_id m) { out.monster_at(e.player, m); });
+    players_.place(e.player, s, to);
+  }
+  for_each_in(players_, view_rect(to), e.player, [&](player_id q) { out.moved(q, e.player); });
 }
 
 // A monster is seen by the players whose view holds its area: the same rectangle around its own.
