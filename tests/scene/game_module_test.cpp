@@ -439,3 +439,23 @@ TEST(ModuleRegistry, CheckNamesAnUnknownModuleAndEachWrongParameterByItsPointer)
 
 }  // namespace
 }  // namespace scenert
+
+namespace scenert {
+namespace {
+
+TEST(GameModuleInAWorld, AMessageForALineThePlayerLeftIsRefusedAsStale) {
+  test::manual_world mw;
+  ASSERT_TRUE(mw.ask(world_request::enter(1, test::field_id)));
+  const auto here = mw.where(1).line;
+  auto answer = mw.ask(world_request::message(1, {here.scene, here.line, here.generation + 1}, 2001, "x"));
+  ASSERT_FALSE(answer);
+  EXPECT_EQ(answer.code(), world_errc::stale_line);
+  auto nowhere = mw.ask(world_request::message(2, here, 2001, "x"));
+  ASSERT_FALSE(nowhere);
+  EXPECT_EQ(nowhere.code(), world_errc::stale_line);
+  EXPECT_NE(nowhere.error().message.find("on no line"), std::string::npos) << nowhere.error().message;
+  EXPECT_TRUE(mw.ask(world_request::message(1, here, 2001, "x")));
+}
+
+}  // namespace
+}  // namespace scenert
