@@ -5,6 +5,7 @@
 #include "change_log.hpp"
 #include "check_command.hpp"
 #include "exit_codes.hpp"
+#include "module_loading.hpp"
 #include "run_command.hpp"
 #include "shutdown_signal.hpp"
 
@@ -36,6 +37,7 @@ struct hosting {
   const run_options& o;
   std::shared_ptr<const scene_table> table;
   std::vector<scene_id> hosted;  // a node's part of the table: its world knows no other scene
+  module_registry modules;       // the executable's own and the --module libraries'
   std::unique_ptr<processor_pool> pool;
   world_options wo;
   std::optional<web_files> pages;
@@ -80,6 +82,22 @@ int load_table(hosting& h) {
   return exit_ok;
 }
 
+// The game modules: the executable's, then the libraries'; the table's modules checked against them.
+int load_modules(hosting& h) {
+  if (h.o.registry != nullptr) h.modules = *h.o.registry;
+  if (int code = load_module_libraries(h.o.modules, h.modules); code != exit_ok) return code;
+  return report_module_problems(*h.table, h.o.table, h.modules);
+}
+
+// Each new line object: a town's phases, then the game module its scene names.
+std::function<void(scene&)> new_line_modules(hosting& h) {
+  return
+      [phases = attach_space_modules(*h.table), games = attach_game_modules(*h.table, h.modules)](scene& l) {
+        phases(l);
+        games(l);
+      };
+}
+
 int load_pages(hosting& h) {
   if (h.o.web.empty()) return exit_ok;
   h.web_root = h.o.web_root.empty() ? default_web_root() : std::filesystem::path(h.o.web_root);
@@ -103,6 +121,7 @@ int open_door(hosting& h) {
   }
   h.door = net::front::create(*h.table, std::move(*options));
   h.wo.on_line_events = h.door->on_line_events();
+  h.wo.on_module_frames = h.door->on_module_frames();
   return exit_ok;
 }
 
@@ -239,11 +258,11 @@ bool serve_until_stopped(hosting& h) {
 }
 
 int host(hosting& h) {
-  for (auto step : {load_table, load_pages}) {
+  for (auto step : {load_table, load_modules, load_pages}) {
     if (int code = step(h); code != exit_ok || !h.table) return code;
   }
   h.pool = std::make_unique<processor_pool>(pool_options_for(*h.table, h.o));
-  h.wo.on_new_line = attach_space_modules(*h.table);  // town lines get their phases
+  h.wo.on_new_line = new_line_modules(h);
   h.wo.on_evicted = [](player_id p, line_handle from, std::string_view reason) {
     spdlog::warn("player {} evicted from scene {} line {}: {}", p, from.scene, from.line, reason);
   };

@@ -89,6 +89,9 @@ CLI::App* add_run_command(CLI::App& app, run_options& o) {
       ->delimiter(',')
       ->check(CLI::IsMember({"town", "field", "dungeon", "guild"}))
       ->needs(cluster);
+  cmd->add_option("--module", o.modules,
+                  "A library of game modules (PATH.so) for the scenes that name them; repeatable. A library "
+                  "built against another scenert is refused (exit 2)");
   cmd->add_option("--dead-after-ms", o.dead_after_ms,
                   "Declare a cluster node dead once its heartbeat stood still this long (default 3000)")
       ->check(CLI::Range(std::int64_t{500}, std::int64_t{600'000}));

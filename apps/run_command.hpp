@@ -7,6 +7,7 @@
 #include <scenert/admin/server.hpp>
 
 #include <scenert/net/front.hpp>
+#include <scenert/scene/module_registry.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -32,6 +33,8 @@ struct run_options {
   std::string node;                   ///< this node's name in the cluster
   std::int64_t dead_after_ms = 3000;  ///< a cluster node silent this long is declared dead
   std::vector<std::string> hosts;     ///< the scene kinds this node hosts; empty: every scene
+  std::vector<std::string> modules;   ///< libraries of game modules (--module PATH.so)
+  const module_registry* registry = nullptr;  ///< the modules built into this executable
 };
 
 /// The log's format, on stderr; once per process.

@@ -37,14 +37,17 @@ endfunction()
 
 # scenert_add_tool_library(<name> SOURCES ... [PUBLIC_DEPS ...] [PRIVATE_DEPS ...]): a library of
 # the scenert command's tools (the bots, the load test, the admin endpoint): laid out and built as
-# every library, as scenert_<name> with its alias scenert::<name>, but not installed.
+# every library, as scenert_<name> with its alias scenert::<name>; its archive is installed (for
+# scenert::apps, the command line as a library) but not its headers.
 function(scenert_add_tool_library name)
   cmake_parse_arguments(ARG "" "" "SOURCES;PUBLIC_DEPS;PRIVATE_DEPS" ${ARGN})
   set(target scenert_${name})
   add_library(${target} STATIC ${ARG_SOURCES})
   add_library(scenert::${name} ALIAS ${target})
-  target_include_directories(${target} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/include
+  set_target_properties(${target} PROPERTIES EXPORT_NAME ${name})
+  target_include_directories(${target} PUBLIC $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include>
                                        PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src)
+  install(TARGETS ${target} EXPORT scenertTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
   target_compile_features(${target} PUBLIC cxx_std_20)
   target_link_libraries(${target} PUBLIC ${ARG_PUBLIC_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
   scenert_compile_options(${target})

@@ -66,6 +66,7 @@ for stage in "${stages[@]}"; do
       cmake --install "$root/build/normal" --prefix "$prefix" >/dev/null
       build_source "$root/tests/consumer" "$root/build/consumer" -DCMAKE_PREFIX_PATH="$prefix"
       "$root/build/consumer/consumer"
+      "$root/build/consumer/consumer_server" check "$root/tests/consumer/modules.json" >/dev/null
       /usr/bin/python3 "$root/tests/consumer/installed_pages.py" --scenert "$prefix/bin/scenert" --source "$root" \
         --work "$root/build/consumer/pages" ;;
     fuzz)

@@ -145,7 +145,14 @@ void put_events(writer& w, const std::vector<line_event>& events) {
     w.uint(e.player);
     w.uint(e.at.x);
     w.uint(e.at.y);
-    w.uint(static_cast<std::uint8_t>(e.monster ? 1 : 0));
+    // 0: a player; 1: an entity that looks like a table's monster; 2: an entity with its look after.
+    const bool looked = e.monster && e.look != entity_look{};
+    w.uint(static_cast<std::uint8_t>(looked ? 2 : e.monster ? 1 : 0));
+    if (looked) {
+      w.uint(e.look.kind);
+      w.uint(e.look.state);
+      w.uint(static_cast<std::uint32_t>(e.look.health));
+    }
   }
 }
 
@@ -153,11 +160,17 @@ std::vector<line_event> get_events(reader& r, const char* reading) {
   std::vector<line_event> events(r.count(event_size, reading));
   for (auto& e : events) {
     e.what = static_cast<line_event::kind>(
-        r.code(0, static_cast<std::uint8_t>(line_event::kind::moved), "event kind"));
+        r.code(0, static_cast<std::uint8_t>(line_event::kind::changed), "event kind"));
     e.player = r.uint<std::uint64_t>("an event's player");
     e.at.x = r.uint<std::uint32_t>("an event's cell");
     e.at.y = r.uint<std::uint32_t>("an event's cell");
-    e.monster = r.code(0, 1, "monster flag") == 1;
+    const auto flag = r.code(0, 2, "monster flag");
+    e.monster = flag != 0;
+    if (flag == 2) {
+      e.look.kind = r.uint<std::uint16_t>("an entity's kind");
+      e.look.state = r.uint<std::uint16_t>("an entity's state");
+      e.look.health = static_cast<std::int32_t>(r.uint<std::uint32_t>("an entity's health"));
+    }
   }
   return events;
 }

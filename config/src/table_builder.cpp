@@ -1,5 +1,7 @@
 #include "table_builder.hpp"
 
+#include "module_reader.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -36,6 +38,7 @@ constexpr int_range stall_range{1, 3'600'000};
 constexpr int_range quarantine_range{0, 1'000'000};
 constexpr int_range resume_range{0, 3'600'000};
 constexpr int_range frame_bytes_range{16, 16 * 1024 * 1024};
+constexpr int_range seed_range{0, 4'294'967'295};
 constexpr std::uint32_t default_min_lines = 1;
 
 /// Which fields of a scene read cleanly, so that cross-checks never build on a reported error.
@@ -90,8 +93,9 @@ class builder {
 
   void read_runtime(const json& v) {
     if (!v.is_object()) return report_type(sink_, "/runtime", "an object", v);
-    object_reader r(v, "/runtime", sink_,
-                    {"workers", "group_budget", "idle_grace_ms", "stall_threshold_ms", "quarantine_after"});
+    object_reader r(
+        v, "/runtime", sink_,
+        {"workers", "group_budget", "idle_grace_ms", "stall_threshold_ms", "quarantine_after", "seed"});
     runtime_def& rt = table_.runtime;
     std::uint32_t n = 0;
     if (r.read_uint("workers", n, workers_range, presence::optional)) rt.workers = n;
@@ -101,6 +105,7 @@ class builder {
     if (r.read_uint("stall_threshold_ms", n, stall_range, presence::optional))
       rt.stall_threshold = std::chrono::milliseconds(n);
     if (r.read_uint("quarantine_after", n, quarantine_range, presence::optional)) rt.quarantine_after = n;
+    r.read_uint("seed", rt.seed, seed_range, presence::optional);
     r.finish();
   }
 
@@ -181,7 +186,7 @@ class builder {
     object_reader r(v, pointer, sink_,
                     {"id", "name", "kind", "structure", "capacity", "hard_capacity", "min_lines", "max_lines",
                      "frame_rate", "map", "policy", "instances", "monsters", "bind_town", "min_spaces",
-                     "max_spaces", "max_speed", "path_budget"});
+                     "max_spaces", "max_speed", "path_budget", "module"});
     scene_def s;
     scene_facts facts{pointer};
     facts.id_ok = r.read_uint("id", s.id, id_range, presence::required);
@@ -199,6 +204,7 @@ class builder {
     facts.map_ok = r.read_uint("map", s.map, id_range, is_space ? presence::optional : presence::required);
     s.path_budget = default_path_budget(s.kind);
     r.read_uint("path_budget", s.path_budget, path_budget_range, presence::optional);
+    read_module(r, s);
     if (is_space)
       read_space_fields(r, s, facts);
     else if (facts.kind_ok)

@@ -182,6 +182,15 @@ std::function<void(player_id, line_handle, phase_id)> front::on_stands_on() {
   };
 }
 
+std::function<void(line_handle, std::span<const module_frame>)> front::on_module_frames() {
+  std::vector<std::shared_ptr<line_feed>> feeds;
+  for (auto& sh : impl_->shards) feeds.push_back(sh->feed);
+  // Every shard hears every line's frames and sends those of its own sessions.
+  return [feeds = std::move(feeds)](line_handle line, std::span<const module_frame> frames) {
+    for (auto& f : feeds) f->post_frames(line, frames);
+  };
+}
+
 result<void, front_errc> front::start(world_port& w) {
   impl& f = *impl_;
   f.w = &w;

@@ -66,7 +66,8 @@ struct view_writer {
   }
   monster_spot spot_of(monster_id m) const {
     const position p = scene_geometry::centre(mirror.where_monster(m).value_or(grid::cell_point{}), units);
-    return {static_cast<std::uint32_t>(m), p.x, p.z};
+    const entity_look look = mirror.look_of(m).value_or(entity_look{});
+    return {static_cast<std::uint32_t>(m), p.x, p.z, look.kind, look.state, look.health};
   }
   // Every monster an entering player sees, replacing what its client had.
   void monster_view(player_id p, std::span<const monster_id> all) {
@@ -140,6 +141,34 @@ void fan_out::apply(const line_batch& b, std::size_t& move_index) {
     if (!it->second.apply(e, out)) continue;
     if (e.what == line_event::kind::moved && !out.quiet_moves) own_move(e.player, key, e.at, def);
     followed(b, e, key);
+  }
+  for (const auto& f : b.frames) send_module_frame(it->second, key, f);
+}
+
+// A module's frame to its audience among this shard's sessions (each shard sends to its own), encoded
+// once. A refusal goes to the player that sent the message, wherever it stands now.
+void fan_out::send_module_frame(const view_mirror& mirror, const view_key& key, const module_frame& f) {
+  std::string frame;
+  if (f.refusal != 0) {
+    const auto code = f.refusal < std::size(module_errc_names) ? module_errc_names[f.refusal] : "refused";
+    append_frame(frame, server_message{module_error{f.opcode, code, f.bytes}});
+    if (session* s = shard_.session_of(static_cast<player_id>(f.who))) s->push(frame);
+    return;
+  }
+  append_frame(frame, server_message{module_frame_out{f.opcode, f.bytes}});
+  auto deliver = [&](player_id p) {
+    session* s = shard_.session_of(p);
+    if (s != nullptr && s->player().speaks_scenert && shard_.stands_in(p, key)) s->push(frame);
+  };
+  switch (f.to) {
+    case module_frame::audience::player:
+      return deliver(static_cast<player_id>(f.who));
+    case module_frame::audience::viewers:
+      for (player_id p : mirror.viewers_of(f.who)) deliver(p);
+      return;
+    case module_frame::audience::line:
+      for (player_id p : mirror.players()) deliver(p);
+      return;
   }
 }
 

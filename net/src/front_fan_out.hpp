@@ -49,6 +49,7 @@ class fan_out {
   void followed(const line_batch& b, const line_event& e, const view_key& key);
   void own_move(player_id p, const view_key& key, grid::cell_point at, const scene_def& def);
   void forget_view(const view_mirror& mirror, player_id p);
+  void send_module_frame(const view_mirror& mirror, const view_key& key, const module_frame& f);
   void entering(player_id p, const view_key& key);
   void stands_again(const line_batch& b);
 

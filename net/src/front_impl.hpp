@@ -37,9 +37,10 @@ struct line_feed {
   void post(line_handle line, phase_id phase, std::span<const line_event> events);
   /// A batch of no events that says `p` stands on this view still.
   void post_stands(line_handle line, phase_id phase, player_id p);
+  void post_frames(line_handle line, std::span<const module_frame> frames);
 
  private:
-  void post_batch(line_batch b);
+  void post_batch(line_batch batch);
 };
 
 // Who is logged in on which shard, who waits for its resume, and the resume tokens: touched on

@@ -42,6 +42,8 @@ class play_desk {
   void handle(const std::shared_ptr<session>& s, const request& r);
   void handle(const std::shared_ptr<session>& s, const heartbeat& h);
   void handle(const std::shared_ptr<session>& s, const login& l);
+  void handle(const std::shared_ptr<session>& s, const module_message& m);  // front_modules.cpp
+  void refuse_module_message(session& s, std::uint32_t opcode, module_errc code, std::string reason);
   /// Why a move of `s` to `to` is refused (null: it is not), and the cell it goes to.
   const char* refusal(const session& s, const position& to, grid::cell_point& cell, clock::time_point now);
   void refuse_move(session& s, const char* why);

@@ -7,15 +7,21 @@
 namespace scenert::net {
 
 void line_feed::post(line_handle line, phase_id phase, std::span<const line_event> events) {
-  post_batch({line, phase, {events.begin(), events.end()}, 0});
+  post_batch({line, phase, {events.begin(), events.end()}, 0, {}});
 }
 
 void line_feed::post_stands(line_handle line, phase_id phase, player_id p) {
-  post_batch({line, phase, {}, p});
+  post_batch({line, phase, {}, p, {}});
 }
 
-void line_feed::post_batch(line_batch b) {
-  if (!batches.post(std::move(b))) return;  // closed: the front stopped
+// A module's frames travel in the same inbox as its line's events: a client hears them in the order
+// the line sent them, after what the tick did to its view.
+void line_feed::post_frames(line_handle line, std::span<const module_frame> frames) {
+  post_batch({line, 0, {}, 0, {frames.begin(), frames.end()}});
+}
+
+void line_feed::post_batch(line_batch batch) {
+  if (!batches.post(std::move(batch))) return;  // closed: the front stopped
   if (!wake_pending.exchange(true, std::memory_order_acq_rel))
     asio::post(*io, [this] {
       wake_pending.store(false, std::memory_order_release);

@@ -103,17 +103,22 @@ result<server_message, wire_errc> scene_info_of(const scenert::wire::SceneInfo& 
 }  // namespace
 
 message_id id_of(const client_message& m) noexcept {
+  if (const auto* mm = std::get_if<module_message>(&m)) return static_cast<message_id>(mm->opcode);
   constexpr message_id ids[] = {message_id::talk,    message_id::position,  message_id::login,
-                                message_id::request, message_id::heartbeat, message_id::walk};
+                                message_id::request, message_id::heartbeat, message_id::walk,
+                                message_id::walk /* module_message: above */};
   static_assert(std::size(ids) == std::variant_size_v<client_message>);
   return ids[m.index()];
 }
 
 message_id id_of(const server_message& m) noexcept {
+  if (const auto* mf = std::get_if<module_frame_out>(&m)) return static_cast<message_id>(mf->opcode);
   constexpr message_id ids[] = {
-      message_id::sync_pid, message_id::broadcast,    message_id::left_view,      message_id::sync_players,
-      message_id::login_ok, message_id::answer,       message_id::heartbeat_echo, message_id::scene_info,
-      message_id::goodbye,  message_id::move_refused, message_id::monsters_seen,  message_id::monsters_gone};
+      message_id::sync_pid,       message_id::broadcast,     message_id::left_view,
+      message_id::sync_players,   message_id::login_ok,      message_id::answer,
+      message_id::heartbeat_echo, message_id::scene_info,    message_id::goodbye,
+      message_id::move_refused,   message_id::monsters_seen, message_id::monsters_gone,
+      message_id::module_error,   message_id::module_error /* module_frame_out: above */};
   static_assert(std::size(ids) == std::variant_size_v<server_message>);
   return ids[m.index()];
 }
@@ -121,6 +126,7 @@ message_id id_of(const server_message& m) noexcept {
 result<client_message, wire_errc> decode_client(std::uint32_t id, std::string_view payload) {
   using R = result<client_message, wire_errc>;
   auto as = [&]<class Pb>(auto&& make) { return parse<Pb, client_message>(id, payload, make); };
+  if (id >= first_module_id) return client_message{module_message{id, std::string(payload)}};
   switch (static_cast<message_id>(id)) {
     case message_id::talk:
       return as.operator()<pb::Talk>([](const pb::Talk& m) { return talk{m.content()}; });
@@ -152,6 +158,7 @@ result<client_message, wire_errc> decode_client(std::uint32_t id, std::string_vi
 result<server_message, wire_errc> decode_server(std::uint32_t id, std::string_view payload) {
   auto as = [&]<class Pb>(auto&& make) { return parse<Pb, server_message>(id, payload, make); };
   using namespace scenert::wire;
+  if (id >= first_module_id) return server_message{module_frame_out{id, std::string(payload)}};
   switch (static_cast<message_id>(id)) {
     case message_id::sync_pid:
       return as.operator()<pb::SyncPid>([](const pb::SyncPid& m) { return you_are{m.pid(), m.username()}; });
@@ -196,12 +203,17 @@ result<server_message, wire_errc> decode_server(std::uint32_t id, std::string_vi
         monsters_seen out;
         out.all = m.all();
         out.monsters.reserve(static_cast<std::size_t>(m.monsters_size()));
-        for (const auto& x : m.monsters()) out.monsters.push_back({x.id(), x.x(), x.z()});
+        for (const auto& x : m.monsters())
+          out.monsters.push_back({x.id(), x.x(), x.z(), x.kind(), x.state(), x.health()});
         return out;
       });
     case message_id::monsters_gone:
       return as.operator()<MonstersGone>([](const MonstersGone& m) {
         return monsters_gone{{m.ids().begin(), m.ids().end()}};
+      });
+    case message_id::module_error:
+      return as.operator()<ModuleError>([](const ModuleError& m) {
+        return module_error{m.opcode(), m.code(), m.reason()};
       });
     default:
       return fail(wire_errc::unknown_id, "frame id " + std::to_string(id) + " is not a server message");
@@ -249,6 +261,9 @@ void append_frame(std::string& out, const client_message& msg) {
           w.set_v(m.to.v);
           w.set_view(m.view);
           put(out, message_id::walk, w);
+        } else if constexpr (std::is_same_v<M, module_message>) {
+          append_header(out, m.opcode, static_cast<std::uint32_t>(m.bytes.size()));
+          out += m.bytes;
         } else {
           static_assert(always_false<M>, "append_frame: a client message without an encoder");
         }
@@ -373,8 +388,25 @@ void encode(std::string& out, const monsters_seen& m) {
     one->set_id(x.id);
     one->set_x(x.x);
     one->set_z(x.z);
+    one->set_kind(x.kind);
+    one->set_state(x.state);
+    one->set_health(x.health);
   }
   put(out, message_id::monsters_seen, seen);
+}
+
+void encode(std::string& out, const module_error& m) {
+  auto& e = made<scenert::wire::ModuleError>();
+  e.set_opcode(m.opcode);
+  e.set_code(m.code);
+  e.set_reason(m.reason);
+  put(out, message_id::module_error, e);
+}
+
+// A module's bytes go as they are: no protobuf of scenert's around them.
+void encode(std::string& out, const module_frame_out& m) {
+  append_header(out, m.opcode, static_cast<std::uint32_t>(m.bytes.size()));
+  out += m.bytes;
 }
 
 void encode(std::string& out, const monsters_gone& m) {

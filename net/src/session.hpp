@@ -70,7 +70,7 @@ struct player_state {
   std::vector<std::uint64_t> maps_held;
   std::uint32_t bad_frames = 0;
   placement place;  // where the world put it last
-  bucket moves, chat, requests;
+  bucket moves, chat, requests, module_messages;
   clock::time_point moved_at{};         // placed, or its last move accepted (for max_speed)
   std::optional<asked_position> asked;  // the position the client last asked for, carried to its viewers
 };

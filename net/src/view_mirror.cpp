@@ -54,6 +54,27 @@ std::vector<monster_id> view_mirror::monsters_seen_by(player_id p) const {
   return seen_by(p, monsters_, nobody);
 }
 
+std::optional<entity_look> view_mirror::look_of(monster_id m) const {
+  auto it = monsters_.at.find(m);
+  if (it == monsters_.at.end()) return std::nullopt;
+  return it->second.look;
+}
+
+std::vector<player_id> view_mirror::viewers_of(monster_id m) const {
+  std::vector<player_id> out;
+  auto it = monsters_.at.find(m);
+  if (it == monsters_.at.end()) return out;
+  for_each_in(players_, view_rect(it->second.area), nobody, [&](player_id q) { out.push_back(q); });
+  return out;
+}
+
+std::vector<player_id> view_mirror::players() const {
+  std::vector<player_id> out;
+  out.reserve(players_.at.size());
+  for (const auto& [p, s] : players_.at) out.push_back(p);
+  return out;
+}
+
 result<void, mirror_errc> view_mirror::refuse(mirror_errc code, const line_event& e,
                                               std::string_view why) const {
   return fail(code, std::string("view mirror: ") + (e.monster ? "monster " : "player ") +

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "brains.hpp"
+#include "module_runner.hpp"
 
 namespace scenert {
 
@@ -77,6 +78,7 @@ void scene::on_init() {
   guarded([&] {
     for (auto& m : modules_) m->on_init(*this);
   });
+  if (game_) game_->init();
 }
 
 void scene::on_active() {
@@ -96,19 +98,24 @@ void scene::on_active() {
   guarded([&] {
     for (auto& m : modules_) m->on_active(*this);
   });
+  if (game_) game_->activate();
 }
 
 void scene::on_inactive() {
   ++deactivations_;
   for (auto& m : modules_) m->on_inactive(*this);
+  if (game_) game_->deactivate();
   // The line is closing: the world sends it nothing more, and what is left nets to nobody.
   roster_pending_.store(false, std::memory_order_relaxed);
   (void)roster_.drain([](roster_change&) {});
   if (reports_) {  // whoever still stands here is gone for the viewers too
     for (const auto& [player, entity] : players_) events_.push_back({line_event::kind::left, player, {}});
     for (grid::entity_id m : monsters_) events_.push_back({line_event::kind::left, m, {}, true});
+    for (grid::entity_id m : entities_) events_.push_back({line_event::kind::left, m, {}, true});
     publish_events();
   }
+  frames_.clear();
+  clear_entities();
   players_.clear();
   monsters_.clear();
   if (brains_) brains_->clear();
@@ -138,19 +145,28 @@ void scene::on_quarantine() {
 
 void scene::on_tick(const tick_context& ctx) {
   if (broken_) return;
+  now_ = ctx.now;
+  if (game_) game_->start_tick();
   apply_roster();
   run_ai(static_cast<std::uint32_t>(ctx.index % grid::grid::ai_batch_count), ctx.index);
   for (auto& m : modules_) m->on_tick(*this, ctx);
+  if (game_) game_->tick(ctx);
   if (reports_) publish_events();
 }
 
 // Listeners hear each player's events in the order it went: before a player goes elsewhere (another
 // line, a phase), what this line has to say up to its `left` is reported, so that no event of its
 // new place (reported by another thread, maybe first) can overtake it.
+// A module's frames of the tick follow its events: an entity it spawned is seen before a frame about it.
 void scene::publish_events() {
-  if (events_.empty()) return;
-  host_->line_events(line_, 0, events_);
-  events_.clear();
+  if (!events_.empty()) {
+    host_->line_events(line_, 0, events_);
+    events_.clear();
+  }
+  if (!frames_.empty()) {
+    host_->module_frames(line_, frames_);
+    frames_.clear();
+  }
 }
 
 // ---- roster ----------------------------------------------------------------------------
@@ -184,6 +200,8 @@ void scene::apply(const roster_change& c) {
     case roster_change::kind::enter_phase:
     case roster_change::kind::leave_phase:
       return answer_phase(c);
+    case roster_change::kind::message:
+      return deliver(c);
   }
 }
 
@@ -224,12 +242,14 @@ void scene::add_player(player_id player, std::optional<grid::cell_point> cell) {
     players_.insert(std::move(node));
   }
   for (auto& m : modules_) m->on_player_enter(*this, player);
+  if (game_) game_->entered(player);
 }
 
 void scene::remove_player(player_id player, bool ack) {
   auto it = players_.find(player);
   if (it != players_.end()) {
     for (auto& m : modules_) m->on_player_leave(*this, player);
+    if (game_) game_->leaving(player);
     (void)grid_->remove(it->second, grid::ignore_view{});
     if (reports_) events_.push_back({line_event::kind::left, player, {}});
     free_ids_.push_back(it->second);
@@ -271,14 +291,15 @@ detail::monster_brains& scene::brains() {
   return *brains_;
 }
 
-std::optional<grid::entity_id> scene::place_monster(grid::cell_point at) {
+std::optional<grid::entity_id> scene::place_monster(grid::cell_point at, entity_look look) {
   if (!map_->contains(at) || !brains().can_spawn(at)) return std::nullopt;
   auto id = new_entity();
   if (!grid_->add(id, grid::entity_type::npc, at, grid::ignore_view{}))
     return free_ids_.push_back(id), std::nullopt;
   brains_->spawn(id, at);
   monsters_.push_back(id);
-  if (reports_) events_.push_back({line_event::kind::entered, id, at, true});
+  if (look != entity_look{}) looks_[id] = look;
+  if (reports_) events_.push_back({line_event::kind::entered, id, at, true, look});
   return id;
 }
 
@@ -287,6 +308,7 @@ bool scene::kill_monster(grid::entity_id monster) {
   auto it = std::find(monsters_.begin(), monsters_.end(), monster);
   if (it == monsters_.end()) return false;
   monsters_.erase(it);
+  looks_.erase(monster);
   brains_->kill(monster);
   (void)grid_->remove(monster, grid::ignore_view{});
   if (reports_) events_.push_back({line_event::kind::left, monster, {}, true});

@@ -94,7 +94,7 @@ void world::on_tick(const tick_context&) {
   impl_->publish(false);
 }
 
-static_assert(sizeof(world_event) <= 144, "world_event: keep the inbox's stream small");
+static_assert(sizeof(world_event) <= 160, "world_event: keep the inbox's stream small");
 
 // ---- impl: inbox and dispatch ------------------------------------------------------------
 

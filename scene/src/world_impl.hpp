@@ -42,7 +42,8 @@ struct world_event {
   world_event() = default;
   world_event(const world_request& r, world_reply answer) : req(r), reply(std::move(answer)) {}
 
-  // 144 bytes: the inbox streams millions of these per second, so the rare parts stay out of line.
+  // 160 bytes (a module message's bytes ride out of line): the inbox streams millions of these per second, so
+  // the rare parts stay out of line.
   type what = type::request;
   std::uint32_t index = 0;           // group_removed: the group; phase events: the phase
   world_request req{};               // request; the notices use req.line and req.player
@@ -108,6 +109,9 @@ struct world::impl final : scene_host {
   void line_events(line_handle line, phase_id phase, std::span<const line_event> batch) override {
     opt.on_line_events(line, phase, batch);
   }
+  void module_frames(line_handle line, std::span<const module_frame> frames) override {
+    if (opt.on_module_frames) opt.on_module_frames(line, frames);
+  }
 
   void push(world_event e);
   void notice(world_event::type what, line_handle line, player_id player = 0);
@@ -123,6 +127,7 @@ struct world::impl final : scene_host {
   std::optional<world_result> do_transfer(const world_request& r, line_handle target, world_reply& reply);
   std::optional<world_result> do_join_team(const world_request& r, world_reply& reply);
   std::optional<world_result> do_move(const world_request& r);
+  std::optional<world_result> do_message(const world_request& r);
   result<line_handle, world_errc> allocate(container& c, player_id p);
   result<line_handle, world_errc> named_line(line_handle line, std::uint32_t below, player_id p,
                                              party_id member_of);

@@ -40,6 +40,8 @@ std::optional<world_result> world::impl::apply(const world_request& r, world_rep
       return do_enter_instance(r, reply);
     case world_request::kind::leave_party:
       return do_leave_party(r, reply);
+    case world_request::kind::message:
+      return do_message(r);
   }
   return std::nullopt;
 }
@@ -199,6 +201,22 @@ std::optional<world_result> world::impl::do_move(const world_request& r) {
     c.meant_for = r.phase;
   }
   // The town walks a player in one of its phases inside that phase.
+  send(loc.line, c);
+  return world_result(placement{loc.line, loc.space, loc.phase});
+}
+
+// Staged with the player's moves, so that its line hears its moves and messages in the order sent.
+std::optional<world_result> world::impl::do_message(const world_request& r) {
+  auto loc = dir->locate(r.player);
+  if (loc.where != location::state::in_line || !(r.line == loc.line))
+    return world_result(fail(
+        world_errc::stale_line,
+        fmt::format(
+            "player {}: message {} meant for {}: it stands {}", r.player, r.opcode, where(r.line),
+            loc.where == location::state::in_line ? "on " + where(loc.line) : std::string("on no line"))));
+  roster_change c{roster_change::kind::message, r.player, {}};
+  c.opcode = r.opcode;
+  if (r.bytes) c.bytes = *r.bytes;
   send(loc.line, c);
   return world_result(placement{loc.line, loc.space, loc.phase});
 }

@@ -47,7 +47,9 @@ event_batch some_events() {
   b.events = {{line_event::kind::entered, 10, {1, 2}, false},
               {line_event::kind::moved, 500, {3, 4}, true},
               {line_event::kind::left, 11, {}, false},
-              {line_event::kind::entered, 501, {0xFFFFFFFFu, 0}, true}};
+              {line_event::kind::entered, 501, {0xFFFFFFFFu, 0}, true},
+              {line_event::kind::entered, 502, {5, 6}, true, {7, 2, -3}},   // a module's entity, its look
+              {line_event::kind::changed, 502, {5, 6}, true, {7, 3, 40}}};  // and its look changed
   return b;
 }
 
@@ -67,6 +69,7 @@ void expect_same(const line_event& a, const line_event& b) {
   EXPECT_EQ(a.player, b.player);
   EXPECT_EQ(a.at, b.at);
   EXPECT_EQ(a.monster, b.monster);
+  EXPECT_EQ(a.look, b.look);
 }
 
 void expect_same(const std::vector<line_event>& a, const std::vector<line_event>& b) {
@@ -239,8 +242,8 @@ TEST(Wire, RoundTripsEmptyMessages) {
 TEST(Wire, EncodesToTheExactSizeOfTheLayout) {
   // kind, version, gateway (u16 + 6), count, 6 requests of 63 bytes, one naming a node (6).
   EXPECT_EQ(encode(some_requests()).size(), 2u + 2 + 6 + 4 + 6 * 63 + 6);
-  // kind, version, line, phase, seq, count, 4 events of 18 bytes.
-  EXPECT_EQ(encode(some_events()).size(), 2u + 12 + 4 + 8 + 4 + 4 * 18);
+  // kind, version, line, phase, seq, count, 6 events of 18 bytes, two with a look (8 bytes more).
+  EXPECT_EQ(encode(some_events()).size(), 2u + 12 + 4 + 8 + 4 + 6 * 18 + 2 * 8);
   const auto e = encode(some_events());
   EXPECT_EQ(e[0], 'E');
   EXPECT_EQ(e[1], 2);
@@ -340,12 +343,12 @@ TEST(Wire, RefusesOutOfRangeEnums) {
 
   event_batch one_event{{1, 1, 1}, 0, 1, {{line_event::kind::moved, 1, {1, 1}, true}}};
   auto e = encode(one_event);
-  e[30] = 3;  // kind, version, line, phase, seq, count: the event kind
-  EXPECT_NE(decode_event_batch(e).error().message.find("unknown event kind 3 at byte 30"), std::string::npos);
+  e[30] = 4;  // kind, version, line, phase, seq, count: the event kind (3: changed, an entity's look)
+  EXPECT_NE(decode_event_batch(e).error().message.find("unknown event kind 4 at byte 30"), std::string::npos);
   e[30] = 0;
-  ASSERT_EQ(e[47], 1);  // the event's last byte: the monster flag
-  e[47] = 2;
-  EXPECT_NE(decode_event_batch(e).error().message.find("unknown monster flag 2 at byte 47"),
+  ASSERT_EQ(e[47], 1);  // the event's last byte: the monster flag (2: a look follows)
+  e[47] = 3;
+  EXPECT_NE(decode_event_batch(e).error().message.find("unknown monster flag 3 at byte 47"),
             std::string::npos);
 }
 

@@ -263,3 +263,45 @@ TEST(TableLoader, ComputesGroupSlotsFromTheBudget) {
 
 }  // namespace
 }  // namespace scenert
+
+namespace scenert {
+namespace {
+
+TEST(TableLoader, KeepsAModulesNameAndParametersForTheModuleToCheck) {
+  const auto r = parse_table(
+      table_with(std::string(town) + R"(, {"id": 2, "name": "Crypt", "kind": "dungeon", "capacity": 5,
+          "max_lines": 10, "map": 1, "module": {"name": "crypt_boss", "boss_health": 5000,
+          "loot": [{"item": "sword", "weight": 2.5}], "taunt": "Come!"}})",
+                 R"("runtime": {"seed": 42}, )"),
+      "t.json");
+  ASSERT_TRUE(r.ok()) << testing::PrintToString(lines_of(r));
+  EXPECT_EQ(r.table->runtime.seed, 42u);
+  const auto& m = r.table->find_scene(2)->module;
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->name, "crypt_boss");
+  EXPECT_EQ(m->pointer, "/scenes/1/module");
+  ASSERT_EQ(m->params.fields.size(), 3u);
+  EXPECT_EQ(m->params.fields[0].key, "boss_health");
+  EXPECT_TRUE(m->params.fields[0].value.integer);
+  EXPECT_EQ(m->params.fields[0].value.number, 5000);
+  const module_value& loot = m->params.fields[1].value;
+  ASSERT_EQ(loot.kind, module_value::type::array);
+  EXPECT_EQ(loot.items.at(0).fields.at(1).value.number, 2.5);
+  EXPECT_EQ(m->params.fields[2].value.text, "Come!");
+  EXPECT_FALSE(r.table->find_scene(1)->module.has_value());
+}
+
+TEST(TableLoader, ReportsAModuleWithoutANameOrOfTheWrongShape) {
+  const auto r = parse_table(table_with(std::string(town) + R"(,
+      {"id": 2, "name": "A", "kind": "dungeon", "capacity": 5, "max_lines": 1, "map": 1, "module": "boss"},
+      {"id": 3, "name": "B", "kind": "dungeon", "capacity": 5, "max_lines": 1, "map": 1, "module": {"hp": 1}},
+      {"id": 4, "name": "C", "kind": "dungeon", "capacity": 5, "max_lines": 1, "map": 1, "module": {"name": ""}})"),
+                             "t.json");
+  EXPECT_THAT(lines_of(r),
+              ElementsAre(R"(/scenes/1/module: must be an object {"name": "...", parameters...}, got "boss")",
+                          R"(/scenes/2/module: missing required key "name")",
+                          R"(/scenes/3/module/name: must be a non-empty string, got "")"));
+}
+
+}  // namespace
+}  // namespace scenert

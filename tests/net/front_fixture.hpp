@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include <scenert/scene/module_registry.hpp>
 #include <scenert/space/space_module.hpp>
 
 #include "../scene/fixture.hpp"
@@ -29,9 +30,10 @@ struct server {
   std::shared_ptr<world> w;
 
   // `port`, when given, is what the front talks to instead of the world (a test's port passing
-  // requests on to it).
+  // requests on to it); `modules`, the game modules the table's scenes name (it must outlive the server).
   explicit server(front_options fo = {}, const std::function<void(scene_table&)>& tweak = nullptr,
-                  const std::function<world_port&(world&)>& port = nullptr) {
+                  const std::function<world_port&(world&)>& port = nullptr,
+                  const module_registry* modules = nullptr) {
     if (tweak) tweak(table);
     fo.ws = true;
     // ctest runs the front's suites twice: once as written, once over three I/O threads.
@@ -46,7 +48,14 @@ struct server {
     door = front::create(table, fo);
     world_options wo;
     wo.on_line_events = door->on_line_events();
+    wo.on_module_frames = door->on_module_frames();
     wo.on_new_line = attach_space_modules(table);  // town lines get their phases, as in scenert run
+    if (modules != nullptr)
+      wo.on_new_line = [phases = std::move(wo.on_new_line),
+                        games = attach_game_modules(table, *modules)](scene& l) {
+        phases(l);
+        games(l);
+      };
     w = world::create(table, *pool, std::move(wo));
     w->start();
     auto started = door->start(port ? port(*w) : static_cast<world_port&>(*w));

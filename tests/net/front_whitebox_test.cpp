@@ -16,9 +16,9 @@ line_event entered(player_id p) { return {line_event::kind::entered, p, {1, 1}};
 
 TEST(FrontWhitebox, OnlyEachPlayersLastMoveInADrainIsSent) {
   drained_batches f;
-  f.batches.push_back({{1, 1, 1}, 0, {moved(7), entered(8), moved(8), moved(7)}});
-  f.batches.push_back({{1, 2, 1}, 0, {moved(9)}});
-  f.batches.push_back({{1, 1, 1}, 3, {moved(8), moved(7)}});  // a phase of line 1
+  f.batches.push_back({{1, 1, 1}, 0, {moved(7), entered(8), moved(8), moved(7)}, {}});
+  f.batches.push_back({{1, 2, 1}, 0, {moved(9)}, {}});
+  f.batches.push_back({{1, 1, 1}, 3, {moved(8), moved(7)}, {}});  // a phase of line 1
   f.mark_superseded_moves();
   // The drain's moves in order: 7, 8, 7, 9, 8, 7.
   EXPECT_EQ(f.superseded, (std::vector<bool>{true, true, true, false, false, false}));
@@ -34,7 +34,7 @@ TEST(FrontWhitebox, SupersededMovesMatchTheRuleOnRandomDrains) {
     const int batches = 1 + static_cast<int>(rng() % 4);
     for (int b = 0; b < batches; ++b) {
       line_batch batch{
-          {1, static_cast<std::uint32_t>(1 + rng() % 3), 1}, static_cast<phase_id>(rng() % 2), {}};
+          {1, static_cast<std::uint32_t>(1 + rng() % 3), 1}, static_cast<phase_id>(rng() % 2), {}, {}};
       for (int e = static_cast<int>(rng() % 8); e > 0; --e) {
         const auto p = static_cast<player_id>(1 + rng() % 5);
         batch.events.push_back(rng() % 4 == 0 ? entered(p) : moved(p));

@@ -12,6 +12,7 @@
 
 namespace {
 
+using scenert::entity_look;
 using scenert::line_event;
 using scenert::player_id;
 using scenert::grid::cell_point;
@@ -166,10 +167,12 @@ TEST(ViewMirror, EventsThatDoNotFitAreNamedAndChangeNothing) {
   EXPECT_EQ(mirror.size(), 1U);
 }
 
-// Players and monsters on one grid: after every event each client's monsters are the grid's
-// monsters in its view, where the grid has them, and nobody hears a monster it does not see.
+// Players and entities (monsters, a module's entities with their looks) on one grid: after every
+// event each client's entities are the grid's in its view, where the grid has them, looking as the
+// line last said, and nobody hears of an entity it does not see.
+using sighting = std::pair<cell_point, entity_look>;
 struct monster_clients {
-  std::map<player_id, std::map<player_id, cell_point>> seen;  // player -> monster -> cell
+  std::map<player_id, std::map<player_id, sighting>> seen;  // player -> entity -> cell and look
   view_mirror* mirror = nullptr;
   void view(player_id, std::span<const player_id>) {}
   void appeared(player_id, player_id) {}
@@ -178,9 +181,9 @@ struct monster_clients {
   void monster_view(player_id p, std::span<const player_id> all) {
     auto& v = seen[p];
     v.clear();
-    for (player_id m : all) v[m] = *mirror->where_monster(m);
+    for (player_id m : all) v[m] = {*mirror->where_monster(m), *mirror->look_of(m)};
   }
-  void monster_at(player_id p, player_id m) { seen[p][m] = *mirror->where_monster(m); }
+  void monster_at(player_id p, player_id m) { seen[p][m] = {*mirror->where_monster(m), *mirror->look_of(m)}; }
   void monster_gone(player_id p, player_id m) {
     EXPECT_EQ(seen[p].erase(m), 1U) << "monster " << m << " gone from " << p << " who did not see it";
   }
@@ -206,6 +209,11 @@ TEST(ViewMirror, MonstersSeenEqualTheGridOnRandomTraces) {
     };
     // Players are entities 1..999, monsters 1000 and up, as the ids of one grid.
     std::vector<player_id> players, monsters;
+    std::map<player_id, entity_look> looks;  // the line's truth
+    auto look = [&] {
+      return entity_look{static_cast<std::uint16_t>(rnd(4)), static_cast<std::uint16_t>(rnd(3)),
+                         static_cast<std::int32_t>(rnd(1000))};
+    };
     auto pick = [&](std::vector<player_id>& v) { return v[rnd(static_cast<std::uint32_t>(v.size()))]; };
     auto id = [](player_id p) { return static_cast<grid::entity_id>(p); };
     for (int step = 0; step < 4000; ++step) {
@@ -230,14 +238,20 @@ TEST(ViewMirror, MonstersSeenEqualTheGridOnRandomTraces) {
       } else if (monsters.size() < 20 || dice == 5) {
         const player_id m = 1000 + rnd(1000);
         if (std::count(monsters.begin(), monsters.end(), m)) continue;
-        e = {line_event::kind::entered, m, cell(), true};
+        e = {line_event::kind::entered, m, cell(), true, look()};
         ASSERT_TRUE(truth.add(id(m), grid::entity_type::npc, e.at, grid::ignore_view{}).has_value());
         monsters.push_back(m);
+        looks[m] = e.look;
       } else if (dice == 6) {
         const player_id m = pick(monsters);
         e = {line_event::kind::left, m, {}, true};
         ASSERT_TRUE(truth.remove(id(m), grid::ignore_view{}).has_value());
         monsters.erase(std::find(monsters.begin(), monsters.end(), m));
+        looks.erase(m);
+      } else if (dice == 7) {
+        const player_id m = pick(monsters);
+        e = {line_event::kind::changed, m, truth.position_of(id(m)), true, look()};
+        looks[m] = e.look;
       } else {
         const player_id m = pick(monsters);
         e = {line_event::kind::moved, m, near(truth.position_of(id(m))), true};
@@ -246,10 +260,12 @@ TEST(ViewMirror, MonstersSeenEqualTheGridOnRandomTraces) {
       const auto applied = mirror.apply(e, c);
       ASSERT_TRUE(applied.has_value()) << applied.error().message;
       for (player_id p : players) {
-        std::map<player_id, cell_point> want;
+        std::map<player_id, sighting> want;
         ASSERT_TRUE(truth
                         .for_each_in_view(truth.position_of(id(p)), grid::type_mask::npc,
-                                          [&](grid::entity_id m) { want[m] = truth.position_of(m); })
+                                          [&](grid::entity_id m) {
+                                            want[m] = {truth.position_of(m), looks[m]};
+                                          })
                         .has_value());
         ASSERT_EQ(c.seen[p], want) << "the monsters player " << p << " sees, after step " << step;
         std::vector<player_id> ids;
@@ -274,6 +290,15 @@ TEST(ViewMirror, AMonsterEventThatDoesNotFitIsNamed) {
             scenert::net::mirror_errc::not_here);
   EXPECT_EQ(mirror.where_monster(7), (cell_point{1, 1}));
   EXPECT_FALSE(mirror.where(7).has_value()) << "a monster is not a player";
+  EXPECT_EQ(mirror.apply({line_event::kind::changed, 7, {2, 2}, true, {1, 1, 1}}, c).code(),
+            scenert::net::mirror_errc::not_here)
+      << "a change names the cell the entity stands on";
+  EXPECT_EQ(mirror.apply({line_event::kind::changed, 8, {1, 1}, true, {1, 1, 1}}, c).code(),
+            scenert::net::mirror_errc::not_here);
+  EXPECT_EQ(mirror.apply({line_event::kind::changed, 7, {1, 1}, false, {1, 1, 1}}, c).code(),
+            scenert::net::mirror_errc::not_here)
+      << "a player has no look";
+  EXPECT_EQ(mirror.look_of(7), (entity_look{}));
 }
 
 }  // namespace

@@ -78,6 +78,35 @@ struct space_def {
   std::uint32_t max_spaces = 0;  ///< running at once per town line; 0 = unlimited
 };
 
+struct module_field;
+
+/// One value of a module's parameters as the table wrote it: a small tree of plain values, so that
+/// nothing outside config/ sees JSON. A module reads it through scenert::module_params.
+struct module_value {
+  enum class type : std::uint8_t { null, boolean, number, string, array, object };
+  type kind = type::null;
+  bool boolean = false;              ///< boolean
+  double number = 0;                 ///< number
+  bool integer = false;              ///< number: written without a fraction or exponent
+  std::string text;                  ///< string
+  std::vector<module_value> items;   ///< array, in order
+  std::vector<module_field> fields;  ///< object, in document order
+};
+
+/// One key of an object value.
+struct module_field {
+  std::string key;
+  module_value value;
+};
+
+/// The game module a scene runs: its registered name and its own parameters (every key of the
+/// table's `module` object beside `name`), with the JSON pointer of that object for diagnostics.
+struct module_ref {
+  std::string name;
+  module_value params;  ///< an object
+  std::string pointer;  ///< e.g. "/scenes/3/module"
+};
+
 /// The monsters a scene spawns on each line: how they move, how fast, how far they notice a player
 /// and how far they follow one from home. Defaults live in the loader.
 struct monster_def {
@@ -107,6 +136,8 @@ struct scene_def {
   /// Fastest a client may walk, in world units per second; 0: no limit. A move farther than this
   /// allows since the last accepted one is refused.
   double max_speed = 0;
+  /// The game module its lines run (by registered name), when the table names one.
+  std::optional<module_ref> module;
 };
 
 /// Process-wide settings.
@@ -116,6 +147,8 @@ struct runtime_def {
   std::chrono::milliseconds idle_grace{30'000};  ///< an empty line above min_lines closes after this
   std::chrono::milliseconds stall_threshold{1'000};
   unsigned quarantine_after = 10;
+  /// Seeds each line's random source for modules (with the scene and line number): a replayable fight.
+  std::uint32_t seed = 1;
 };
 
 /// What the network front takes from the table (its flags may override).

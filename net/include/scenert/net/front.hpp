@@ -81,6 +81,11 @@ struct front_options {
     double burst = 0;
   };
   rate moves{20, 40}, chat{2, 5}, requests{10, 20};
+  /// Messages to game modules (ids from 2000 up); over it the client hears 1012 rate_limited.
+  rate module_messages{30, 60};
+  /// The largest payload of a message to a game module; a larger one is refused (1012 too_large)
+  /// and never reaches the line.
+  std::uint32_t module_message_bytes = 4096;
   /// Tests only (fault injection, never set in production): viewers never hear 200 Tp 4 about this
   /// player id, so a check of clients' views against the scenes' truth has a fault to find. Its
   /// appearing and leaving (200 Tp 2, 201) still go out. 0: off.
@@ -132,6 +137,8 @@ class front {
   /// its client hears that view again. Ignored while the player stands on a line as the events said
   /// (from any thread, ordered after the line events handed over before it).
   [[nodiscard]] std::function<void(player_id, line_handle, phase_id)> on_stands_on();
+  /// What the world calls with each line's game-module frames of a tick (world_options::on_module_frames).
+  [[nodiscard]] std::function<void(line_handle, std::span<const module_frame>)> on_module_frames();
   /// Binds the listeners and starts the I/O threads; `w` must outlive the front's stop().
   result<void, front_errc> start(world_port& w);
   /// Says goodbye to every client, closes their connections and joins the I/O threads.

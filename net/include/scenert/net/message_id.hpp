@@ -25,7 +25,11 @@ enum class message_id : std::uint32_t {
   monsters_seen = 1009,   ///< server→client: monsters in your view, where they stand
   monsters_gone = 1010,   ///< server→client: monsters that left your view
   walk = 1011,            ///< client→server: a move on the view the client knows (stale ones dropped)
+  module_error = 1012,    ///< server→client: a message to a game module was not taken, and why
 };
+
+/// Ids from here up belong to game modules, both ways: their payload is the module's own.
+inline constexpr std::uint32_t first_module_id = 2000;
 
 /// Every id, in wire order, for counters and reports.
 inline constexpr message_id all_message_ids[] = {
@@ -33,7 +37,7 @@ inline constexpr message_id all_message_ids[] = {
     message_id::left_view,     message_id::sync_players, message_id::login,        message_id::login_ok,
     message_id::request,       message_id::answer,       message_id::heartbeat,    message_id::heartbeat_echo,
     message_id::scene_info,    message_id::goodbye,      message_id::move_refused, message_id::monsters_seen,
-    message_id::monsters_gone, message_id::walk};
+    message_id::monsters_gone, message_id::walk,         message_id::module_error};
 
 /// The name of an id ("broadcast"), or empty for an id scenert does not know.
 [[nodiscard]] constexpr std::string_view name_of(message_id id) noexcept {
@@ -74,6 +78,8 @@ inline constexpr message_id all_message_ids[] = {
       return "monsters_gone";
     case message_id::walk:
       return "walk";
+    case message_id::module_error:
+      return "module_error";
   }
   return {};
 }

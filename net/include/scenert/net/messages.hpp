@@ -67,7 +67,12 @@ struct walk {
   position to;
   std::uint32_t view = 0;
 };
-using client_message = std::variant<talk, move_to, login, request, heartbeat, walk>;
+/// 2000 and up: a message to the game module of the player's line; the bytes are the module's own.
+struct module_message {
+  std::uint32_t opcode = 0;
+  std::string bytes;
+};
+using client_message = std::variant<talk, move_to, login, request, heartbeat, walk, module_message>;
 
 // ---- server → client ---------------------------------------------------------------------------
 struct you_are {  ///< 1
@@ -132,8 +137,10 @@ struct move_refused {  ///< 1008
   std::string reason;
 };
 struct monster_spot {
-  std::uint32_t id = 0;  ///< the monster's id on its line (not a player id)
-  float x = 0, z = 0;    ///< world units, the centre of its cell
+  std::uint32_t id = 0;               ///< the entity's id on its line (not a player id)
+  float x = 0, z = 0;                 ///< world units, the centre of its cell
+  std::uint32_t kind = 0, state = 0;  ///< what it is and what it is doing (0, 0: a monster of the table)
+  std::int32_t health = 0;            ///< hit points left (0: none kept)
   friend bool operator==(const monster_spot&, const monster_spot&) = default;
 };
 struct monsters_seen {  ///< 1009
@@ -143,16 +150,27 @@ struct monsters_seen {  ///< 1009
 struct monsters_gone {  ///< 1010
   std::vector<std::uint32_t> ids;
 };
+struct module_error {        ///< 1012
+  std::uint32_t opcode = 0;  ///< the module message refused
+  std::string code;          ///< module_errc's name: no_module, unknown_opcode, malformed, refused, ...
+  std::string reason;
+};
+/// 2000 and up: a game module's frame to the client, its bytes as the module wrote them.
+struct module_frame_out {
+  std::uint32_t opcode = 0;
+  std::string bytes;
+};
 using server_message =
     std::variant<you_are, broadcast, left_view, players_in_view, login_ok, answer, heartbeat_echo, scene_info,
-                 goodbye, move_refused, monsters_seen, monsters_gone>;
+                 goodbye, move_refused, monsters_seen, monsters_gone, module_error, module_frame_out>;
 
 /// The frame id a message travels under.
 [[nodiscard]] message_id id_of(const client_message& m) noexcept;
 [[nodiscard]] message_id id_of(const server_message& m) noexcept;
 
 /// Decodes a client's frame: unknown_id for an id that is not a client→server message,
-/// bad_payload for bytes that do not parse as its message.
+/// bad_payload for bytes that do not parse as its message. An id from 2000 up is a module_message
+/// (its bytes are not looked at).
 [[nodiscard]] result<client_message, wire_errc> decode_client(std::uint32_t id, std::string_view payload);
 /// Decodes a server's frame (for clients: the bots and the tests).
 [[nodiscard]] result<server_message, wire_errc> decode_server(std::uint32_t id, std::string_view payload);

@@ -40,8 +40,9 @@ class view_mirror {
   ///   before it hides the old ones), `out.monster_gone(p, m)` / `out.monster_at(p, m)` for the
   ///   monsters it stops / starts seeing, then `out.moved(viewer, p)` for everyone who sees it;
   ///   inside one area only `moved`.
-  /// A monster's events (`e.monster`): `out.monster_at(viewer, m)` for each player who sees it where
-  /// it stands now, `out.monster_gone(viewer, m)` for each one who stopped seeing it.
+  /// A monster's (or a module entity's) events (`e.monster`): `out.monster_at(viewer, m)` for each
+  /// player who sees it where it stands now (with its look, after `changed` too),
+  /// `out.monster_gone(viewer, m)` for each one who stopped seeing it. A player never `changed`.
   /// An event that does not fit the mirror (an id twice, an unknown id, a cell off the map) is an
   /// error naming the player or monster, and changes nothing.
   template <class Out>
@@ -57,6 +58,12 @@ class view_mirror {
   [[nodiscard]] std::optional<grid::cell_point> where_monster(monster_id m) const {
     return monsters_.where(m);
   }
+  /// What clients see of a monster or entity (its last entered or changed look), when it is here.
+  [[nodiscard]] std::optional<entity_look> look_of(monster_id m) const;
+  /// The players who see a monster or entity, or empty when it is not here.
+  [[nodiscard]] std::vector<player_id> viewers_of(monster_id m) const;
+  /// Every player of the view.
+  [[nodiscard]] std::vector<player_id> players() const;
   [[nodiscard]] std::size_t size() const noexcept { return players_.at.size(); }
   [[nodiscard]] std::size_t monster_count() const noexcept { return monsters_.at.size(); }
   [[nodiscard]] const grid::map_data& map() const noexcept { return *map_; }
@@ -66,6 +73,7 @@ class view_mirror {
     grid::cell_point at;
     std::uint32_t area = 0;
     std::uint32_t slot = 0;  // index in its area's list
+    entity_look look{};      // monsters and entities only
   };
   // The players (by player_id), or the monsters (by monster_id), by area.
   struct layer {
@@ -90,6 +98,8 @@ class view_mirror {
   std::vector<std::uint64_t> seen_by(player_id p, const layer& l, std::uint64_t except) const;
   template <class Out>
   result<void, mirror_errc> apply_monster(const line_event& e, Out&& out);
+  template <class Out>
+  void move_player(standing& s, const line_event& e, Out& out);
   result<void, mirror_errc> refuse(mirror_errc code, const line_event& e, std::string_view why) const;
 
   std::shared_ptr<const grid::map_data> map_;
@@ -147,32 +157,38 @@ result<void, mirror_errc> view_mirror::apply(const line_event& e, Out&& out) {
       players_.at.erase(it);
       return {};
     }
-    case kind::moved: {
+    case kind::changed:
+      return refuse(mirror_errc::not_here, e, "a player has no look to change");
+    case kind::moved:
       if (it == players_.at.end()) return refuse(mirror_errc::not_here, e, "moved without being here");
-      standing& s = it->second;
-      const std::uint32_t to = map_->area_index(e.at);
-      s.at = e.at;
-      if (to != s.area) {
-        const rect before = view_rect(s.area), after = view_rect(to);
-        players_.unplace(s);
-        for_each_in_difference(players_, after, before, [&](player_id q) {
-          out.appeared(e.player, q);
-          out.appeared(q, e.player);
-        });
-        for_each_in_difference(players_, before, after, [&](player_id q) {
-          out.vanished(e.player, q);
-          out.vanished(q, e.player);
-        });
-        for_each_in_difference(monsters_, before, after,
-                               [&](monster_id m) { out.monster_gone(e.player, m); });
-        for_each_in_difference(monsters_, after, before, [&](monster_id m) { out.monster_at(e.player, m); });
-        players_.place(e.player, s, to);
-      }
-      for_each_in(players_, view_rect(to), e.player, [&](player_id q) { out.moved(q, e.player); });
+      move_player(it->second, e, out);
       return {};
-    }
   }
   return refuse(mirror_errc::not_here, e, "an unknown event");
+}
+
+// A player's move: to another area, both ways of the views it leaves and enters, and the monsters
+// it stops and starts seeing; then its move to everyone who sees it.
+template <class Out>
+void view_mirror::move_player(standing& s, const line_event& e, Out& out) {
+  const std::uint32_t to = map_->area_index(e.at);
+  s.at = e.at;
+  if (to != s.area) {
+    const rect before = view_rect(s.area), after = view_rect(to);
+    players_.unplace(s);
+    for_each_in_difference(players_, after, before, [&](player_id q) {  // seed 002's order: new first
+      out.appeared(e.player, q);
+      out.appeared(q, e.player);
+    });
+    for_each_in_difference(players_, before, after, [&](player_id q) {
+      out.vanished(e.player, q);
+      out.vanished(q, e.player);
+    });
+    for_each_in_difference(monsters_, before, after, [&](monster_id m) { out.monster_gone(e.player, m); });
+    for_each_in_difference(monsters_, after, before, [&](monster_id m) { out.monster_at(e.player, m); });
+    players_.place(e.player, s, to);
+  }
+  for_each_in(players_, view_rect(to), e.player, [&](player_id q) { out.moved(q, e.player); });
 }
 
 // A monster is seen by the players whose view holds its area: the same rectangle around its own.
@@ -186,6 +202,7 @@ result<void, mirror_errc> view_mirror::apply_monster(const line_event& e, Out&& 
       const std::uint32_t area = map_->area_index(e.at);
       standing& s = monsters_.at[e.player];
       s.at = e.at;
+      s.look = e.look;
       monsters_.place(e.player, s, area);
       for_each_in(players_, view_rect(area), nobody, [&](player_id q) { out.monster_at(q, e.player); });
       return {};
@@ -198,6 +215,13 @@ result<void, mirror_errc> view_mirror::apply_monster(const line_event& e, Out&& 
       monsters_.at.erase(it);
       return {};
     }
+    case kind::changed:
+      if (it == monsters_.at.end()) return refuse(mirror_errc::not_here, e, "changed without being here");
+      if (!(it->second.at == e.at)) return refuse(mirror_errc::not_here, e, "changed on another cell");
+      it->second.look = e.look;
+      for_each_in(players_, view_rect(it->second.area), nobody,
+                  [&](player_id q) { out.monster_at(q, e.player); });
+      return {};
     case kind::moved: {
       if (it == monsters_.at.end()) return refuse(mirror_errc::not_here, e, "moved without being here");
       standing& s = it->second;

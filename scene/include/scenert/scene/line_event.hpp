@@ -1,21 +1,48 @@
 #pragma once
-/// What a line's tick did to its players and monsters, reported in one batch per tick: the network
+/// What a line's tick did to its players and entities, reported in one batch per tick: the network
 /// front keeps a mirror of the line's areas from these and fans them out to the viewers (seed 000's
-/// gateway).
+/// gateway). A game module's frames to its clients travel beside them (module_frame).
 
 #include <cstdint>
+#include <string>
 
 #include <scenert/scene/fwd.hpp>
 #include <scenert/scene/grid/types.hpp>
 
 namespace scenert {
 
+/// What clients see of an entity besides where it stands: its kind (0: the scene's own monsters),
+/// a state id and its health, all the module's to mean what it likes.
+struct entity_look {
+  std::uint16_t kind = 0;   ///< what it is (a studio's numbering; 0: a monster of the table)
+  std::uint16_t state = 0;  ///< what it is doing (a boss's phase, a chest opened...)
+  std::int32_t health = 0;  ///< hit points left (0 for entities without any)
+  friend constexpr bool operator==(entity_look, entity_look) = default;
+};
+
 struct line_event {
-  enum class kind : std::uint8_t { entered, left, moved };
+  /// `changed`: an entity's look changed where it stands (never a player's).
+  enum class kind : std::uint8_t { entered, left, moved, changed };
   kind what = kind::entered;
-  player_id player = 0;   ///< the player, or the monster_id when `monster`
-  grid::cell_point at{};  ///< entered, moved: the cell it stands on now
-  bool monster = false;   ///< a monster (spawned when the line opens, moved by its AI) and not a player
+  player_id player = 0;   ///< the player, or the entity's monster_id when `monster`
+  grid::cell_point at{};  ///< entered, moved, changed: the cell it stands on now
+  bool monster = false;   ///< an entity of the line (a monster, a module's entity), not a player
+  entity_look look{};     ///< `monster`: entered, changed: how it looks now
+};
+
+/// One frame a game module sends to clients, from its line's tick: opaque bytes under an opcode
+/// (from 2000 up), or a refusal of one client's message (net's frame 1012).
+struct module_frame {
+  enum class audience : std::uint8_t {
+    player,   ///< `who` is a player
+    viewers,  ///< `who` is an entity: every player who sees it
+    line,     ///< every player of the line (or of the phase the batch names)
+  };
+  audience to = audience::player;
+  std::uint64_t who = 0;     ///< player, or entity (monster_id)
+  std::uint32_t opcode = 0;  ///< from 2000 up; for a refusal, the opcode refused
+  std::string bytes;         ///< the payload; for a refusal, the reason
+  std::uint8_t refusal = 0;  ///< 0: a module frame; else a module_errc (a refusal, to `who` only)
 };
 
 }  // namespace scenert

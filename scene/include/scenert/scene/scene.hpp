@@ -8,6 +8,7 @@
 #include <optional>
 #include <random>
 #include <span>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include <scenert/runtime/result.hpp>
 #include <scenert/runtime/service.hpp>
 #include <scenert/scene/fwd.hpp>
+#include <scenert/scene/game_module.hpp>
 #include <scenert/scene/grid/grid.hpp>
 #include <scenert/scene/grid/map_data.hpp>
 #include <scenert/scene/line_event.hpp>
@@ -25,7 +27,8 @@ namespace scenert {
 
 namespace detail {
 class monster_brains;
-}
+class module_runner;
+}  // namespace detail
 
 /// What a monster's brain is doing.
 enum class brain_state : std::uint8_t {
@@ -71,6 +74,9 @@ class scene_host {
   /// entered, left, moved on its grid, once per tick that changed something, in the order it happened.
   virtual void line_events(line_handle /*line*/, phase_id /*phase*/, std::span<const line_event> /*events*/) {
   }
+  /// The frames a line's game module sent in a tick (and its refusals of client messages), after
+  /// that tick's line_events; asked only of hosts that hear line events.
+  virtual void module_frames(line_handle /*line*/, std::span<const module_frame> /*frames*/) {}
 };
 
 /// A piece of scene behaviour (e.g. a town's phases). Hooks run on the scene's thread, in the
@@ -103,7 +109,7 @@ struct treasure_chest {
 /// One change to a scene's roster, as the world sends it. A town line routes the changes of a
 /// player who stands in one of its phases to its phase host.
 struct roster_change {
-  enum class kind : std::uint8_t { enter, leave, leave_ack, move, enter_phase, leave_phase };
+  enum class kind : std::uint8_t { enter, leave, leave_ack, move, enter_phase, leave_phase, message };
   kind what = kind::enter;
   player_id player = 0;
   grid::cell_point to{};  ///< move: the cell walked to
@@ -111,6 +117,8 @@ struct roster_change {
   /// move: the phase (0: the line itself) the client walked in, when it said; a move that finds the
   /// player in another one (it entered or left a phase meanwhile) is dropped, not walked there.
   std::optional<phase_id> meant_for{};
+  module_opcode opcode = 0;  ///< message: a client's message to the line's game module
+  std::string bytes{};       ///< message: its payload, as the client sent it
 };
 
 /// One line of a scene definition. Each tick runs, in this order: its service mailbox (closures),
@@ -137,6 +145,11 @@ class scene : public service {
   [[nodiscard]] const std::vector<std::unique_ptr<scene_module>>& modules() const noexcept {
     return modules_;
   }
+  /// Gives the line its game module, its random source seeded from `seed` (the table's
+  /// runtime.seed); only before the first activation.
+  void set_game_module(std::unique_ptr<game_module> module, std::uint32_t seed);
+  /// The line's game module, or null.
+  [[nodiscard]] game_module* game() const noexcept;
   /// The module hosting this line's phases, or null; fixed once the line was first activated.
   [[nodiscard]] phase_host* phases() const noexcept { return phases_; }
 
@@ -172,12 +185,35 @@ class scene : public service {
   /// The living monsters, in spawn order.
   [[nodiscard]] const std::vector<grid::entity_id>& monsters() const noexcept { return monsters_; }
   /// Puts a monster of the scene's kind on a cell (its home); none when the cell is blocked or full.
-  std::optional<grid::entity_id> place_monster(grid::cell_point at);
+  std::optional<grid::entity_id> place_monster(grid::cell_point at, entity_look look = {});
   /// Kills a monster: off the grid, its search cancelled; false when it is no living monster.
   bool kill_monster(grid::entity_id monster);
   /// A monster's brain, living or dead, until the line closes.
   [[nodiscard]] std::optional<monster_view> monster(grid::entity_id monster) const;
   [[nodiscard]] const treasure_chest& chest() const noexcept { return chest_; }
+  // ---- a game module's entities and frames, on the scene's thread (module_context uses these) ----
+  /// Puts an entity on the grid (with a brain: a monster of the scene's kind); none when it cannot stand
+  /// there.
+  std::optional<grid::entity_id> place_entity(const entity_spec& spec);
+  /// Takes an entity (or monster) off the grid; false when it is not there.
+  bool remove_entity(grid::entity_id entity);
+  /// Changes an entity's look; false when it is not there.
+  bool set_entity_look(grid::entity_id entity, entity_look look);
+  /// Moves an entity without a brain; false when it is not there or the cell is off the map or blocked.
+  bool move_entity(grid::entity_id entity, grid::cell_point to);
+  /// An entity's (or monster's) look and cell, when it is there.
+  [[nodiscard]] std::optional<entity_look> look_of(grid::entity_id entity) const;
+  [[nodiscard]] std::optional<grid::cell_point> entity_at(grid::entity_id entity) const;
+  /// Queues a frame to clients, reported after this tick's line events.
+  void send_frame(module_frame frame);
+  /// The start of the tick being run (of the last one between ticks).
+  [[nodiscard]] time_point now() const noexcept { return now_; }
+  /// The players on the line.
+  [[nodiscard]] std::vector<player_id> player_list() const;
+  /// A module failed on the line's thread: the line takes no more ticks and its host hears it as
+  /// quarantined (its players move out, it closes).
+  void fail_module();
+
   /// A player opens the chest: true the first time, false when it is absent or open already.
   bool open_chest();
   /// Ticks whose AI ran at least one NPC, and NPC AI steps run (for tests and load figures).
@@ -213,6 +249,8 @@ class scene : public service {
   void move_player(player_id player, grid::cell_point to);
   void publish_events();
   void run_ai(std::uint32_t batch, std::uint64_t tick);
+  void deliver(const roster_change& change);
+  void clear_entities();
   void step_npc(grid::entity_id npc, std::uint64_t tick);
   detail::monster_brains& brains();
   grid::entity_id new_entity();
@@ -223,13 +261,18 @@ class scene : public service {
   // cache lines per line per tick (100,000 idle lines tick a million times a second).
   std::atomic<bool> roster_pending_{false};  // set after a post: a quiet tick reads no inbox
   bool broken_ = false;
-  bool reports_ = false;            // the host hears line events
-  std::vector<line_event> events_;  // this tick's, reported at its end (or when a player goes elsewhere)
-  bool emptied_ = false;            // a player left during this roster batch: tell the host if none is left
+  bool reports_ = false;              // the host hears line events
+  std::vector<line_event> events_;    // this tick's, reported at its end (or when a player goes elsewhere)
+  std::vector<module_frame> frames_;  // this tick's module frames, reported after its events
+  bool emptied_ = false;              // a player left during this roster batch: tell the host if none is left
   std::vector<std::unique_ptr<scene_module>> modules_;
   phase_host* phases_ = nullptr;
   std::vector<grid::entity_id> monsters_;
-  std::unique_ptr<detail::monster_brains> brains_;  // made by the first monster
+  std::unique_ptr<detail::monster_brains> brains_;          // made by the first monster
+  std::unique_ptr<detail::module_runner> game_;             // the line's game module and its context
+  std::unordered_map<grid::entity_id, entity_look> looks_;  // entities' (and looked-at monsters') looks
+  std::vector<grid::entity_id> entities_;                   // a module's entities without a brain
+  time_point now_{};
   using player_map = std::unordered_map<player_id, grid::entity_id>;
   player_map players_;
 

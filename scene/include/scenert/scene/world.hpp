@@ -49,7 +49,8 @@ struct world_request {
     enter_phase,
     leave_phase,
     enter_instance,
-    leave_party
+    leave_party,
+    message
   };
   kind what = kind::enter;
   player_id player = 0;
@@ -59,6 +60,9 @@ struct world_request {
   grid::cell_point to{};  ///< move
   party_id party = 0;     ///< enter_instance (0: alone)
   phase_id phase = 0;     ///< move_on: the phase of `line` (0: the line itself)
+  std::uint32_t opcode = 0;  ///< message: the module's opcode (from 2000 up)
+  /// message: its payload, opaque to scenert (out of line: the world's inbox streams requests).
+  std::shared_ptr<const std::string> bytes{};
 
   /// Enter a scene on a line chosen by its policy (soft capacity).
   static world_request enter(player_id p, scene_id s) { return {kind::enter, p, s, {}, 0, {}, 0}; }
@@ -106,6 +110,20 @@ struct world_request {
   /// The player left its party: off the party's instance, back to the scene it came from (or the
   /// table's first town when it came from nowhere).
   static world_request leave_party(player_id p) { return {kind::leave_party, p, 0, {}, 0, {}, 0}; }
+  /// A client's message to the game module of `line` (where the client saw itself), applied on that
+  /// line in the order the player's messages and moves came; stale_line when it stands elsewhere now.
+  static world_request message(player_id p, line_handle line, std::uint32_t opcode, std::string bytes) {
+    return {kind::message,
+            p,
+            0,
+            line,
+            0,
+            {},
+            0,
+            0,
+            opcode,
+            std::make_shared<const std::string>(std::move(bytes))};
+  }
 };
 
 /// One live line at the last snapshot.
@@ -160,6 +178,8 @@ struct world_options {
   /// moved), called on the line's thread: hand them to another thread (the network front), keep it
   /// short. Empty: lines and phases collect none.
   std::function<void(line_handle, phase_id, std::span<const line_event>)> on_line_events;
+  /// Each line's game-module frames of a tick, after its events, on the line's thread (as above).
+  std::function<void(line_handle, std::span<const module_frame>)> on_module_frames;
   /// Null: the in-process directory.
   std::shared_ptr<line_directory> directory;
 };

@@ -1,4 +1,6 @@
-// The `scenert` command: one subcommand per file (check_command.cpp, ...), wired up here.
+// The `scenert` command line as a library call (scenert/apps/main.hpp): one subcommand per file
+// (check_command.cpp, ...), wired up here. The `scenert` executable is this call with no module of
+// its own (scenert_main.cpp); a studio's executable passes its modules.
 
 #include "bots_command.hpp"
 #include "check_command.hpp"
@@ -8,10 +10,11 @@
 #include "pathbench_command.hpp"
 #include "run_command.hpp"
 
+#include <scenert/apps/main.hpp>
+
 #include <CLI/CLI.hpp>
 
-int main(int argc, char** argv) {
-  using namespace scenert::apps;
+int scenert::apps::main(int argc, char** argv, const module_registry& modules) {
   CLI::App app{
       "scenert: host MMO game scenes, validate scene tables, load-test line allocation and real clients"};
   app.set_version_flag("--version", SCENERT_VERSION);
@@ -20,8 +23,10 @@ int main(int argc, char** argv) {
       "Exit status: 0 success; 1 invalid table; 2 usage error or unreadable file; 3 invariant broken.");
 
   check_options check;
+  check.registry = &modules;
   CLI::App* check_cmd = add_check_command(app, check);
   run_options run;
+  run.registry = &modules;
   CLI::App* run_cmd = add_run_command(app, run);
   loadtest_options loadtest;
   CLI::App* loadtest_cmd = add_loadtest_command(app, loadtest);
