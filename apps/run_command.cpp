@@ -38,6 +38,30 @@ result<net::front_options, admin_errc> front_options_for(const run_options& o) {
   return f;
 }
 
+namespace {
+
+// --cluster, --node, --hosts and --dead-after-ms: a scene node of a cluster.
+void add_cluster_options(CLI::App* cmd, run_options& o) {
+  auto* cluster = cmd->add_option("--cluster", o.cluster,
+                                  "Run as a scene node of the cluster whose NATS server (JetStream on) is at "
+                                  "nats://HOST:PORT: lines open through the cluster's directory");
+  auto* node =
+      cmd->add_option("--node", o.node, "This node's name in the cluster (letters, digits, '-', '_')");
+  cluster->needs(node);
+  node->needs(cluster);
+  cmd->add_option("--hosts", o.hosts,
+                  "The kinds of scene this node hosts, e.g. town,field on some nodes and dungeon on others "
+                  "(a town's phases come with it; default: every scene)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"town", "field", "dungeon", "guild"}))
+      ->needs(cluster);
+  cmd->add_option("--dead-after-ms", o.dead_after_ms,
+                  "Declare a cluster node dead once its heartbeat stood still this long (default 3000)")
+      ->check(CLI::Range(std::int64_t{500}, std::int64_t{600'000}));
+}
+
+}  // namespace
+
 CLI::App* add_run_command(CLI::App& app, run_options& o) {
   CLI::App* cmd = app.add_subcommand("run", "Host the world of a scene table until SIGINT or SIGTERM");
   cmd->add_option("table", o.table, "Scene table (JSON), e.g. examples/mmo.json")->required();
@@ -76,25 +100,10 @@ CLI::App* add_run_command(CLI::App& app, run_options& o) {
                   "Threads for the clients' sockets, apart from the pool's workers; connections are "
                   "dealt to them in turn and each fans the lines' events out to its own (default 1)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{64}));
-  auto* cluster = cmd->add_option("--cluster", o.cluster,
-                                  "Run as a scene node of the cluster whose NATS server (JetStream on) is at "
-                                  "nats://HOST:PORT: lines open through the cluster's directory");
-  auto* node =
-      cmd->add_option("--node", o.node, "This node's name in the cluster (letters, digits, '-', '_')");
-  cluster->needs(node);
-  node->needs(cluster);
-  cmd->add_option("--hosts", o.hosts,
-                  "The kinds of scene this node hosts, e.g. town,field on some nodes and dungeon on others "
-                  "(a town's phases come with it; default: every scene)")
-      ->delimiter(',')
-      ->check(CLI::IsMember({"town", "field", "dungeon", "guild"}))
-      ->needs(cluster);
   cmd->add_option("--module", o.modules,
                   "A library of game modules (PATH.so) for the scenes that name them; repeatable. A library "
                   "built against another scenert is refused (exit 2)");
-  cmd->add_option("--dead-after-ms", o.dead_after_ms,
-                  "Declare a cluster node dead once its heartbeat stood still this long (default 3000)")
-      ->check(CLI::Range(std::int64_t{500}, std::int64_t{600'000}));
+  add_cluster_options(cmd, o);
   cmd->footer(
       "Exit status: 0 stopped cleanly; 1 invalid table; 2 usage error, unreadable file, admin or\n"
       "client endpoint that cannot be bound, a pool that cannot start (e.g. --realtime refused) or a\n"

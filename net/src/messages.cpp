@@ -155,6 +155,15 @@ result<client_message, wire_errc> decode_client(std::uint32_t id, std::string_vi
   }
 }
 
+monsters_seen monsters_seen_of(const scenert::wire::MonstersSeen& m) {
+  monsters_seen out;
+  out.all = m.all();
+  out.monsters.reserve(static_cast<std::size_t>(m.monsters_size()));
+  for (const auto& x : m.monsters())
+    out.monsters.push_back({x.id(), x.x(), x.z(), x.kind(), x.state(), x.health()});
+  return out;
+}
+
 result<server_message, wire_errc> decode_server(std::uint32_t id, std::string_view payload) {
   auto as = [&]<class Pb>(auto&& make) { return parse<Pb, server_message>(id, payload, make); };
   using namespace scenert::wire;
@@ -199,14 +208,7 @@ result<server_message, wire_errc> decode_server(std::uint32_t id, std::string_vi
     case message_id::move_refused:
       return as.operator()<MoveRefused>([](const MoveRefused& m) { return move_refused{m.reason()}; });
     case message_id::monsters_seen:
-      return as.operator()<MonstersSeen>([](const MonstersSeen& m) {
-        monsters_seen out;
-        out.all = m.all();
-        out.monsters.reserve(static_cast<std::size_t>(m.monsters_size()));
-        for (const auto& x : m.monsters())
-          out.monsters.push_back({x.id(), x.x(), x.z(), x.kind(), x.state(), x.health()});
-        return out;
-      });
+      return as.operator()<MonstersSeen>(monsters_seen_of);
     case message_id::monsters_gone:
       return as.operator()<MonstersGone>([](const MonstersGone& m) {
         return monsters_gone{{m.ids().begin(), m.ids().end()}};
