@@ -26,56 +26,64 @@ struct open_entry {
   }
 };
 
-/// The 4-ary heap; its vector keeps its capacity across searches (no allocation once warm).
+/// The 4-ary heap; its storage keeps its capacity across searches (no allocation once warm).
+/// Entry i (root 0) is stored at slot i + 3, so the four children of entry i, 4i+1..4i+4, are the
+/// four slots of family i + 1: one 64-byte cache line read per level of a pop.
 class open_list {
  public:
-  [[nodiscard]] bool empty() const noexcept { return items_.empty(); }
-  void clear() noexcept { items_.clear(); }
+  [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
+  void clear() noexcept { size_ = 0; }
   /// The least entry; the list must not be empty.
-  [[nodiscard]] const open_entry& top() const noexcept { return items_.front(); }
+  [[nodiscard]] const open_entry& top() const noexcept { return slot(0); }
 
   void push(open_entry e) {
-    std::size_t hole = items_.size();
-    items_.push_back(e);
+    if ((size_ + 3) / 4 >= families_.size()) families_.emplace_back();
+    std::size_t hole = size_++;
     while (hole > 0) {
       const std::size_t parent = (hole - 1) / 4;
-      if (!e.before(items_[parent])) break;
-      items_[hole] = items_[parent];
+      if (!e.before(slot(parent))) break;
+      slot(hole) = slot(parent);
       hole = parent;
     }
-    items_[hole] = e;
+    slot(hole) = e;
   }
 
   /// Removes and returns the least entry; the list must not be empty.
   open_entry pop() noexcept {
-    const open_entry top = items_.front();
-    const open_entry last = items_.back();
-    items_.pop_back();
-    const std::size_t n = items_.size();
-    if (n == 0) return top;
+    const open_entry top = slot(0);
+    const open_entry last = slot(--size_);
+    const std::size_t n = size_;
     std::size_t hole = 0;
     for (;;) {
       const std::size_t first = hole * 4 + 1;
       if (first >= n) break;
       std::size_t best = first;
       if (first + 4 <= n) {  // a full family: a tournament of two pairs, selects rather than branches
-        const std::size_t a = items_[first + 1].before(items_[first]) ? first + 1 : first;
-        const std::size_t b = items_[first + 3].before(items_[first + 2]) ? first + 3 : first + 2;
-        best = items_[b].before(items_[a]) ? b : a;
+        const open_entry* f = families_[hole + 1].slots;
+        const std::size_t a = f[1].before(f[0]) ? 1 : 0, b = f[3].before(f[2]) ? 3 : 2;
+        best = first + (f[b].before(f[a]) ? b : a);
       } else {
         for (std::size_t c = first + 1; c < n; ++c)
-          if (items_[c].before(items_[best])) best = c;
+          if (slot(c).before(slot(best))) best = c;
       }
-      if (!items_[best].before(last)) break;
-      items_[hole] = items_[best];
+      if (!slot(best).before(last)) break;
+      slot(hole) = slot(best);
       hole = best;
     }
-    items_[hole] = last;
+    if (n > 0) slot(hole) = last;
     return top;
   }
 
  private:
-  std::vector<open_entry> items_;
+  struct alignas(64) family {
+    open_entry slots[4];
+  };
+  [[nodiscard]] open_entry& slot(std::size_t i) noexcept { return families_[(i + 3) / 4].slots[(i + 3) % 4]; }
+  [[nodiscard]] const open_entry& slot(std::size_t i) const noexcept {
+    return families_[(i + 3) / 4].slots[(i + 3) % 4];
+  }
+  std::vector<family> families_;
+  std::size_t size_ = 0;
 };
 
 }  // namespace scenert::nav
