@@ -4,7 +4,6 @@
 // cache line, and each comparison is two integer compares instead of three double compares.
 // A* keeps std::push_heap over its 24-byte entries: the plain baseline.
 
-#include <array>
 #include <bit>
 #include <cstdint>
 #include <vector>
@@ -85,64 +84,6 @@ class open_list {
   }
   std::vector<family> families_;
   std::size_t size_ = 0;
-};
-
-/// JPS's open list: entries bucketed by f (buckets 1/8 wide in a ring of 256), only the lowest
-/// bucket kept as a heap. A push into a later bucket is an append; the heap stays small (the
-/// entries within 1/8 of the least f) however large the open list grows. Entries beyond the ring
-/// wait in a heap of their own. The order of pops is the same total order (f, larger g, index) as
-/// one heap's: a bucket holds one range of f, and every entry of a lower range leaves first.
-class bucketed_open_list {
- public:
-  [[nodiscard]] bool empty() const noexcept { return active_.empty() && in_ring_ == 0 && far_.empty(); }
-  void clear() noexcept {
-    active_.clear();
-    far_.clear();
-    for (auto& b : ring_) b.clear();
-    in_ring_ = 0;
-    current_ = 0;
-  }
-  /// The least entry, when the lowest bucket is not empty (else nothing to prefetch).
-  [[nodiscard]] const open_entry* peek() const noexcept { return active_.empty() ? nullptr : &active_.top(); }
-
-  void push(open_entry e) {
-    const std::uint64_t key = key_of(e);
-    if (key <= current_) return active_.push(e);
-    if (key - current_ < ring_size) return ring_[key % ring_size].push_back(e), ++in_ring_, void();
-    far_.push(e);
-  }
-
-  /// Removes and returns the least entry; the list must not be empty.
-  open_entry pop() {
-    while (active_.empty()) advance();
-    return active_.pop();
-  }
-
- private:
-  static constexpr std::uint64_t ring_size = 256;
-  static constexpr double keys_per_unit = 8;
-  static std::uint64_t key_of(const open_entry& e) noexcept {
-    return static_cast<std::uint64_t>(e.f() * keys_per_unit);
-  }
-  // Moves to the next key holding entries and loads them into the heap.
-  void advance() {
-    if (in_ring_ == 0) {
-      current_ = key_of(far_.top());
-    } else {
-      ++current_;
-      if (!far_.empty() && key_of(far_.top()) < current_) current_ = key_of(far_.top());
-    }
-    auto& bucket = ring_[current_ % ring_size];
-    for (const open_entry& e : bucket) active_.push(e);
-    in_ring_ -= bucket.size();
-    bucket.clear();
-    while (!far_.empty() && key_of(far_.top()) == current_) active_.push(far_.pop());
-  }
-  open_list active_;  // entries of key current_
-  std::array<std::vector<open_entry>, ring_size> ring_;
-  std::size_t in_ring_ = 0;
-  open_list far_;  // entries ring_size or more keys above current_ when pushed
-  std::uint64_t current_ = 0;
 };
 
 }  // namespace scenert::nav

@@ -97,8 +97,8 @@ bool search_state::pop_jps(std::uint32_t& index) {
     // The next candidate's node is read by the next pop: start its miss now.
     if (!bypass.empty())
       __builtin_prefetch(&nodes[bypass.back().index()]);
-    else if (const open_entry* next = open.peek())
-      __builtin_prefetch(&nodes[next->index()]);
+    else if (!open.empty())
+      __builtin_prefetch(&nodes[open.top().index()]);
     if (!nodes[e.index()].closed()) return (index = e.index()), (current_f = e.f()), true;
   }
   return false;

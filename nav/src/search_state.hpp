@@ -58,7 +58,7 @@ struct search_state {
   std::uint32_t generation = 0;
   std::vector<search_node> nodes;
   std::vector<heap_entry> heap;    // A*'s open list: a binary heap (std::push_heap)
-  bucketed_open_list open;         // JPS: buckets by f over a 4-ary heap
+  open_list open;                  // JPS's open list: a 4-ary heap
   std::vector<open_entry> bypass;  // JPS: successors with the least f, expanded before the heap's
   bool use_bypass = false;         // JPS only: A* stays the plain baseline
   double current_f = 0;            // f of the node being expanded

@@ -1,5 +1,5 @@
-// JPS's open lists against a sort: the same total order (f, then the larger g, then the lower
-// index) whatever the spread of f, entries far beyond the bucket ring included.
+// JPS's open list against a sort: the total order (f, then the larger g, then the lower index),
+// ties in f frequent.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -50,25 +50,6 @@ void expect_pops_in_order(std::uint64_t seed, double spread) {
 
 TEST(OpenList, PopsInOrder) {
   for (std::uint64_t seed = 1; seed <= 20; ++seed) expect_pops_in_order<open_list>(seed, 40);
-}
-
-TEST(OpenList, BucketedPopsInTheSameOrderAsOneHeap) {
-  // Spreads of f below a bucket, within the ring, and far past it (the far heap).
-  for (const double spread : {0.1, 3.0, 40.0, 500.0, 5000.0})
-    for (std::uint64_t seed = 1; seed <= 10; ++seed) {
-      SCOPED_TRACE(testing::Message() << "spread " << spread << " seed " << seed);
-      expect_pops_in_order<bucketed_open_list>(seed, spread);
-    }
-}
-
-TEST(OpenList, BucketedIsEmptyAfterClear) {
-  bucketed_open_list list;
-  for (std::uint32_t i = 0; i < 100; ++i) list.push(open_entry::make(i * 7.5, 0, i));
-  list.clear();
-  EXPECT_TRUE(list.empty());
-  list.push(open_entry::make(3, 1, 42));
-  EXPECT_EQ(list.pop().index(), 42u);
-  EXPECT_TRUE(list.empty());
 }
 
 }  // namespace
