@@ -49,8 +49,8 @@ std::int64_t scan_down(const std::uint64_t* line, const std::uint64_t* a, const 
 }
 
 // A straight jump from `at` in direction `d` along a bit line between its two side lines.
-std::int64_t jump_along(const std::uint64_t* line, const std::uint64_t* a, const std::uint64_t* b, std::size_t words,
-                        std::int64_t at, int d, std::int64_t goal) {
+std::int64_t jump_along(const std::uint64_t* line, const std::uint64_t* a, const std::uint64_t* b,
+                        std::size_t words, std::int64_t at, int d, std::int64_t goal) {
   return d > 0 ? scan_up(line, a, b, words, at + 1, goal) : scan_down(line, a, b, words, at - 1, goal);
 }
 
@@ -78,14 +78,16 @@ struct filtered_grid {
   std::int64_t jump_x(std::int64_t x, std::int64_t y, int dx) const {
     for (std::int64_t c = x + dx;; c += dx) {
       if (!open(c, y)) return none;
-      if (is_goal(c, y) || (open(c, y - 1) && !open(c - dx, y - 1)) || (open(c, y + 1) && !open(c - dx, y + 1)))
+      if (is_goal(c, y) || (open(c, y - 1) && !open(c - dx, y - 1)) ||
+          (open(c, y + 1) && !open(c - dx, y + 1)))
         return c;
     }
   }
   std::int64_t jump_y(std::int64_t x, std::int64_t y, int dy) const {
     for (std::int64_t c = y + dy;; c += dy) {
       if (!open(x, c)) return none;
-      if (is_goal(x, c) || (open(x - 1, c) && !open(x - 1, c - dy)) || (open(x + 1, c) && !open(x + 1, c - dy)))
+      if (is_goal(x, c) || (open(x - 1, c) && !open(x - 1, c - dy)) ||
+          (open(x + 1, c) && !open(x + 1, c - dy)))
         return c;
     }
   }
@@ -97,19 +99,19 @@ struct filtered_grid {
 template <class Grid>
 void jump_diagonal(const Grid& grid, search_state& s, std::uint32_t index, cell c, int dx, int dy) {
   std::int64_t x = c.x, y = c.y;
-  const double g0 = s.nodes[index].g;
-  for (std::int64_t k = 1;; ++k) {
+  const path_cost g0 = s.nodes[index].g;
+  for (std::uint32_t k = 1;; ++k) {
     if (!grid.open(x + dx, y) || !grid.open(x, y + dy) || !grid.open(x + dx, y + dy)) return;
     x += dx, y += dy;
-    const double g = g0 + static_cast<double>(k) * diagonal_cost;
-    if (x == s.goal.x && y == s.goal.y) return s.relax(s.goal_index, s.goal, index, g, dx, dy);
+    const path_cost g = g0.plus(0, k);
+    if (x == s.goal.x && y == s.goal.y) return s.offer(s.goal_index, s.goal, index, g, dx, dy);
     if (const std::int64_t hx = grid.jump_x(x, y, dx); hx != none) {
       const cell to{static_cast<std::uint32_t>(hx), static_cast<std::uint32_t>(y)};
-      s.relax(s.map->index(to), to, index, g + static_cast<double>(std::abs(hx - x)), dx, 0);
+      s.offer(s.map->index(to), to, index, g.plus(static_cast<std::uint32_t>(std::abs(hx - x)), 0), dx, 0);
     }
     if (const std::int64_t vy = grid.jump_y(x, y, dy); vy != none) {
       const cell to{static_cast<std::uint32_t>(x), static_cast<std::uint32_t>(vy)};
-      s.relax(s.map->index(to), to, index, g + static_cast<double>(std::abs(vy - y)), 0, dy);
+      s.offer(s.map->index(to), to, index, g.plus(static_cast<std::uint32_t>(std::abs(vy - y)), 0), 0, dy);
     }
   }
 }
@@ -121,7 +123,9 @@ void try_direction(const Grid& grid, search_state& s, std::uint32_t index, cell 
   if (dy == 0 && (x = grid.jump_x(x, y, dx)) == none) return;
   if (dx == 0 && (y = grid.jump_y(x, y, dy)) == none) return;
   const cell to{static_cast<std::uint32_t>(x), static_cast<std::uint32_t>(y)};
-  s.relax(s.map->index(to), to, index, s.nodes[index].g + static_cast<double>(std::abs(x - c.x) + std::abs(y - c.y)), dx, dy);
+  s.offer(s.map->index(to), to, index,
+          s.nodes[index].g.plus(static_cast<std::uint32_t>(std::abs(x - c.x) + std::abs(y - c.y)), 0), dx,
+          dy);
 }
 
 template <class Grid>
@@ -135,20 +139,25 @@ void expand(const Grid& grid, search_state& s, std::uint32_t index) {
   }
   const int dx = s.nodes[index].dx(), dy = s.nodes[index].dy();
   if (dx != 0 && dy != 0) {
-    for (auto [ex, ey] : {std::pair{dx, 0}, std::pair{0, dy}, std::pair{dx, dy}}) try_direction(grid, s, index, c, ex, ey);
+    for (auto [ex, ey] : {std::pair{dx, 0}, std::pair{0, dy}, std::pair{dx, dy}})
+      try_direction(grid, s, index, c, ex, ey);
   } else if (dx != 0) {
     try_direction(grid, s, index, c, dx, 0);
     // A side is worth turning to only where it opens here after being blocked one step back: else
     // the cell one step back reaches it as cheaply (the forced neighbours of a straight move).
     for (const int side : {-1, 1}) {
-      if (!grid.open(c.x, std::int64_t{c.y} + side) || grid.open(std::int64_t{c.x} - dx, std::int64_t{c.y} + side)) continue;
+      if (!grid.open(c.x, std::int64_t{c.y} + side) ||
+          grid.open(std::int64_t{c.x} - dx, std::int64_t{c.y} + side))
+        continue;
       try_direction(grid, s, index, c, 0, side);
       try_direction(grid, s, index, c, dx, side);
     }
   } else {
     try_direction(grid, s, index, c, 0, dy);
     for (const int side : {-1, 1}) {
-      if (!grid.open(std::int64_t{c.x} + side, c.y) || grid.open(std::int64_t{c.x} + side, std::int64_t{c.y} - dy)) continue;
+      if (!grid.open(std::int64_t{c.x} + side, c.y) ||
+          grid.open(std::int64_t{c.x} + side, std::int64_t{c.y} - dy))
+        continue;
       try_direction(grid, s, index, c, side, 0);
       try_direction(grid, s, index, c, side, dy);
     }
@@ -163,6 +172,7 @@ void expand_jps(search_state& s, std::uint32_t index) {
   } else {
     expand(filtered_grid{s}, s, index);
   }
+  s.flush();
 }
 
 }  // namespace scenert::nav

@@ -40,7 +40,8 @@ struct segment {
   // The cell after `k` steps, 1 <= k <= steps().
   [[nodiscard]] cell at(std::uint32_t k) const {
     const std::int64_t d = std::min(k, diagonal), t = k - d;
-    return {static_cast<std::uint32_t>(from.x + sx * d + tx * t), static_cast<std::uint32_t>(from.y + sy * d + ty * t)};
+    return {static_cast<std::uint32_t>(from.x + sx * d + tx * t),
+            static_cast<std::uint32_t>(from.y + sy * d + ty * t)};
   }
 };
 
@@ -62,34 +63,55 @@ void write_path(const search_state& s, std::uint32_t end, std::vector<cell>& out
 
 }  // namespace
 
-void search_state::relax(std::uint32_t index, cell at, std::uint32_t parent, double g, int dx, int dy) {
+void search_state::relax(std::uint32_t index, cell at, std::uint32_t parent, path_cost cost, int dx, int dy) {
   search_node& n = nodes[index];
-  if (n.generation() == generation && (n.closed() || n.g <= g)) return;
-  n.g = g;
+  const double g = cost.value();
+  if (n.generation() == generation && (n.closed() || n.g.value() <= g)) return;
+  n.g = cost;
   n.parent = parent;
   n.stamp = generation << 5 | static_cast<std::uint32_t>((dx + 1) * 3 + (dy + 1));
-  const heap_entry e{g + octile_distance(at, goal), g, index};
-  // The node being expanded has the least f in the open list, so a successor with no more f has
-  // the least f too and may be expanded next without a trip through the heap (still exact with a
-  // consistent heuristic; the order stays a pure function of the query, so slicing changes nothing).
-  if (use_bypass && e.f <= current_f) return bypass.push_back(e);
-  heap.push_back(e);
+  const std::uint32_t ax = at.x > goal.x ? at.x - goal.x : goal.x - at.x,
+                      ay = at.y > goal.y ? at.y - goal.y : goal.y - at.y;
+  const std::uint32_t lo = ax < ay ? ax : ay, hi = ax < ay ? ay : ax;
+  const double f = cost.plus(hi - lo, lo).value();  // from counts: equal f, equal bits
+  if (use_bypass) {
+    // The node being expanded has the least f in the open list, so a successor with no more f has
+    // the least f too and may be expanded next without a trip through the heap (exact with a
+    // consistent heuristic; the order stays a pure function of the query, so slicing changes nothing).
+    const open_entry e = open_entry::make(f, g, index);
+    return f <= current_f ? bypass.push_back(e) : open.push(e);
+  }
+  heap.push_back({f, g, index});
   std::push_heap(heap.begin(), heap.end(), heap_after{});
 }
 
-bool search_state::pop(std::uint32_t& index) {
-  while (!bypass.empty() || !heap.empty()) {
-    heap_entry e{};
+bool search_state::pop_jps(std::uint32_t& index) {
+  while (!bypass.empty() || !open.empty()) {
+    open_entry e{};
     if (!bypass.empty()) {
       e = bypass.back();
       bypass.pop_back();
     } else {
-      std::pop_heap(heap.begin(), heap.end(), heap_after{});
-      e = heap.back();
-      heap.pop_back();
+      e = open.pop();
     }
+    // The next candidate's node is read by the next pop: start its miss now.
+    if (!bypass.empty())
+      __builtin_prefetch(&nodes[bypass.back().index()]);
+    else if (!open.empty())
+      __builtin_prefetch(&nodes[open.top().index()]);
+    if (!nodes[e.index()].closed()) return (index = e.index()), (current_f = e.f()), true;
+  }
+  return false;
+}
+
+bool search_state::pop(std::uint32_t& index) {
+  if (use_bypass) return pop_jps(index);
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), heap_after{});
+    const heap_entry e = heap.back();
+    heap.pop_back();
     const search_node& n = nodes[e.index];
-    if (!n.closed() && n.g == e.g) return (index = e.index), (current_f = e.f), true;
+    if (!n.closed() && n.g.value() == e.g) return (index = e.index), (current_f = e.f), true;
   }
   return false;
 }
@@ -98,11 +120,16 @@ const char* to_string(algorithm algo) noexcept { return algo == algorithm::jps ?
 
 const char* to_string(search_status status) noexcept {
   switch (status) {
-    case search_status::idle: return "idle";
-    case search_status::running: return "running";
-    case search_status::found: return "found";
-    case search_status::unreachable: return "unreachable";
-    case search_status::out_of_map: return "out_of_map";
+    case search_status::idle:
+      return "idle";
+    case search_status::running:
+      return "running";
+    case search_status::found:
+      return "found";
+    case search_status::unreachable:
+      return "unreachable";
+    case search_status::out_of_map:
+      return "out_of_map";
   }
   return "unknown";
 }
@@ -118,10 +145,12 @@ search_status search_context::begin(const nav_map& map, cell start, cell goal, a
   s.map = &map, s.filter = filter, s.algo = algo, s.start = start, s.goal = goal;
   s.expansions = 0;
   s.heap.clear();
+  s.open.clear();
   s.bypass.clear();
   s.use_bypass = algo == algorithm::jps;
   s.current_f = 0;
-  if (!map.contains(start.x, start.y) || !map.contains(goal.x, goal.y)) return s.status = search_status::out_of_map;
+  if (!map.contains(start.x, start.y) || !map.contains(goal.x, goal.y))
+    return s.status = search_status::out_of_map;
   if (s.nodes.size() < map.cell_count()) s.nodes.resize(map.cell_count());
   if (++s.generation > max_generation) {  // old stamps could alias: clear once per 2^27 searches
     std::fill(s.nodes.begin(), s.nodes.end(), search_node{});
@@ -133,7 +162,7 @@ search_status search_context::begin(const nav_map& map, cell start, cell goal, a
   s.best_h = octile_distance(start, goal);
   if (!can_stand(map, start.x, start.y, filter) || !can_stand(map, goal.x, goal.y, filter))
     return s.status = search_status::unreachable;
-  s.relax(s.start_index, start, s.start_index, 0.0);
+  s.relax(s.start_index, start, s.start_index, path_cost{});
   return s.status = search_status::running;
 }
 
@@ -164,7 +193,7 @@ search_outcome search_context::find(const nav_map& map, cell start, cell goal, a
 search_status search_context::status() const noexcept { return state_->status; }
 std::uint32_t search_context::expansions() const noexcept { return state_->expansions; }
 double search_context::length() const noexcept {
-  return state_->status == search_status::found ? state_->nodes[state_->goal_index].g : 0.0;
+  return state_->status == search_status::found ? state_->nodes[state_->goal_index].g.value() : 0.0;
 }
 
 void search_context::path(std::vector<cell>& out) const {
@@ -185,8 +214,8 @@ nav_result<double> validate_path(const nav_map& map, const std::vector<cell>& pa
   if (path.empty()) return nav_fail(nav_errc::bad_path, "empty path");
   if (path.front() != start || path.back() != goal)
     return nav_fail(nav_errc::bad_path, fmt::format("path runs ({},{})->({},{}), want ({},{})->({},{})",
-                                                    path.front().x, path.front().y, path.back().x, path.back().y,
-                                                    start.x, start.y, goal.x, goal.y));
+                                                    path.front().x, path.front().y, path.back().x,
+                                                    path.back().y, start.x, start.y, goal.x, goal.y));
   if (!can_stand(map, start.x, start.y, filter)) return nav_fail(nav_errc::bad_path, "start cell blocked");
   double length = 0;
   for (std::size_t i = 1; i < path.size(); ++i) {
