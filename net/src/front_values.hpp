@@ -19,7 +19,7 @@ struct line_batch {
   std::vector<line_event> events;
   // Not 0: no events; the world says this player stands on this view still (front::on_stands_on).
   player_id stands = 0;
-  std::vector<module_frame> frames;  // a game module's frames of the tick, after the events
+  std::vector<module_frame> frames{};  // a game module's frames of the tick, after the events
 };
 
 // Where a player stands, as its view's events said.
