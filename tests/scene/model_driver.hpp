@@ -3,6 +3,7 @@
 
 #include <barrier>
 #include <functional>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <random>
@@ -52,6 +53,29 @@ struct model_thread {
   std::function<void(player_id, const world_request&, const world_result&)> apply;  ///< its answer
   std::function<void()> checkpoint;
 };
+
+/// Thread `t`'s share of a model run: players from 1 + t * 1000, its request and checkpoint counts.
+inline model_thread thread_share(int t, int players, int requests, int checkpoint_every) {
+  model_thread mt;
+  mt.thread = t;
+  mt.base = 1 + static_cast<player_id>(t) * 1000;
+  mt.players = players;
+  mt.requests = requests;
+  mt.checkpoint_every = checkpoint_every;
+  return mt;
+}
+
+/// Runs `check` on the world's line directory, on the world's thread, and waits for it.
+template <class Check>
+void check_directory(world& w, Check&& check) {
+  std::promise<void> done;
+  auto f = done.get_future();
+  w.query([&](const line_directory& dir) {
+    check(dir);
+    done.set_value();
+  });
+  f.wait();
+}
 
 /// Sends `requests` random requests, one in flight per player, answers applied on this thread.
 inline void drive_players(world& w, const model_thread& t, std::barrier<>& sync) {

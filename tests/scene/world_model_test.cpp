@@ -159,23 +159,12 @@ struct model_run {
   }
 
   void checkpoint() {
-    std::promise<void> done;
-    auto f = done.get_future();
-    w->query([&](const line_directory& dir) {
-      check(dir);
-      done.set_value();
-    });
-    f.wait();
+    test::check_directory(*w, [this](const line_directory& dir) { check(dir); });
   }
 
   void run_thread(int t, std::barrier<>& sync) {
     auto& model = models[t];
-    test::model_thread mt;
-    mt.thread = t;
-    mt.base = 1 + static_cast<player_id>(t) * 1000;
-    mt.players = players_per_thread;
-    mt.requests = requests_per_thread;
-    mt.checkpoint_every = checkpoint_every;
+    auto mt = test::thread_share(t, players_per_thread, requests_per_thread, checkpoint_every);
     for (int i = 0; i < players_per_thread; ++i) model[mt.base + i] = std::nullopt;
     std::vector<line_handle> seen;
     mt.next = [&](std::mt19937_64& rng, player_id p) {

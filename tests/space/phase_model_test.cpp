@@ -137,13 +137,7 @@ struct phase_run {
   }
 
   void checkpoint() {
-    std::promise<void> done;
-    auto f = done.get_future();
-    w->query([&](const line_directory& dir) {
-      check(dir);
-      done.set_value();
-    });
-    f.wait();
+    test::check_directory(*w, [this](const line_directory& dir) { check(dir); });
   }
 
   static R random_request(std::mt19937_64& rng, player_id p, const std::optional<placed>& at) {
@@ -218,12 +212,7 @@ struct phase_run {
 
   void run_thread(int t, std::barrier<>& sync) {
     auto& model = models[t];
-    test::model_thread mt;
-    mt.thread = t;
-    mt.base = 1 + static_cast<player_id>(t) * 1000;
-    mt.players = players_per_thread;
-    mt.requests = requests_per_thread;
-    mt.checkpoint_every = checkpoint_every;
+    auto mt = test::thread_share(t, players_per_thread, requests_per_thread, checkpoint_every);
     for (int i = 0; i < players_per_thread; ++i) model[mt.base + i] = std::nullopt;
     mt.next = [&](std::mt19937_64& rng, player_id p) { return random_request(rng, p, model[p]); };
     mt.apply = [&](player_id p, const R& req, const world_result& r) { apply(model[p], p, req, r); };
