@@ -80,6 +80,10 @@ std::optional<monster_view> monster_brains::view(grid::entity_id id) const {
   return monster_view{b.state, to_grid(b.steer.home), b.target, b.searching, goal};
 }
 
+brain_state monster_brains::state_of(grid::entity_id id) const {
+  return id < brains_.size() && brains_[id].live ? brains_[id].state : brain_state::dead;
+}
+
 // ---- thinking ---------------------------------------------------------------------------
 
 std::optional<grid::cell_point> monster_brains::think(grid::grid& g, grid::entity_id id, std::uint64_t tick,

@@ -43,6 +43,8 @@ class monster_brains {
   void step_searches();
   /// A monster as its brain sees it.
   [[nodiscard]] std::optional<monster_view> view(grid::entity_id id) const;
+  /// What a monster's brain is doing (dead for one it does not know).
+  [[nodiscard]] brain_state state_of(grid::entity_id id) const;
 
  private:
   struct brain {

@@ -282,8 +282,21 @@ void scene::run_ai(std::uint32_t batch, std::uint64_t tick) {
 
 void scene::step_npc(grid::entity_id npc, std::uint64_t tick) {
   ++ai_steps_;
+  const auto before = brains_->state_of(npc);
   auto to = brains_->think(*grid_, npc, tick, rng_);
   if (to && reports_) events_.push_back({line_event::kind::moved, npc, *to, true});
+  if (const auto now = brains_->state_of(npc); now != before) show_state(npc, now);
+}
+
+// A table's monster (look kind 0) shows its brain's state to its viewers; a module's entity shows
+// what its module sets.
+void scene::show_state(grid::entity_id npc, brain_state state) {
+  entity_look look = looks_.contains(npc) ? looks_[npc] : entity_look{};
+  if (look.kind != 0) return;
+  look.state = static_cast<std::uint16_t>(state);
+  looks_[npc] = look;
+  if (auto at = entity_at(npc); at && reports_)
+    events_.push_back({line_event::kind::changed, npc, *at, true, look});
 }
 
 detail::monster_brains& scene::brains() {

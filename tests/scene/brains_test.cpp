@@ -211,6 +211,48 @@ TEST_F(Brains, TheLeashReturnsAMonsterHomeAndItForgetsItsTarget) {
   EXPECT_TRUE(home_and_forgot);
 }
 
+// A host that keeps the looks of one entity's `changed` events.
+struct looks_host final : scene_host {
+  grid::entity_id watched = 0;
+  std::vector<entity_look> changes;
+  void scene_empty(line_handle) override {}
+  void player_left(line_handle, player_id) override {}
+  void scene_quarantined(line_handle) override {}
+  [[nodiscard]] bool wants_line_events() const override { return true; }
+  void line_events(line_handle, phase_id, std::span<const line_event> events) override {
+    for (const auto& e : events)
+      if (e.monster && e.player == watched && e.what == line_event::kind::changed) changes.push_back(e.look);
+  }
+};
+
+// A table's monster shows its brain's state on the wire: each change of state is a `changed` event
+// with the state in its look, in the order the brain went through them, and nothing else is.
+TEST(BrainState, EachChangeOfAMonstersStateIsALookChangeOnItsLine) {
+  scene_table table = brains_table({}, monster_def{monster_kind::mob, 1, 47, 6});
+  looks_host host;
+  auto s = std::make_shared<scene>(table.scenes[0], make_map_data(table.maps[0]), &host);
+  s->assign_line({brains_scene, 1, 1});
+  s->activate();
+  auto mob = s->place_monster({8, 24});
+  ASSERT_TRUE(mob);
+  host.watched = *mob;
+  s->place_player(1, grid::cell_point{44, 24});  // chased, then the leash pulls it home
+  std::vector<std::uint16_t> lived;              // the brain's states, each change once
+  for (std::uint64_t t = 0; t < 600; ++t) {
+    (void)s->tick(tick_context{100ms, {}, t}, 3, 1024);
+    const auto state = static_cast<std::uint16_t>(s->monster(*mob)->state);
+    if (lived.empty() ? state != 0 : lived.back() != state) lived.push_back(state);
+  }
+  std::vector<std::uint16_t> shown;
+  for (const auto& look : host.changes) {
+    EXPECT_EQ(look.kind, 0u);
+    shown.push_back(look.state);
+  }
+  EXPECT_EQ(shown, lived);
+  EXPECT_NE(std::find(shown.begin(), shown.end(), static_cast<std::uint16_t>(brain_state::leash)),
+            shown.end());
+}
+
 TEST_F(Brains, ARecycledLinesMonstersAreFresh) {
   open(brains_table(random_walls(7), monster_def{monster_kind::boss, 2, 30, 30}, 6, 20));
   s->place_player(1, grid::cell_point{24, 24});

@@ -252,6 +252,7 @@ class scene : public service {
   void deliver(const roster_change& change);
   void clear_entities();
   void step_npc(grid::entity_id npc, std::uint64_t tick);
+  void show_state(grid::entity_id npc, brain_state state);
   detail::monster_brains& brains();
   grid::entity_id new_entity();
   std::optional<grid::cell_point> free_cell_near(grid::cell_point at, bool for_monster = false) const;
