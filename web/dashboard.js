@@ -100,7 +100,10 @@ function showLine(doc) {
     watchedGeometry = key;
     spectator.setGeometry(new Geometry(doc.geometry));  // /lines carries no blocked bits: floor only
   }
-  const entities = doc.monsters.map((m) => ({ x: m.x, y: m.y, label: '', kind: 'monster' }));
+  const brains = $('monster-brains').checked;  // each monster's state and where its path leads
+  const entities = doc.monsters.map((m) => ({
+    x: m.x, y: m.y, kind: 'monster',
+    label: brains && m.state ? `${m.state}${m.goal ? ` → (${m.goal.x},${m.goal.y})` : ''}` : '' }));
   for (const p of doc.players) entities.push({ x: p.x, y: p.y, label: `#${p.id}`, kind: 'player' });
   let phased = 0;
   for (const ph of doc.phases || []) {

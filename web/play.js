@@ -40,10 +40,18 @@ function exposeState() {
 }
 
 // ---- drawing ------------------------------------------------------------------------------------
+const BRAIN_STATES = ['idle', 'chase', 'attack', 'leash', 'dead'];
+// A monster of the table (kind 0) names its brain's state; a module's entity shows its own numbers.
+function monsterState(m) {
+  return m.kind ? `k${m.kind} s${m.state}` : (BRAIN_STATES[m.state || 0] || `s${m.state}`);
+}
+
 function redraw() {
   if (!session || !geometry) return;
   const st = session.state, me = geometry.cellOf(st.me);
-  const entities = [...st.monsters].map(([id, m]) => ({ ...geometry.cellOf(m), label: `m${id}`, kind: 'monster' }));
+  const states = $('monster-states').checked;  // a table monster's state: its brain's (1009 `state`)
+  const entities = [...st.monsters].map(([id, m]) => ({
+    ...geometry.cellOf(m), label: states ? `m${id} ${monsterState(m)}` : `m${id}`, kind: 'monster' }));
   for (const [pid, p] of st.view) entities.push({ ...geometry.cellOf(p), label: p.name || `#${pid}`, kind: 'player' });
   entities.push({ ...me, label: `${st.name || 'you'} #${st.pid}`, kind: 'me' });
   view.setScene({ entities, viewRect: geometry.viewRect(me), focus: me });
@@ -228,6 +236,7 @@ function wireButtons() {
   $('chat-send').onclick = sendChat;
   $('chat-input').onkeydown = (e) => { if (e.key === 'Enter') sendChat(); };
   $('drop').onclick = () => session && session.drop();
+  $('monster-states').onchange = () => redraw();
   $('zoom-fit').onclick = () => {
     view.follow = !view.follow;
     $('zoom-fit').textContent = view.follow ? 'whole map' : 'follow me';

@@ -168,7 +168,7 @@ export class GameSession extends EventTarget {
         return this.emit('scene');
       case ID.MONSTERS_SEEN:
         if (m.all) s.monsters.clear();
-        for (const x of m.monsters) s.monsters.set(x.id, { x: x.x, z: x.z });
+        for (const x of m.monsters) s.monsters.set(x.id, { x: x.x, z: x.z, kind: x.kind, state: x.state, health: x.health });
         return this.emit('view');
       case ID.MONSTERS_GONE:
         for (const id of m.ids) s.monsters.delete(id);

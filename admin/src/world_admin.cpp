@@ -163,8 +163,15 @@ ordered_json monsters_json(const scene& s) {
   std::vector<grid::entity_id> ids = s.monsters();
   std::sort(ids.begin(), ids.end());
   auto list = ordered_json::array();
-  for (auto id : ids)
-    if (s.grid().contains(id)) list.push_back(cell_json(id, s.grid().position_of(id)));
+  for (auto id : ids) {
+    if (!s.grid().contains(id)) continue;
+    ordered_json m = cell_json(id, s.grid().position_of(id));
+    if (auto brain = s.monster(id)) {  // what it is doing, and where its path goes
+      m["state"] = to_string(brain->state);
+      if (brain->goal) m["goal"] = {{"x", brain->goal->x}, {"y", brain->goal->y}};
+    }
+    list.push_back(std::move(m));
+  }
   return list;
 }
 

@@ -204,7 +204,12 @@ TEST(RunAdmin, LinesListTheScenesOwnPlayersMonstersAndPhases) {
   std::sort(ids.begin(), ids.end());
   for (auto id : ids) {
     const auto at = line->grid().position_of(id);
-    monsters.push_back(cell(id, at.x, at.y));
+    auto m = cell(id, at.x, at.y);
+    const auto brain = line->monster(id);  // and what its brain does, where its path leads
+    ASSERT_TRUE(brain);
+    m["state"] = to_string(brain->state);
+    if (brain->goal) m["goal"] = {{"x", brain->goal->x}, {"y", brain->goal->y}};
+    monsters.push_back(m);
   }
   EXPECT_EQ(monsters.size(), 3u);
   EXPECT_EQ(j["monsters"], monsters);

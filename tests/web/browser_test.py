@@ -307,10 +307,32 @@ def check_dungeon(driver, admin, s):
     log(f"play: dungeon entered (answer {answers[-1]['code']}), map {before['width']}x{before['height']} -> "
         f"{after['map']['width']}x{after['map']['height']}, line {after['line']}")
     check_monsters(driver, admin, after)
+    check_monster_states(driver, admin, after)
 
 
 MONSTERS = """const s = window.scenert;
 return [...s.monsters].map(([id, m]) => { const c = s.cellOf(m); return [id, c.x, c.y]; });"""
+
+
+# The page's monsters carry their brain's state (1009 `state`): with the toggle on, the states the
+# page holds are the server's (read from /lines), and the labels drawn name them.
+MONSTER_STATES = """const s = window.scenert;
+return [...s.monsters].map(([id, m]) => [id, ['idle', 'chase', 'attack', 'leash', 'dead'][m.state || 0]]);"""
+
+
+def check_monster_states(driver, admin, s):
+    driver.find_element(By.ID, "monster-states").click()
+    agreed = {}  # monster -> a state the page and the server both gave it at one read (they chase: it changes)
+    def agree():
+        doc = admin.get(f"/lines/{s['scene']}/{s['line']}")
+        server = {m["id"]: m.get("state") for m in doc["monsters"]}
+        shown = js(driver, MONSTER_STATES)
+        agreed.update({i: st for i, st in shown if server.get(i) == st})
+        return agreed if shown and all(i in agreed for i, _ in shown) else None
+    eventually(agree, WAIT_S, "each of the page's monster states to be the server's at one read")
+    if not driver.find_element(By.ID, "monster-states").is_selected():
+        fail("the monster states toggle did not turn on")
+    log(f"play: {len(agreed)} monsters' states on the page as the server had them ({sorted(set(agreed.values()))})")
 
 
 # The monsters the page holds (1009, 1010) are the server's monsters in the player's view, where the
