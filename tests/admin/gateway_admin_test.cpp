@@ -19,10 +19,9 @@ TEST(GatewayMetrics, EachStatHasItsFamilyWithItsValue) {
   prometheus_text out;
   render_gateway_metrics(out, g);
   const std::string text = out.text();
-  for (const char* line :
-       {"scenert_gateway_connected 1\n", "scenert_gateway_link_reconnects_total 2\n",
-        "scenert_gateway_journeys_total 7\n", "scenert_gateway_journeys_failed_total 1\n",
-        "scenert_gateway_claims_total 3\n", "scenert_gateway_live_nodes 2\n"})
+  for (const char* line : {"scenert_gateway_connected 1\n", "scenert_gateway_link_reconnects_total 2\n",
+                           "scenert_gateway_journeys_total 7\n", "scenert_gateway_journeys_failed_total 1\n",
+                           "scenert_gateway_claims_total 3\n", "scenert_gateway_live_nodes 2\n"})
     EXPECT_NE(text.find(line), std::string::npos) << line << "in\n" << text;
   EXPECT_NE(text.find("# TYPE scenert_gateway_journeys_total counter\n"), std::string::npos);
 }

@@ -1,7 +1,7 @@
 // The bots in-process against a real world and front on loopback, with the admin endpoint as the
 // truth: their views agree with it, and a front that hides a player's moves is caught.
-#include <scenert/bots/engine.hpp>
 #include <scenert/admin/world_admin.hpp>
+#include <scenert/bots/engine.hpp>
 
 #include <scenert/net/front.hpp>
 #include <scenert/runtime/processor_pool.hpp>

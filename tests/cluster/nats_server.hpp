@@ -3,12 +3,15 @@
 // in a fresh temporary folder, started and stopped by its own process id.
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include <chrono>
 #include <filesystem>
@@ -21,8 +24,6 @@
 #include <fmt/format.h>
 
 #include <scenert/cluster/nats_link.hpp>
-
-extern char** environ;
 
 namespace scenert::cluster::test {
 
@@ -77,7 +78,8 @@ class nats_server {
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
-    if (::posix_spawnp(&pid_, exe.c_str(), nullptr, nullptr, argv.data(), environ) != 0)
+    pid_ = spawn_tied(argv);
+    if (pid_ <= 0)
       throw std::runtime_error("nats_server: cannot start nats-server (is Debian's nats-server installed?)");
     for (auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
          std::chrono::steady_clock::now() < until; std::this_thread::sleep_for(std::chrono::milliseconds(20)))
@@ -96,6 +98,32 @@ class nats_server {
   }
 
  private:
+  // Starts `argv` tied to this process: the kernel kills it when the thread that started it ends
+  // (PR_SET_PDEATHSIG), so a test or bench killed before its destructor ran leaves no server
+  // listening. Start it from a thread that outlives it (the tests' and benches' main thread).
+  // -1 when it could not be run (the exec's error comes back through a close-on-exec pipe).
+  static pid_t spawn_tied(std::vector<char*>& argv) {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0) return -1;
+    const pid_t parent = ::getpid();
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      ::close(fds[0]);
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (::getppid() != parent) ::_exit(127);  // the parent died before the tie was made
+      ::execvp(argv[0], argv.data());
+      const int err = errno;
+      (void)!::write(fds[1], &err, sizeof err);
+      ::_exit(127);
+    }
+    ::close(fds[1]);
+    int err = 0;
+    const bool failed = pid < 0 || ::read(fds[0], &err, sizeof err) > 0;
+    ::close(fds[0]);
+    if (failed && pid > 0) ::waitpid(pid, nullptr, 0);
+    return failed ? -1 : pid;
+  }
+
   int port_;
   std::string dir_;
   pid_t pid_ = -1;

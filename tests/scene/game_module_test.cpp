@@ -10,6 +10,7 @@
 #include <mutex>
 #include <thread>
 
+#include "../eventually.hpp"
 #include "fixture.hpp"
 
 namespace scenert {
@@ -370,9 +371,8 @@ TEST(GameModuleInAWorld, HooksRunOnTheLinesThreadAndMessagesKeepEachPlayersOrder
   two.join();
   // The last message's answer comes once the world staged it; the line applies it on a later tick.
   (void)w->submit(world_request::move(1, {5, 5})).get();
-  thread_probe* probe = nullptr;
-  for (int i = 0; i < 500 && probe == nullptr; ++i) {
-    std::this_thread::sleep_for(10ms);  // polling with a deadline: the pool ticks on its own threads
+  thread_probe* probe = nullptr;  // the line's, once every message and its timer reached it
+  const bool reached = scenert::test::eventually([&] {
     std::lock_guard g(probes_m);
     for (auto* p : probes) {
       std::lock_guard g2(p->m);
@@ -380,8 +380,9 @@ TEST(GameModuleInAWorld, HooksRunOnTheLinesThreadAndMessagesKeepEachPlayersOrder
           std::any_of(p->calls.begin(), p->calls.end(), [](auto& c) { return c.first == "timer"; });
       if (timed && p->order[1].size() == per_player && p->order[2].size() == per_player) probe = p;
     }
-  }
-  ASSERT_NE(probe, nullptr) << "every message and the timer reach the line within 5 s";
+    return probe != nullptr;
+  });
+  ASSERT_TRUE(reached) << "every message and the timer reach the line within 5 s";
   std::map<player_id, std::vector<std::uint32_t>> order;
   std::vector<std::pair<std::string, std::thread::id>> calls;
   bool overlapped = false;
