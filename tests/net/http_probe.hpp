@@ -23,6 +23,8 @@
 #include <string_view>
 #include <utility>
 
+#include "../loopback_socket.hpp"
+
 namespace scenert::test {
 
 /// One answer: the status, the header fields (names in lower case) and the body.
@@ -48,18 +50,8 @@ class http_probe {
 
   /// Connects (blocking; loopback answers at once); nullopt when the connection is refused.
   static std::optional<http_probe> connect(std::uint16_t port) {
-    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    const int fd = connect_loopback(port);
     if (fd < 0) return std::nullopt;
-    sockaddr_in at{};
-    at.sin_family = AF_INET;
-    at.sin_port = htons(port);
-    at.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (::connect(fd, reinterpret_cast<const sockaddr*>(&at), sizeof at) != 0) {
-      ::close(fd);
-      return std::nullopt;
-    }
-    int yes = 1;
-    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
     return http_probe(fd);
   }
   http_probe(http_probe&& o) noexcept : fd_(std::exchange(o.fd_, -1)), pending_(std::move(o.pending_)) {}
