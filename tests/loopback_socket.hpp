@@ -1,6 +1,6 @@
 #pragma once
-// A plain blocking TCP connection to a server on 127.0.0.1, for the programs that speak the wire
-// byte by byte (the front's bench and fuzz target) rather than through net::client.
+// A plain blocking TCP connection to a server on 127.0.0.1, for the programs that speak the wire or
+// HTTP byte by byte (the front's bench and fuzz target, the HTTP probe) rather than through net::client.
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
