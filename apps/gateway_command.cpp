@@ -91,7 +91,7 @@ CLI::App* add_gateway_command(CLI::App& app, gateway_options& o) {
   cmd->add_option("--cluster", o.front.cluster, "The cluster's NATS server (JetStream on), nats://HOST:PORT")
       ->required();
   cmd->add_option("--name", o.name,
-                  "This gateway's name in the cluster (letters, digits, '-', '_'; default gateway-PID)");
+                  "This gateway's name in the cluster (1-53 letters, digits, '-', '_'; default gateway-PID)");
   cmd->add_option("--tcp", o.front.tcp, "Let game clients connect on HOST:PORT (port 0 = any)");
   cmd->add_option("--ws", o.front.ws, "Let WebSocket clients connect on HOST:PORT");
   cmd->add_option("--admin", o.front.admin, "Serve /livez /readyz /metrics on HOST:PORT");

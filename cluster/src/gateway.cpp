@@ -4,6 +4,8 @@
 
 #include <scenert/cluster/gateway.hpp>
 
+#include "subjects.hpp"
+
 #include <fmt/format.h>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
@@ -94,8 +96,12 @@ result<void, gateway_errc> gateway::impl::connect() {
   return {};
 }
 
+// This start of the gateway, as the nodes know it: its name and the first of its player ids, which
+// no other start of any gateway took. A gateway started again under its name is thus a new gateway
+// to the nodes: they hold its predecessor's players for their clients to resume, then let them go,
+// as for any gateway that died (under the bare name, the new start's beats would keep them forever).
 remote_world_options gateway::impl::world_options() {
-  return {.gateway = opt.name,
+  return {.gateway = fmt::format("{}-{}", opt.name, ids.first),
           .answer_timeout = opt.answer_timeout,
           .on_line_events = door->on_line_events(),
           .warn = opt.warn,
@@ -157,6 +163,11 @@ void gateway::impl::poll() {
 }
 
 result<std::unique_ptr<gateway>, gateway_errc> gateway::start(gateway_options options) {
+  // The nodes know this start as NAME-FIRSTID (world_options): the name leaves room for ten digits.
+  if (!valid_name(options.name) || options.name.size() > max_gateway_name)
+    return fail(gateway_errc::cluster,
+                fmt::format("--name '{}': a gateway's name is 1-{} letters, digits, '-' or '_'", options.name,
+                            max_gateway_name));
   auto i = std::make_unique<impl>(std::move(options));
   if (auto connected = i->connect(); !connected) return connected.error();
   net::front_options fo = i->opt.front;

@@ -51,21 +51,24 @@ class Server:
         self.p.stop(want=None, deadline=10)  # nats-server 2.9 exits 1 on SIGTERM
 
 
-def node(case, server, name, table, dead_after_ms=1500, hosts=None):
-    """`scenert run TABLE --cluster URL --node NAME --admin 127.0.0.1:0`, its admin port read."""
-    p = case.scenert(f"node {name}", "run", table, "--workers", "1", "--admin", "127.0.0.1:0", "--cluster",
+def node(case, server, name, table, dead_after_ms=1500, hosts=None, admin=0, start=1):
+    """`scenert run TABLE --cluster URL --node NAME --admin 127.0.0.1:ADMIN`, its admin port read (ADMIN 0:
+    one the system picks; a node started again keeps its port). START numbers a name's starts (its log)."""
+    p = case.scenert(f"node {name}" + (f" start {start}" if start > 1 else ""), "run", table, "--workers", "1", "--admin", f"127.0.0.1:{admin}", "--cluster",
                      server.url, "--node", name, "--dead-after-ms", dead_after_ms,
                      *(["--hosts", hosts] if hosts else []))
     p.admin = int(p.wait_for_line(r"admin endpoint http://127\.0\.0\.1:(\d+)").group(1))
+    p.member, p.start = name, start
     return p
 
 
-def gateway(case, server, name, table):
-    """`scenert gateway TABLE --cluster URL --name NAME --tcp 127.0.0.1:0 --admin 127.0.0.1:0`."""
-    p = case.scenert(f"gateway {name}", "gateway", table, "--cluster", server.url, "--name", name,
-                     "--tcp", "127.0.0.1:0", "--admin", "127.0.0.1:0")
+def gateway(case, server, name, table, tcp=0, admin=0, start=1):
+    """`scenert gateway TABLE --cluster URL --name NAME --tcp 127.0.0.1:TCP --admin 127.0.0.1:ADMIN`, its
+    ports read (0: ones the system picks); START numbers a name's starts (its log)."""
+    p = case.scenert(f"gateway {name}" + (f" start {start}" if start > 1 else ""), "gateway", table, "--cluster", server.url, "--name", name,
+                     "--tcp", f"127.0.0.1:{tcp}", "--admin", f"127.0.0.1:{admin}")
     m = p.wait_for_line(r"clients on tcp://127\.0\.0\.1:(\d+); admin endpoint http://127\.0\.0\.1:(\d+)")
-    p.tcp, p.admin = int(m.group(1)), int(m.group(2))
+    p.tcp, p.admin, p.member, p.start = int(m.group(1)), int(m.group(2)), name, start
     return p
 
 

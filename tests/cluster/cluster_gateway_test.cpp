@@ -50,8 +50,14 @@ TEST(ClusterGateway, BeatsOnItsOwnTimerUntilItStops) {
   nats_server server;
   auto [link, nodes] = open_bucket(server, nodes_bucket);
   std::atomic<int> beats{0};
-  auto heard = link->subscribe("scenert.gateway.g.beat", [&](std::string_view, std::string_view,
-                                                             std::string_view) { beats.fetch_add(1); });
+  std::mutex m;
+  std::string subject;
+  auto heard =
+      link->subscribe("scenert.gateway.*.beat", [&](std::string_view s, std::string_view, std::string_view) {
+        std::lock_guard lock(m);
+        subject = s;
+        beats.fetch_add(1);
+      });
   ASSERT_TRUE(heard);
   auto g = gateway::start(
       options_for(server.url(), std::make_shared<const scene_table>(scenert::test::small_table())));
@@ -61,12 +67,44 @@ TEST(ClusterGateway, BeatsOnItsOwnTimerUntilItStops) {
   EXPECT_GE((*g)->player_ids().first, 1);
   EXPECT_TRUE((*g)->stats().connected);
   EXPECT_TRUE(eventually([&] { return beats.load() >= 2; }, 10s)) << beats.load() << " beats heard";
+  {
+    std::lock_guard lock(m);  // the nodes know this start as its name and its first player id
+    EXPECT_EQ(subject, fmt::format("scenert.gateway.g-{}.beat", (*g)->player_ids().first));
+  }
   (*g)->stop();
   const int at_stop = beats.load();
   std::this_thread::sleep_for(1500ms);  // the scenario: a second and a half without a gateway thread
   EXPECT_EQ(beats.load(), at_stop);
   (*g)->stop();  // again: nothing
   EXPECT_EQ((*g)->stats().front.connections, 0u);
+}
+
+// A gateway started again under its name (after a crash, in a rolling update) is a new gateway to
+// the nodes: they hold its predecessor's players for their clients to resume, then let them go, as
+// for any gateway that died; under the bare name, the new start's beats would keep them for good.
+TEST(ClusterGateway, AGatewayStartedAgainUnderItsNameIsANewGatewayToTheNodes) {
+  nats_server server;
+  auto table = std::make_shared<const scene_table>(scenert::test::small_table());
+  auto node = start_node(server, *table, "a", 1, [](std::string_view) {});
+  auto first = gateway::start(options_for(server.url(), table));
+  ASSERT_TRUE(first) << first.error().message;
+  EXPECT_TRUE(eventually([&] { return node->endpoint->stats().gateways == 1; }, 10s));
+  (*first)->stop();
+  auto second = gateway::start(options_for(server.url(), table));
+  ASSERT_TRUE(second) << second.error().message;
+  EXPECT_NE((*second)->player_ids().first, (*first)->player_ids().first);
+  EXPECT_TRUE(eventually([&] { return node->endpoint->stats().gateways == 2; }, 10s))
+      << node->endpoint->stats().gateways << " gateways heard";
+  (*second)->stop();
+}
+
+TEST(ClusterGateway, RefusesANameWithNoRoomForItsStartsPlayerId) {
+  auto o =
+      options_for("nats://127.0.0.1:1", std::make_shared<const scene_table>(scenert::test::small_table()));
+  o.name = std::string(max_gateway_name + 1, 'g');
+  auto g = gateway::start(std::move(o));
+  ASSERT_FALSE(g);
+  EXPECT_NE(g.error().message.find("1-53 letters"), std::string::npos) << g.error().message;
 }
 
 // A node declared dead: its town's player is placed again in the town (a dungeon's would go to the

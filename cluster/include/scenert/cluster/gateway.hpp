@@ -26,10 +26,14 @@ enum class gateway_errc : std::uint8_t {
   front,    ///< the front did not start (a listener not bound, no landing scene)
 };
 
+/// The longest gateway name: the nodes know each start of a gateway by its name and its first
+/// player id (a restarted gateway is a new one to them), and subjects take names of 64 characters.
+inline constexpr std::size_t max_gateway_name = 53;
+
 /// What a gateway is, where its cluster is and how it treats its clients.
 struct gateway_options {
-  std::string name;                          ///< this gateway's name in the cluster: its answers' subject
-  std::string cluster;                       ///< the cluster's NATS server (JetStream on), nats://HOST:PORT
+  std::string name;     ///< this gateway's name in the cluster (1-53 letters, digits, '-' or '_')
+  std::string cluster;  ///< the cluster's NATS server (JetStream on), nats://HOST:PORT
   std::shared_ptr<const scene_table> table;  ///< the table the nodes host
   /// The clients' listeners and limits; the player ids are the block the gateway takes.
   net::front_options front;
