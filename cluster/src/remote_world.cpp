@@ -105,6 +105,7 @@ void remote_world::impl::on_answers(std::string_view data) {
     bad_messages.fetch_add(1, std::memory_order_relaxed);
     return warn(fmt::format("gateway {}: {}", opt.gateway, batch.error().message));
   }
+  if (newer_start(batch->node, batch->epoch)) lose(batch->node);
   std::vector<std::pair<world_reply, world_result>> ready;
   std::vector<std::pair<world_request, world_reply>> resubmit;
   std::vector<std::pair<player_id, std::string>> kept;  // journeys given up: the player and its target
@@ -223,11 +224,25 @@ void remote_world::impl::read_nodes(clock::time_point now) {
       std::string name = e.record.name;
       live.emplace(std::move(name), known_node{std::move(e.record), 0});
     }
+    // A node started again under its name (a new epoch) before anyone declared its previous start
+    // dead: that start is lost all the same, its players are placed again.
     for (const auto& [name, n] : nodes)
-      if (!live.contains(name)) lost.push_back(name);
+      if (const auto now_is = live.find(name);
+          now_is == live.end() || now_is->second.record.epoch != n.record.epoch)
+        lost.push_back(name);
     nodes = std::move(live);
   }
   for (const auto& name : lost) lose(name);
+}
+
+// An answer from a newer start of a node than the one known: the known start died and came back
+// before anyone declared it dead, and is lost all the same (before the answer is applied).
+bool remote_world::impl::newer_start(const std::string& node, std::uint64_t epoch) {
+  std::lock_guard lock(m);
+  const auto known = nodes.find(node);
+  if (known == nodes.end() || epoch <= known->second.record.epoch) return false;
+  known->second.record.epoch = epoch;
+  return true;
 }
 
 // A node declared dead: its lines leave the front's views, its players are handed back to the

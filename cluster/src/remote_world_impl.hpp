@@ -182,6 +182,7 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
   void time_out(detail::clock::time_point now);
   void read_nodes(detail::clock::time_point now);
   void lose(const std::string& node);
+  bool newer_start(const std::string& node, std::uint64_t epoch);
   void fail_over(const std::string& node);
 
   // --- where a request goes: the table's lines across the nodes (remote_lines.cpp) ---

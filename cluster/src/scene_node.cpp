@@ -66,6 +66,7 @@ struct scene_node::impl {
   void beat(clock::time_point now);
   void watch_others(clock::time_point now);
   void take_lines_of(const node_entry& silent);
+  cluster_result<void> take_predecessors_lines();
 };
 
 std::optional<scene_table> hosted_part(const scene_table& table, const std::vector<std::string>& kinds) {
@@ -97,6 +98,7 @@ cluster_result<std::unique_ptr<scene_node>> scene_node::join(const scene_table& 
   if (!lease) return lease.error();
   auto i =
       std::make_unique<impl>(std::move(o), std::move(link).value(), *nodes, *lines, std::move(lease).value());
+  if (auto taken = i->take_predecessors_lines(); !taken) return taken.error();
   cluster_directory_options dopt;
   dopt.warn = i->opt.warn;
   dopt.linked = [l = i->link.get()] { return l->connected(); };
@@ -216,6 +218,21 @@ void scene_node::impl::watch_others(clock::time_point now) {
   watch.saw(*all, now);
   for (const auto& silent : watch.silent(now, opt.dead_after))
     if (silent.record.name != lease.record().name) take_lines_of(silent);
+}
+
+// A node started again under its name before the others declared its previous start dead (a quick
+// restart after a crash) would leave that start's lines open in the directory for good: it takes them
+// itself; the gateways see the new epoch and place the old start's players again.
+cluster_result<void> scene_node::impl::take_predecessors_lines() {
+  const auto& me = lease.record();
+  if (me.epoch <= 1) return {};
+  auto taken = line_store(lines).tombstone(me.name, me.epoch - 1);
+  if (!taken) return taken.error();
+  if (taken->empty()) return {};  // it was declared dead: its lines went then
+  tombstoned.fetch_add(taken->size(), std::memory_order_relaxed);
+  warn(fmt::format("node {} (epoch {}) was not declared dead before this start: {} of its lines tombstoned",
+                   me.name, me.epoch - 1, taken->size()));
+  return {};
 }
 
 void scene_node::impl::take_lines_of(const node_entry& silent) {

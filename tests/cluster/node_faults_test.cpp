@@ -75,6 +75,34 @@ TEST_F(Gateways, AnEntryInFlightToANodeDeclaredDeadIsPlacedOnALiveNode) {
   EXPECT_TRUE(ask(*g, world_request::move(20, {1, 1})));  // its requests go to b now
 }
 
+// A node started again under its name before anyone declared its previous start dead: the gateway
+// sees the new epoch and loses the start it knew (its players placed again), once.
+TEST_F(Gateways, ANodeStartedAgainUnderItsNameLosesItsPreviousStartsPlayers) {
+  two_hosts h(*link, nodes);  // b looks busy: entries go to a
+  ASSERT_TRUE(h.ok);
+  std::mutex m;
+  std::vector<std::pair<std::string, std::vector<player_id>>> lost;
+  auto g = gateway(5s, [&](remote_world_options& o) {
+    o.on_node_lost = [&](const std::string& node, std::vector<orphan> players) {
+      std::vector<player_id> ids;
+      for (const auto& orphaned : players) ids.push_back(orphaned.player);
+      std::lock_guard lock(m);
+      lost.emplace_back(node, std::move(ids));
+    };
+  });
+  ASSERT_NE(g, nullptr);
+  ASSERT_TRUE(ask(*g, world_request::enter(10, 1)));  // 10 stands on a
+  auto again = node_lease::join(nodes, "a", 0);       // a's next start: epoch 2
+  ASSERT_TRUE(again) << again.error().message;
+  g->poll(std::chrono::steady_clock::now() + 2s);  // reads the nodes
+  g->poll(std::chrono::steady_clock::now() + 4s);  // and again: the same start, not lost twice
+  std::lock_guard lock(m);
+  ASSERT_EQ(lost.size(), 1u);
+  EXPECT_EQ(lost[0].first, "a");
+  EXPECT_EQ(lost[0].second, std::vector<player_id>{10});
+  EXPECT_EQ(g->stats().nodes_lost, 1u);
+}
+
 // A journey its source node gave up (the target did not answer in time) after the target had placed
 // the player: the target's line shows the player entering, then leaving, while the line it never left
 // holds it still. The gateway tells its front where the player stands (on_stands_on) once no line of

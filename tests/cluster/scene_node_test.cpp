@@ -96,5 +96,32 @@ TEST(SceneNode, StopsServingOnceAnotherDeclaredItDead) {
   EXPECT_GE(a.node->stats().beat_failures, 1u);
 }
 
+// A node started again under its name before anyone declared its previous start dead (a supervisor's
+// quick restart) takes that start's lines itself: they would stay open in the directory for good.
+TEST(SceneNode, AQuickRestartTakesItsPredecessorsLines) {
+  test::nats_server server;
+  auto [link, nodes] = test::open_bucket(server, "scenert-nodes", "first-start");
+  auto lines = link->bucket("scenert-lines");
+  ASSERT_TRUE(lines) << lines.error().message;
+  auto first = node_lease::join(nodes, "a", 0);  // the start that crashed: it opened a line, then died
+  ASSERT_TRUE(first) << first.error().message;
+  const scene_table table = scenert::test::small_table();
+  line_store store(*lines);
+  auto held = store.open(*table.find_scene(scenert::test::field_id), first->record());
+  ASSERT_TRUE(held) << held.error().message;
+  hosted_node again(server, "a");
+  EXPECT_EQ(again.node->self().epoch, first->record().epoch + 1);
+  ASSERT_FALSE(again.warnings.empty());  // said in the join, before the node's timers run
+  EXPECT_EQ(again.warnings[0],
+            "node a (epoch 1) was not declared dead before this start: 1 of its lines tombstoned");
+  auto now = store.lines(scenert::test::field_id);
+  ASSERT_TRUE(now) << now.error().message;
+  const auto it = std::find_if(now->begin(), now->end(),
+                               [&](const held_line& l) { return l.record.line == held->record.line; });
+  ASSERT_NE(it, now->end());
+  EXPECT_FALSE(it->record.epoch == 1 && it->record.state == line_state_in_cluster::open)
+      << "the first start's line is still open";
+}
+
 }  // namespace
 }  // namespace scenert::cluster
