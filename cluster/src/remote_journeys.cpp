@@ -38,10 +38,13 @@ pending_request& remote_world::impl::depart(player_id p, const std::string& from
                                             const world_request& q, world_reply reply, line_key promise) {
   travelling[p];
   const std::uint64_t ticket = next_ticket++;
-  pending.emplace(ticket, pending_request{std::move(reply), p, q.what, from,
-                                          clock::now() + opt.answer_timeout, 0, to, false, promise});
+  auto& r = pending
+                .emplace(ticket, pending_request{std::move(reply), p, q.what, from,
+                                                 clock::now() + opt.answer_timeout, 0, to, false, promise})
+                .first->second;
+  if (const auto known = nodes.find(from); known != nodes.end()) r.epoch = known->second.record.epoch;
   push(from, ticket, q, to);
-  return pending.at(ticket);
+  return r;
 }
 
 // Whether a request takes its player to another node (m held): a team-mate or a line hosted there,
@@ -165,7 +168,8 @@ cluster_result<std::optional<placement>> remote_world::impl::ask_where(const std
 // the handing node says whether the player is still there, else the target whether it got it.
 // While a live node of the two says nothing (the server restarting), the journey waits again
 // under its ticket, so the late answer settles it as well; the player's requests wait with it.
-// Found nowhere with its node gone, the player is handed to the front to be placed again.
+// Found nowhere (its node gone, or a new start of it that never had it), the player is handed to
+// the front to be placed again.
 void remote_world::impl::settle(std::uint64_t ticket, pending_request r, clock::time_point now) {
   if (r.settle_by == clock::time_point{}) {
     timeouts.fetch_add(1, std::memory_order_relaxed);
@@ -201,7 +205,8 @@ void remote_world::impl::settle(std::uint64_t ticket, pending_request r, clock::
       return;
     }
     arrive(r, at, moved, moved ? result->line.scene : 0, resubmit);
-    lost = at.empty() && !nodes.contains(r.node);
+    // Nowhere: its node is gone, or said "not here" (a new start of it, the old one died handing it).
+    lost = at.empty() && (!nodes.contains(r.node) || (source && !*source));
   }
   if (!moved && at == r.node) given_up(r.player, r.node, r.journey_to);
   if (r.reply) r.reply(std::move(result));

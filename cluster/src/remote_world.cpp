@@ -114,6 +114,13 @@ void remote_world::impl::on_answers(std::string_view data) {
     for (auto& a : batch->answers) {
       auto p = pending.find(a.ticket);
       if (p == pending.end()) continue;  // timed out already
+      if (!p->second.journey_to.empty() && p->second.epoch != 0 && p->second.epoch != batch->epoch) {
+        later([this, ticket = p->first, r = std::move(p->second)]() mutable {
+          settle(ticket, std::move(r), clock::now());
+        });
+        pending.erase(p);
+        continue;
+      }
       answered(p->second.player, std::exchange(p->second.promise, {}), a.result,
                p->second.journey_to.empty() ? batch->node : p->second.journey_to);
       if (p->second.farewell) {

@@ -78,6 +78,9 @@ struct pending_request {
   // node if its node is declared dead before it answered; waited for once past its timeout.
   std::optional<world_request> again{};
   bool waited = false;  // `again`'s one wait past the timeout is spent
+  // A journey: its handing node's epoch when it was sent. An answer from another start of that node
+  // (it died and came back) does not say where the player went: the journey is settled by asking.
+  std::uint64_t epoch = 0;
 };
 
 // Where a player's requests go, and the scene it was last placed in (0: not heard). In a private
