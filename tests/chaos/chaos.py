@@ -28,7 +28,7 @@ import cluster_e2e as cluster  # noqa: E402
 CLIENTS = int(os.environ.get("SCENERT_CHAOS_CLIENTS", "1000"))
 BOT_SECONDS = 150  # the bots' run; the nemesis starts no fault in its last LAST_QUIET seconds
 LAST_QUIET = 25
-DEAD_AFTER_MS = 1500  # a node or gateway silent this long is declared dead
+DEAD_AFTER_MS = 3000  # a node or gateway silent this long is declared dead (the default)
 RECOVERY_DEADLINE = 60  # seconds for every bot's player to be placed again after a fault
 KINDS = ("node_kill", "node_stop", "gateway_kill", "gateway_stop", "nats_restart")
 # SCENERT_CHAOS_KINDS=k1,k2 limits a run to those kinds (to look into one).
@@ -55,7 +55,7 @@ def schedule(seed):
     kinds = [kind for kind in KINDS if kind in TRIED]
     rng.shuffle(kinds)
     return [Fault(kind, rng.randrange(3 if kind.startswith("node") else 2),
-                  round(rng.uniform(2.5, 4.0), 1), round(rng.uniform(1.0, 4.0), 1)) for kind in kinds]
+                  round(rng.uniform(3.5, 5.0), 1), round(rng.uniform(1.0, 4.0), 1)) for kind in kinds]
 
 
 def max_lines_of(table):
