@@ -86,7 +86,7 @@ struct world_request {
   static world_request move(player_id p, grid::cell_point to) { return {kind::move, p, 0, {}, 0, to, 0}; }
   /// A move meant for a line and phase (where the client saw itself): refused (stale_line) when the
   /// player stands on another line by then, dropped by the line when it is in another phase; never
-  /// walked where the client did not mean it.
+  /// walked where the client did not mean it. Through to_line (a front's way) the line checks both.
   static world_request move_on(player_id p, line_handle line, phase_id phase, grid::cell_point to) {
     return {kind::move, p, 0, line, 0, to, 0, phase};
   }
