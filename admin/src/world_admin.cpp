@@ -265,6 +265,9 @@ void render_world_metrics(prometheus_text& out, const world_snapshot& s) {
   out.counter("scenert_world_requests_total", "World requests answered.", static_cast<double>(s.requests));
   out.counter("scenert_world_request_errors_total", "World requests answered with an error.",
               static_cast<double>(s.errors));
+  out.counter("scenert_world_stale_posts_total",
+              "Client moves and module messages dropped as meant for a line the player no longer stood on.",
+              static_cast<double>(s.stale_posts));
   out.gauge("scenert_world_shutting_down", "1 once the world stopped taking requests.",
             s.shutting_down ? 1 : 0);
   using sc = scene_snapshot;

@@ -73,7 +73,8 @@ void node_endpoint::impl::on_requests(std::string_view data) {
       hand_over(gateway, r);
       continue;
     }
-    w->submit(r.request, [weak = weak_from_this(), gateway, ticket = r.ticket](world_result answer) {
+    // A client's move or message goes straight to its line here too (world_port::to_line).
+    w->to_line(r.request, [weak = weak_from_this(), gateway, ticket = r.ticket](world_result answer) {
       if (auto self = weak.lock()) self->answer(*gateway, ticket, std::move(answer));
     });
   }

@@ -1,7 +1,7 @@
 // A client's messages to its line's game module (ids from 2000 up): checked here for what the front
-// can tell alone (the player stands on a line, the size, the rate), then routed to the line through
-// the world like a move, so that the line hears a player's moves and messages in the order sent.
-// What the front or the world refuses comes back as 1012, the connection stays.
+// can tell alone (the player stands on a line, the size, the rate), then posted straight to the line
+// like a move (world_port::to_line), so that the line hears a player's moves and messages in the
+// order sent. What the front, the world or the line refuses comes back as 1012, the connection stays.
 #include "front_impl.hpp"
 
 #include <fmt/format.h>
@@ -22,16 +22,16 @@ void play_desk::handle(const std::shared_ptr<session>& s, const module_message& 
   if (!p.placed || on == shard_.line_of.end())
     return refuse_module_message(*s, m.opcode, module_errc::not_in_scene, "the player stands on no line");
   std::weak_ptr<session> weak = s;
-  shard_.world().submit(world_request::message(p.pid, on->second.line, m.opcode, m.bytes),
-                        [this, io_alive = shard_.io, weak, opcode = m.opcode](world_result r) {
-                          if (r) return;  // the line answers for itself, if it must
-                          asio::post(*io_alive, [this, weak, opcode, why = r.error().message] {
-                            auto alive = weak.lock();
-                            if (!alive || alive->closing()) return;
-                            refuse_module_message(*alive, opcode, module_errc::not_in_scene, why);
-                            shard_.flush();
-                          });
-                        });
+  shard_.world().to_line(world_request::message(p.pid, on->second.line, m.opcode, m.bytes),
+                         [this, io_alive = shard_.io, weak, opcode = m.opcode](world_result r) {
+                           if (r) return;  // the line answers for itself, if it must
+                           asio::post(*io_alive, [this, weak, opcode, why = r.error().message] {
+                             auto alive = weak.lock();
+                             if (!alive || alive->closing()) return;
+                             refuse_module_message(*alive, opcode, module_errc::not_in_scene, why);
+                             shard_.flush();
+                           });
+                         });
 }
 
 void play_desk::refuse_module_message(session& s, std::uint32_t opcode, module_errc code,

@@ -103,10 +103,10 @@ void play_desk::handle(const std::shared_ptr<session>& s, const move_to& m) {
   if (const char* why = refusal(*s, m.to, cell, now)) return refuse_move(*s, why);
   p.moved_at = now;
   ask(*s, {cell, m.to});
-  // Meant for the line and phase the client stands on as far as it was told: a move still on its
-  // way when the player went elsewhere must not walk it there.
+  // Straight to the line and phase the client stands on as far as it was told (no world tick on the
+  // way): the line drops a move still on its way when the player went elsewhere, never walks it there.
   const standing_line& on = shard_.line_of.at(p.pid);
-  shard_.world().submit(world_request::move_on(p.pid, on.line, on.phase, cell), {});
+  shard_.world().to_line(world_request::move_on(p.pid, on.line, on.phase, cell), {});
 }
 
 const char* play_desk::refusal(const session& s, const position& to, grid::cell_point& cell,

@@ -194,15 +194,39 @@ void scene::apply(const roster_change& c) {
       if (phased) phases_->drop_from_phase(c.player);
       return remove_player(c.player, c.what == roster_change::kind::leave_ack);
     case roster_change::kind::move:
-      if (c.meant_for && *c.meant_for != (phased ? phases_->phase_of(c.player).value_or(0) : 0)) return;
+      if (!meant_here(c, phased)) return;
+      if (c.meant_for && *c.meant_for != (phased ? phases_->phase_of(c.player).value_or(0) : 0))
+        return count_stale(c.player);
       if (phased) return phases_->move_in_phase(c.player, c.to);
       return move_player(c.player, c.to);
     case roster_change::kind::enter_phase:
     case roster_change::kind::leave_phase:
       return answer_phase(c);
     case roster_change::kind::message:
+      if (!meant_here(c, phased))
+        return send_frame({module_frame::audience::player, c.player, c.opcode,
+                           fmt::format("player {}: the message was meant for {} line {} (generation {}), "
+                                       "which it no longer stands on",
+                                       c.player, name(), c.meant_line.line, c.meant_line.generation),
+                           static_cast<std::uint8_t>(module_errc::not_in_scene)});
       return deliver(c);
   }
+}
+
+// A client's move or message that came straight from the front (world::to_line) is for this opening
+// of the line and for a player it holds, on its grid or in one of its phases. Otherwise the player
+// went elsewhere after its client sent it, or the object was closed and opened again as another
+// line meanwhile: it is stale, dropped and counted, never applied where the client did not mean it.
+bool scene::meant_here(const roster_change& c, bool phased) {
+  if (c.meant_line.scene == 0) return true;  // the world's own: it checked where the player stands
+  if (c.meant_line == line_ && (phased || players_.count(c.player) != 0)) return true;
+  count_stale(c.player);
+  return false;
+}
+
+void scene::count_stale(player_id player) {
+  dropped_stale_.fetch_add(1, std::memory_order_relaxed);
+  if (host_) host_->dropped_stale(player);
 }
 
 void scene::answer_phase(const roster_change& c) {

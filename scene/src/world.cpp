@@ -31,6 +31,23 @@ void world::submit(const world_request& request, world_reply reply) {
   SCENERT_ASSERT(queued, "world: the inbox is closed");
 }
 
+// A client's move or message skips the world's tick: the line checks where the player stands.
+void world::to_line(const world_request& request, world_reply reply) {
+  const bool for_line = request.what == world_request::kind::message ||
+                        (request.what == world_request::kind::move && request.line.scene != 0);
+  if (!for_line) return submit(request, std::move(reply));
+  if (impl_->post_to_line(request)) {
+    if (reply) reply(world_result(placement{request.line, 0, request.phase}));
+    return;
+  }
+  impl_->stale_posts.fetch_add(1, std::memory_order_relaxed);
+  if (reply)
+    reply(world_result(fail(
+        world_errc::stale_line,
+        fmt::format("player {}: {} meant for {}: no such line is open now", request.player,
+                    request.what == world_request::kind::move ? "move" : "message", where(request.line)))));
+}
+
 std::future<world_result> world::submit(const world_request& request) {
   std::promise<world_result> promise;
   auto future = promise.get_future();

@@ -2,10 +2,12 @@
 // The world's insides: its inbox, its line hosting (objects, groups, idle grace) and its request
 // handling. Everything but the inbox and the published snapshot is touched by the world's thread only.
 
+#include <atomic>
 #include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <shared_mutex>
 #include <string>
 #include <unordered_map>
 #include <variant>
@@ -105,6 +107,7 @@ struct world::impl final : scene_host {
   void phase_closed(line_handle line, phase_id phase, std::vector<player_id> players) override;
   void phase_answered(line_handle line, player_id player, result<phase_id, world_errc> answer,
                       bool entering) override;
+  void dropped_stale(player_id) override { stale_posts.fetch_add(1, std::memory_order_relaxed); }
   bool wants_line_events() const override { return static_cast<bool>(opt.on_line_events); }
   void line_events(line_handle line, phase_id phase, std::span<const line_event> batch) override {
     opt.on_line_events(line, phase, batch);
@@ -157,6 +160,11 @@ struct world::impl final : scene_host {
   result<line_handle, world_errc> replacement(line_handle failed, player_id p);
   void land(player_id p);  // a switching player lands on its target: directory, scene, reply
 
+  // straight to a line (world_lines.cpp)
+  bool post_to_line(const world_request& r);
+  void show_line(line_handle line, scene* object);  // live: to_line may post to it
+  void hide_line(line_handle line);                 // closing: nothing more reaches it that way
+
   // lines (world_lines.cpp)
   container* find(scene_id id);
   container& get(scene_id id);  // a scene known to be hosted
@@ -208,6 +216,18 @@ struct world::impl final : scene_host {
   bool shutting_down = false, shut_down = false;
   unique_function<void(const line_directory&)> shutdown_done;
   std::uint64_t requests = 0, errors = 0, busy_ns = 0;
+
+  // The live openings of lines by (scene, line), for a client's moves and messages that go straight
+  // to their line (to_line) from other threads. Written by the world's thread when a line opens and
+  // when it closes; a poster holds the shared lock while it posts, so an object is never let go (or
+  // given to another line) under a post. A writer waits for a few posts at most.
+  struct live_line {
+    scene* object = nullptr;
+    std::uint32_t generation = 0;
+  };
+  mutable std::shared_mutex live_m;
+  std::unordered_map<std::uint64_t, live_line> live_lines;
+  std::atomic<std::uint64_t> stale_posts{0};  // to_line: dropped here or by the line
 
   mutable std::mutex snap_mutex;
   std::shared_ptr<const world_snapshot> snap;

@@ -61,6 +61,42 @@ void world::impl::flush_roster() {
   staged.clear();
 }
 
+// ---- straight to a line: a client's moves and messages skip the world's tick -----------------
+
+namespace {
+std::uint64_t live_key(line_handle l) { return std::uint64_t{l.scene} << 32 | l.line; }
+}  // namespace
+
+void world::impl::show_line(line_handle line, scene* object) {
+  std::unique_lock lock(live_m);
+  live_lines[live_key(line)] = {object, line.generation};
+}
+
+void world::impl::hide_line(line_handle line) {
+  std::unique_lock lock(live_m);
+  live_lines.erase(live_key(line));
+}
+
+// Any thread. The line checks the rest when it applies it (the player may have gone elsewhere since),
+// after everything the world sent it before: a leave posted before this is applied first.
+bool world::impl::post_to_line(const world_request& r) {
+  roster_change c{
+      r.what == world_request::kind::message ? roster_change::kind::message : roster_change::kind::move,
+      r.player, r.to};
+  c.meant_line = r.line;
+  if (c.what == roster_change::kind::message) {
+    c.opcode = r.opcode;
+    if (r.bytes) c.bytes = *r.bytes;
+  } else {
+    c.meant_for = r.phase;
+  }
+  std::shared_lock lock(live_m);
+  auto it = live_lines.find(live_key(r.line));
+  if (it == live_lines.end() || it->second.generation != r.line.generation) return false;
+  it->second.object->post_roster(c);
+  return true;
+}
+
 // A player was put on the line: it is not waiting to close any more.
 void world::impl::filled(line_handle line) { hosted(line).empty_since = -1; }
 
@@ -79,6 +115,7 @@ std::optional<line_handle> world::impl::open_line(container& c, party_id owner) 
     if (opt.on_new_line) opt.on_new_line(*s);
   }
   s->assign_line(*line);
+  show_line(*line, s.get());
   auto& h = c.lines[index];
   h = {s, -1, 0};
   if (c.def->structure == scene_structure::group) {
@@ -96,6 +133,7 @@ void world::impl::close_line(line_handle line) {
   auto& h = hosted(line);
   if (auto info = dir->check(line); info && info->owner != 0) forget_instance(line, info->owner);
   dir->close_line(line);
+  hide_line(line);
   h.empty_since = -1;
   auto s = h.object;
   auto notify = [this, line] { notice(world_event::type::line_closed, line); };
@@ -329,6 +367,7 @@ void world::impl::publish(bool force) {
   s->group_services = groups_in_pool;
   s->requests = requests;
   s->errors = errors;
+  s->stale_posts = stale_posts.load(std::memory_order_relaxed);
   s->busy_ns = busy_ns;
   s->shutting_down = shutting_down;
   s->shut_down = shut_down;

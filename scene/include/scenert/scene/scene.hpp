@@ -68,6 +68,9 @@ class scene_host {
   /// The town line applied an enter_phase or leave_phase change: the phase, or why not.
   virtual void phase_answered(line_handle /*town_line*/, player_id /*player*/,
                               result<phase_id, world_errc> /*answer*/, bool /*entering*/) {}
+  /// A client's move or message posted straight to the line was dropped as stale: meant for another
+  /// opening of the line, for a player it does not hold (gone elsewhere) or for another phase.
+  virtual void dropped_stale(player_id /*player*/) {}
   /// Whether the host hears line_events (asked once per line object, when it is first activated).
   [[nodiscard]] virtual bool wants_line_events() const { return false; }
   /// What a tick did to the players of a line or of one of its phases (`phase` 0: the line itself):
@@ -119,6 +122,10 @@ struct roster_change {
   std::optional<phase_id> meant_for{};
   module_opcode opcode = 0;  ///< message: a client's message to the line's game module
   std::string bytes{};       ///< message: its payload, as the client sent it
+  /// move, message: posted straight to the line (world::to_line) for this line as the front knew it
+  /// (scene 0: sent by the world, which checked it). Lines are pooled: one meant for another opening
+  /// of this object (another generation), or for a player it does not hold now, is dropped.
+  line_handle meant_line{};
 };
 
 /// One line of a scene definition. Each tick runs, in this order: its service mailbox (closures),
@@ -222,6 +229,10 @@ class scene : public service {
   [[nodiscard]] std::uint64_t activations() const noexcept { return activations_; }
   /// Times the line closed (on_inactive runs).
   [[nodiscard]] std::uint64_t deactivations() const noexcept { return deactivations_; }
+  /// Client moves and messages posted straight to the line and dropped as stale (see dropped_stale).
+  [[nodiscard]] std::uint64_t dropped_stale() const noexcept {
+    return dropped_stale_.load(std::memory_order_relaxed);
+  }
   /// Times on_init ran (1 once the object was activated).
   [[nodiscard]] std::uint64_t inits() const noexcept { return inits_; }
   /// Member ticks that ran over their budget in a scene group (counted by the group).
@@ -243,6 +254,8 @@ class scene : public service {
   void guarded(F&& hooks);
   void apply_roster();
   void apply(const roster_change& change);
+  bool meant_here(const roster_change& change, bool phased);
+  void count_stale(player_id player);
   void answer_phase(const roster_change& change);
   void add_player(player_id player, std::optional<grid::cell_point> cell = std::nullopt);
   void remove_player(player_id player, bool ack);
@@ -295,6 +308,7 @@ class scene : public service {
 
   std::uint64_t ai_steps_ = 0, activations_ = 0, deactivations_ = 0, inits_ = 0;
   std::atomic<std::uint64_t> overruns_{0};
+  std::atomic<std::uint64_t> dropped_stale_{0};  // written by the line's thread, read by tests
 };
 
 /// Static map data for a map definition (blocks become block cells).

@@ -86,7 +86,7 @@ struct world_request {
   static world_request move(player_id p, grid::cell_point to) { return {kind::move, p, 0, {}, 0, to, 0}; }
   /// A move meant for a line and phase (where the client saw itself): refused (stale_line) when the
   /// player stands on another line by then, dropped by the line when it is in another phase; never
-  /// walked where the client did not mean it.
+  /// walked where the client did not mean it. Through to_line (a front's way) the line checks both.
   static world_request move_on(player_id p, line_handle line, phase_id phase, grid::cell_point to) {
     return {kind::move, p, 0, line, 0, to, 0, phase};
   }
@@ -162,6 +162,9 @@ struct world_snapshot {
   std::uint64_t requests = 0;          ///< requests answered
   std::uint64_t errors = 0;            ///< requests answered with an error
   std::uint64_t busy_ns = 0;           ///< CPU time the world's thread spent applying its inbox
+  /// Client moves and module messages meant for a line the player no longer stood on (or an opening of
+  /// it that closed), dropped by the world or by the line (to_line).
+  std::uint64_t stale_posts = 0;
   bool shutting_down = false;
   bool shut_down = false;  ///< every line closed after shutdown()
 };
@@ -198,6 +201,10 @@ class world final : public service, public world_port {
 
   /// Queues a request; `reply` (may be empty) is called once with the answer, on the world's thread.
   void submit(const world_request& request, world_reply reply) override;
+  /// A move_on or message posted straight to its line (see world_port::to_line); other requests are
+  /// submitted. Dropped (stale_line, counted in world_snapshot::stale_posts) when that opening of the
+  /// line is not live.
+  void to_line(const world_request& request, world_reply reply) override;
   /// Queues a request; the future gets the answer.
   [[nodiscard]] std::future<world_result> submit(const world_request& request);
 

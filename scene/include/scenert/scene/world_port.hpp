@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include <scenert/runtime/result.hpp>
 #include <scenert/runtime/unique_function.hpp>
@@ -31,6 +32,13 @@ class world_port {
   /// Queues a request from any thread; `reply` (may be empty) is called once with the answer, on a
   /// thread of the port's: keep it short, post elsewhere for work.
   virtual void submit(const world_request& request, world_reply reply) = 0;
+  /// A client's move (`world_request::move_on`) or module message (`world_request::message`) for the
+  /// line it stands on as far as the front was told, from any thread. A world that hosts the line
+  /// posts it straight to the line's roster inbox (applied at the line's next tick, no world tick on
+  /// the way; the line drops it when the player stands elsewhere by then); `reply` (may be empty) is
+  /// called at once on the caller's thread: ok (posted) or stale_line (no such opening of the line is
+  /// live). Otherwise (default: a cluster's gateway) it is a request like any other.
+  virtual void to_line(const world_request& request, world_reply reply) { submit(request, std::move(reply)); }
 
   // Resume tokens beyond one front (a cluster's gateways). One process has one front: a token it
   // does not know is nobody's, and these do nothing.
