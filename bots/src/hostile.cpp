@@ -182,7 +182,6 @@ void hostile_crew::take(hostile_bot& b, std::string_view bytes) {
     const std::string first = b.upgrade.substr(*answer);
     std::string().swap(b.upgrade);
     b.at = hostile_bot::stage::on;
-    bytes = first;
     if (!first.empty()) take(b, first);
     return;
   }
