@@ -113,6 +113,7 @@ result<bots_options, std::string> options_of(const bots_command_options& c) {
   o.settle = std::chrono::milliseconds(c.settle_ms);
   o.login_timeout = std::chrono::milliseconds(c.login_timeout_ms);
   o.resume = c.resume;
+  o.hostile = c.hostile;
   o.progress = !c.quiet;
   const std::string& admin = c.verify_views.empty() ? c.admin : c.verify_views;
   if (!admin.empty()) {
@@ -153,6 +154,12 @@ void add_behaviour_options(CLI::App* cmd, bots_command_options& o) {
   cmd->add_option("--mix", o.mix,
                   "Weights of the world requests, e.g. 'enter_phase=0,transfer=2' (default: enter_field=3,"
                   "enter_dungeon=2,join_team=1,transfer=1,enter_phase=2,leave_phase=1,back_to_town=2)");
+  cmd->add_option("--hostile", o.hostile,
+                  "Percent of the bots (chosen by the seed) that misbehave, each in one seeded way: garbage "
+                  "bytes, oversize or lying headers, half frames, floods, never reading, slow logins, "
+                  "guessed resume tokens, junk module messages; reported apart, their cuts are no errors")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 100.0));
   cmd->add_option("--party-size", o.party_size, "Bots per party (dungeon runs, team joins)")
       ->capture_default_str()
       ->check(CLI::Range(1u, 100u));
@@ -246,8 +253,9 @@ int run_bots_command(const bots_command_options& c) {
   const bots_plan plan = make_bots_plan({c.clients, c.seconds, c.rate, c.seed, c.session_seconds,
                                          c.chat_every, c.act_every, *mix, c.party_size});
   if (!c.quiet)
-    fmt::print(stderr, "bots: {} clients over {} s at {:.0f} arrivals/s to {} ({}, {}), seed {}\n", c.clients,
-               c.seconds, plan.rate, c.target, c.ws ? "ws" : "tcp", c.protocol, c.seed);
+    fmt::print(stderr, "bots: {} clients over {} s at {:.0f} arrivals/s to {} ({}, {}), seed {}{}\n",
+               c.clients, c.seconds, plan.rate, c.target, c.ws ? "ws" : "tcp", c.protocol, c.seed,
+               c.hostile > 0 ? fmt::format(", {}% hostile", c.hostile) : std::string{});
   bots_report r = run_bots(*o, plan);
   r.target = c.target, r.transport = c.ws ? "ws" : "tcp", r.protocol = c.protocol;
   r.clients = c.clients, r.seconds = c.seconds, r.rate = plan.rate, r.move_hz = c.move_hz, r.seed = c.seed;

@@ -35,6 +35,7 @@ struct bots_command_options {
   int settle_ms = 500;
   int login_timeout_ms = 10'000;
   bool resume = false;
+  double hostile = 0;  ///< percent of the bots that misbehave (--hostile)
   std::string report;
   std::vector<std::string> thresholds;
   bool quiet = false;

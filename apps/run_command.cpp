@@ -34,6 +34,9 @@ result<net::front_options, admin_errc> front_options_for(const run_options& o) {
   f.max_payload = o.max_frame;
   if (o.resume_ms >= 0) f.resume = milliseconds(o.resume_ms);
   f.max_connections = o.max_connections;
+  if (o.read_timeout_ms >= 0) f.read_timeout = milliseconds(o.read_timeout_ms);
+  if (o.max_outbound_bytes >= 0) f.max_outbound_bytes = static_cast<std::size_t>(o.max_outbound_bytes);
+  f.send_buffer_bytes = o.send_buffer_bytes;
   f.io_threads = o.io_threads;
   return f;
 }
@@ -58,6 +61,20 @@ void add_cluster_options(CLI::App* cmd, run_options& o) {
   cmd->add_option("--dead-after-ms", o.dead_after_ms,
                   "Declare a cluster node dead once its heartbeat stood still this long (default 3000)")
       ->check(CLI::Range(std::int64_t{500}, std::int64_t{600'000}));
+}
+
+// The limits a client meets beyond the table's network settings: timeouts and write buffers.
+void add_client_limit_options(CLI::App* cmd, run_options& o) {
+  cmd->add_option("--read-timeout-ms", o.read_timeout_ms,
+                  "A client holding half a frame this long is closed (half_frame; default 10000)")
+      ->check(CLI::Range(std::int64_t{100}, std::int64_t{600'000}));
+  cmd->add_option("--max-outbound-bytes", o.max_outbound_bytes,
+                  "A client this many bytes behind in reading is cut (slow_reader; default 1048576)")
+      ->check(CLI::Range(std::int64_t{4096}, std::int64_t{1} << 30));
+  cmd->add_option("--send-buffer-bytes", o.send_buffer_bytes,
+                  "Each client socket's kernel send buffer (SO_SNDBUF; default: the kernel's, megabytes on "
+                  "loopback): what a client that does not read holds beside --max-outbound-bytes")
+      ->check(CLI::Range(std::size_t{0}, std::size_t{64} << 20));
 }
 
 }  // namespace
@@ -96,6 +113,7 @@ CLI::App* add_run_command(CLI::App& app, run_options& o) {
   cmd->add_option("--max-connections", o.max_connections,
                   "Client connections at once; over it a new one gets a goodbye and a close")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1'000'000}));
+  add_client_limit_options(cmd, o);
   cmd->add_option("--io-threads", o.io_threads,
                   "Threads for the clients' sockets, apart from the pool's workers; connections are "
                   "dealt to them in turn and each fans the lines' events out to its own (default 1)")

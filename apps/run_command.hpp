@@ -28,7 +28,10 @@ struct run_options {
   std::uint32_t max_frame = 0;  ///< a frame's payload limit; 0: the table's network.max_frame_bytes
   std::int64_t resume_ms = -1;  ///< a dropped player's wait for its resume; -1: the table's
   std::size_t max_connections = 10'000;
-  std::size_t io_threads = 1;         ///< the front's I/O threads
+  std::int64_t read_timeout_ms = -1;     ///< half a frame held this long closes it; -1: the front's 10 s
+  std::int64_t max_outbound_bytes = -1;  ///< a reader this far behind is cut; -1: the front's 1 MiB
+  std::size_t send_buffer_bytes = 0;     ///< each client socket's SO_SNDBUF; 0: the kernel's
+  std::size_t io_threads = 1;            ///< the front's I/O threads
   std::string cluster;                ///< nats://HOST:PORT of the cluster's NATS server; empty: one process
   std::string node;                   ///< this node's name in the cluster
   std::int64_t dead_after_ms = 3000;  ///< a cluster node silent this long is declared dead

@@ -3,6 +3,8 @@
 
 #include <scenert/bots/worker.hpp>
 
+#include "hostile_crew.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -18,16 +20,23 @@ using bots::clock;
 
 class bots_run {
  public:
+  // The hostile bots go to a crew of their own; the others are dealt to the workers in turn.
   bots_run(const bots_options& o, const bots_plan& plan) : o_(o), plan_(plan), shared_(o, plan) {
     const auto threads = static_cast<unsigned>(
         std::clamp<std::size_t>(o.threads, 1, std::max<std::size_t>(plan.bots.size(), 1)));
     for (unsigned i = 0; i < threads; ++i) workers_.push_back(std::make_unique<bots::worker>(shared_, i));
-    for (std::uint32_t i = 0; i < plan.bots.size(); ++i) workers_[i % threads]->add(i);
+    const auto picks = pick_hostile(plan, o.hostile);
+    std::uint32_t dealt = 0;
+    for (std::uint32_t i = 0; i < plan.bots.size(); ++i)
+      if (!picks[i]) workers_[dealt++ % threads]->add(i);
+    report_.well_behaved = dealt;
+    crew_ = std::make_unique<hostile_crew>(shared_, picks, o.hostile);
   }
 
   bots_report run() {
     shared_.start = clock::now();
     for (auto& w : workers_) threads_.emplace_back([&w] { w->run(); });
+    crew_->start();
     const auto end = shared_.start + plan_.length;
     auto checkpoints = checkpoint_times();
     auto next_progress = shared_.start + std::chrono::seconds(1);
@@ -46,7 +55,8 @@ class bots_run {
         next_progress += std::chrono::seconds(1);
       }
     }
-    shared_.paused = true;  // the end: nobody moves any more
+    shared_.paused = true;              // the end: nobody moves any more
+    report_.hostile = crew_->finish();  // before the last check: their players settle too
     if (!o_.admins.empty())
       if (auto c = check_views()) {
         report_.views = std::move(*c);
@@ -166,6 +176,7 @@ class bots_run {
     r.connected += p.connected, r.connect_failed += p.connect_failed, r.logged_in += p.logged_in;
     r.connect.merge(p.connect), r.login.merge(p.login);
     r.resumed += p.resumed, r.resume.merge(p.resume);
+    for (const auto& [k, v] : p.failed_resumes) r.failed_resumes[k] += v;
     r.move_to_viewer.merge(p.move_to_viewer), r.heartbeat_rtt.merge(p.heartbeat_rtt);
     for (const auto& [k, v] : p.disconnects) r.disconnects[k] += v;
     for (const auto& [k, v] : p.moves_refused) r.moves_refused[k] += v;
@@ -187,6 +198,7 @@ class bots_run {
   bots::shared_state shared_;
   std::vector<std::unique_ptr<bots::worker>> workers_;
   std::vector<std::thread> threads_;
+  std::unique_ptr<hostile_crew> crew_;
   bots_report report_;
   std::uint64_t last_moves_ = 0, last_in_ = 0, last_out_ = 0;
 };

@@ -66,10 +66,10 @@ std::uint64_t bots_report::view_mismatches() const noexcept {
 
 const std::vector<std::string>& bots_threshold_metrics() {
   static const std::vector<std::string> names{
-      "connect_p99_ms",   "login_p99_ms",         "move_p50_ms",    "move_p99_ms",
-      "move_max_ms",      "heartbeat_p99_ms",     "request_p99_ms", "errors",
-      "connect_failed",   "disconnects",          "moves_refused",  "view_mismatches",
-      "moves_per_second", "frames_in_per_second", "deliveries",     "logged_in"};
+      "connect_p99_ms",   "login_p99_ms",      "move_p50_ms",      "move_p99_ms",          "move_max_ms",
+      "heartbeat_p99_ms", "request_p99_ms",    "errors",           "connect_failed",       "disconnects",
+      "moves_refused",    "view_mismatches",   "moves_per_second", "frames_in_per_second", "deliveries",
+      "logged_in",        "hostile_unexpected"};
   return names;
 }
 
@@ -91,7 +91,8 @@ std::map<std::string, double> bots_measured_values(const bots_report& r) {
           {"moves_per_second", per_second(r.moves_sent, r.wall_seconds)},
           {"frames_in_per_second", per_second(wire_total(r).frames_in, r.wall_seconds)},
           {"deliveries", n(r.move_to_viewer.total())},
-          {"logged_in", n(r.logged_in)}};
+          {"logged_in", n(r.logged_in)},
+          {"hostile_unexpected", n(r.hostile.unexpected())}};
 }
 
 // ---- the summary table ----
@@ -151,8 +152,23 @@ std::string play_lines(const bots_report& r) {
                                 r.connected, r.connect_failed, r.logged_in, r.max_online);
   out += fmt::format("disconnects {}\n", joined(r.disconnects));
   if (r.resumed != 0) out += fmt::format("resumed     {}\n", r.resumed);
+  if (!r.failed_resumes.empty()) out += fmt::format("not resumed {}\n", joined(r.failed_resumes));
   out += fmt::format("moves       sent {} ({:.0f}/s), refused {}; chats sent {}\n", r.moves_sent,
                      per_second(r.moves_sent, r.wall_seconds), joined(r.moves_refused), r.chats_sent);
+  return out;
+}
+
+// The hostile bots apart: per kind, how they ended and the server's reasons as they saw them.
+std::string hostile_lines(const bots_report& r) {
+  const hostile_report& h = r.hostile;
+  if (h.bots == 0) return {};
+  std::string out =
+      fmt::format("hostile     {} bots ({}%), apart from the {} well-behaved ones above; {} unexpected\n",
+                  h.bots, h.percent, r.well_behaved, h.unexpected());
+  for (const auto& [kind, o] : h.by_kind)
+    out += fmt::format("  {:<14} {:>5}  ended: {}; reasons: {}\n", kind, o.bots, joined(o.endings),
+                       joined(o.reasons));
+  for (const auto& e : h.unexpected_examples) out += fmt::format("  unexpected: {}\n", e);
   return out;
 }
 
@@ -190,7 +206,7 @@ std::string view_lines(const bots_report& r) {
 
 std::string bots_summary_text(const bots_report& r) {
   std::string out = run_lines(r) + play_lines(r) + latency_lines(r) + answer_lines(r) + wire_lines(r) +
-                    error_lines(r) + view_lines(r);
+                    hostile_lines(r) + error_lines(r) + view_lines(r);
   for (const auto& m : r.missed_thresholds) out += fmt::format("  threshold: {}\n", m);
   return out;
 }
@@ -259,6 +275,7 @@ void put_connections(nlohmann::json& j, const bots_report& r) {
   j["login"] = latency_json(r.login);
   j["disconnects"] = r.disconnects;
   j["resumed"] = r.resumed;
+  j["failed_resumes"] = r.failed_resumes;
   j["resume"] = latency_json(r.resume);
 }
 
@@ -274,6 +291,16 @@ void put_play(nlohmann::json& j, const bots_report& r) {
   j["unknown_frames"] = r.unknown_frames;
 }
 
+nlohmann::json hostile_json(const bots_report& r) {
+  const hostile_report& h = r.hostile;
+  nlohmann::json kinds = nlohmann::json::object();
+  for (const auto& [kind, o] : h.by_kind)
+    kinds[kind] = {
+        {"bots", o.bots}, {"endings", o.endings}, {"reasons", o.reasons}, {"unexpected", o.unexpected}};
+  return {{"percent", h.percent},         {"bots", h.bots},   {"well_behaved", r.well_behaved},
+          {"unexpected", h.unexpected()}, {"by_kind", kinds}, {"unexpected_examples", h.unexpected_examples}};
+}
+
 }  // namespace
 
 std::string bots_report_json(const bots_report& r) {
@@ -281,6 +308,7 @@ std::string bots_report_json(const bots_report& r) {
   put_run(j, r);
   put_connections(j, r);
   put_play(j, r);
+  j["hostile"] = hostile_json(r);
   j["errors"] = {{"count", r.errors}, {"examples", r.error_examples}};
   j["views"] = views_json(r);
   j["measured"] = bots_measured_values(r);

@@ -97,8 +97,10 @@ void worker::tick() {
       case bot::stage::connecting:
       case bot::stage::logging_in:
         if (b.resuming && now > b.resume_by) {
-          error(b, fmt::format("bot {} (player {}): not back within {} ms of its server dropping it", b.index,
-                               b.pid, shared_.opt.login_timeout.count()));
+          error(b,
+                fmt::format("bot {} (player {}): not back within {} ms of its server dropping it (last: {})",
+                            b.index, b.pid, shared_.opt.login_timeout.count(), b.last_loss));
+          ++stats_.failed_resumes[fmt::format("not back in time (last: {})", b.last_loss)];
           close(b, "resume_failed");
         } else if (!b.resuming && now - b.connect_started > shared_.opt.login_timeout) {
           error(b, fmt::format("bot {}: no view (202) within {} ms of connecting", b.index,

@@ -21,7 +21,10 @@ void worker::connect(bot& b) {
   b.sock.emplace(io_).async_connect(shared_.targets[t], [this, &b, &target,
                                                          c = ++b.connection](boost::system::error_code ec) {
     if (b.at != bot::stage::connecting || b.connection != c) return;
-    if (ec && b.resuming) return reconnect(b, clock::now());  // that one is down too: the next
+    if (ec && b.resuming) {  // that one is down too: the next
+      b.last_loss = "connect: " + ec.message();
+      return reconnect(b, clock::now());
+    }
     if (ec) {
       ++stats_.connect_failed;
       error(b, fmt::format("bot {}: connect to {}:{}: {}", b.index, target.host, target.port, ec.message()));
@@ -143,21 +146,27 @@ void worker::on_control(bot& b, std::uint8_t opcode, std::string_view payload) {
 }
 
 // The server closed (or the network failed): its goodbye, if it sent one, says why. With --resume,
-// a bot that holds a token (logged in, its view or not) comes back with it; one that may not (the
-// server refused it for good) lost its player: an error with its reason, never a silent close.
+// a bot that holds a token (logged in, its view or not) comes back with it when its server dropped it
+// (no goodbye, or shutting_down); once resuming it tries every target in turn, whatever ended its
+// last try, until its login timeout, unless its player went on elsewhere (replaced). One that may
+// not come back lost its player: an error with its reason, never a silent close.
 void worker::lost(bot& b, const std::string& reason) {
   if (b.at == bot::stage::leaving) return close(b, "bye");
   const std::string why = b.goodbye.empty() ? reason : b.goodbye;
+  const bool dropped = b.goodbye.empty() || b.goodbye == "shutting_down";
   const bool may_resume = shared_.opt.resume && !b.token.empty() && !stopping_ &&
-                          (b.goodbye.empty() || b.goodbye == "shutting_down") &&
+                          (b.resuming ? why != "replaced" : dropped) &&
                           (b.at == bot::stage::playing || b.at == bot::stage::logging_in || b.resuming);
   if (!may_resume) {
-    if (shared_.opt.resume && !stopping_ && b.pid != 0)
+    if (shared_.opt.resume && !stopping_ && b.pid != 0) {
       error(b, fmt::format("bot {} (player {}): lost its player: the server closed it ({})", b.index, b.pid,
                            why));
+      ++stats_.failed_resumes[fmt::format("closed by the server ({})", why)];
+    }
     return close(b, why);
   }
   ++stats_.disconnects[why];
+  b.last_loss = why;
   if (b.at == bot::stage::playing) shared_.online.fetch_sub(1, std::memory_order_relaxed);
   if (!b.resuming) {
     b.resuming = true;

@@ -38,6 +38,7 @@ void worker::on(bot& b, const net::server_message& m, clock::time_point now) {
           if (b.resuming && (!msg.resumed || msg.pid != b.pid)) {
             error(b, fmt::format("bot {} (player {}): its resume token was refused (player {} made instead)",
                                  b.index, b.pid, msg.pid));
+            ++stats_.failed_resumes["token refused"];
             return close(b, "resume_refused");
           }
           b.token = msg.resume_token;

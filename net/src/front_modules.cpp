@@ -10,10 +10,12 @@ namespace scenert::net {
 
 void play_desk::handle(const std::shared_ptr<session>& s, const module_message& m) {
   player_state& p = s->player();
-  if (!allowed(p.module_messages, shard_.opt.module_messages))
+  if (!allowed(*s, p.module_messages, shard_.opt.module_messages)) {
+    if (s->closing()) return;
     return refuse_module_message(
         *s, m.opcode, module_errc::rate_limited,
         fmt::format("over {} module messages per second", shard_.opt.module_messages.per_second));
+  }
   if (m.bytes.size() > shard_.opt.module_message_bytes)
     return refuse_module_message(*s, m.opcode, module_errc::too_large,
                                  fmt::format("{} bytes, over the {} a module message may carry",

@@ -3,6 +3,8 @@
 
 #include <cmath>
 
+#include <fmt/format.h>
+
 namespace scenert::net {
 
 namespace {
@@ -66,15 +68,21 @@ void play_desk::bad_frame(const std::shared_ptr<session>& s, const std::string& 
     s->close(close_reason::bad_frames, "the last: " + why);
 }
 
-bool play_desk::allowed(bucket& b, const front_options::rate& r) {
-  if (b.take(r, clock::now())) return true;
+bool play_desk::allowed(session& s, bucket& b, const front_options::rate& r) {
+  const auto& cut = shard_.opt.flooding;
+  const metered m = meter(b, r, s.player().flooding, cut, clock::now());
+  if (m == metered::allowed) return true;
   add(shard_.n.rate_limited);
+  if (m == metered::cut && !s.closing())
+    s.close(close_reason::flooding,
+            fmt::format("over the message rates by more than {} at once or {} a second", cut.burst,
+                        cut.per_second));
   return false;
 }
 
 void play_desk::handle(const std::shared_ptr<session>& s, const talk& t) {
   const player_state& p = s->player();
-  if (!allowed(s->player().chat, shard_.opt.chat)) return;
+  if (!allowed(*s, s->player().chat, shard_.opt.chat)) return;
   std::string frame;
   append_frame(frame, server_message{broadcast{
                           static_cast<std::int32_t>(p.pid), broadcast_type::chat, p.name, t.content, {}, 0}});
@@ -97,7 +105,7 @@ void play_desk::chat_to_all(const std::string& frame) {
 
 void play_desk::handle(const std::shared_ptr<session>& s, const move_to& m) {
   player_state& p = s->player();
-  if (!allowed(p.moves, shard_.opt.moves)) return;
+  if (!allowed(*s, p.moves, shard_.opt.moves)) return;
   const auto now = clock::now();
   grid::cell_point cell{};
   if (const char* why = refusal(*s, m.to, cell, now)) return refuse_move(*s, why);
@@ -155,7 +163,8 @@ void play_desk::handle(const std::shared_ptr<session>& s, const walk& step) {
 
 void play_desk::handle(const std::shared_ptr<session>& s, const request& r) {
   const player_id pid = s->player().pid;
-  if (!allowed(s->player().requests, shard_.opt.requests)) {
+  if (!allowed(*s, s->player().requests, shard_.opt.requests)) {
+    if (s->closing()) return;
     s->send(
         server_message{answer{r.request_id, "rate_limited", "too many requests per second", r.scene, 0, 0}});
     return;
@@ -171,7 +180,9 @@ void play_desk::handle(const std::shared_ptr<session>& s, const request& r) {
       answer{r.request_id, "unsupported", "a line is given only to enter or transfer", r.scene, r.line, 0}});
 }
 
+// Heartbeats are metered too: an echo per heartbeat would otherwise serve a flood forever.
 void play_desk::handle(const std::shared_ptr<session>& s, const heartbeat& h) {
+  if (!allowed(*s, s->player().heartbeats, shard_.opt.heartbeats)) return;
   const auto now = std::chrono::steady_clock::now().time_since_epoch();
   s->send(server_message{
       heartbeat_echo{h.client_ns, static_cast<std::uint64_t>(std::chrono::nanoseconds(now).count())}});

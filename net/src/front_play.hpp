@@ -35,7 +35,9 @@ class play_desk {
 
  private:
   void bad_frame(const std::shared_ptr<session>& s, const std::string& why);
-  bool allowed(bucket& b, const front_options::rate& r);
+  /// Whether `s` may send one more message of the kind `b` meters; one over it is dropped and
+  /// counted, and a client whose drops overrun front_options::flooding is cut.
+  bool allowed(session& s, bucket& b, const front_options::rate& r);
   void handle(const std::shared_ptr<session>& s, const talk& t);
   void handle(const std::shared_ptr<session>& s, const move_to& m);
   void handle(const std::shared_ptr<session>& s, const walk& step);

@@ -71,6 +71,8 @@ void front_shard::on_accepted(tcp::socket sock, bool websocket, std::string_view
   if (stopping_) return;  // accepted as the server stopped: the socket closes here
   boost::system::error_code ignored;
   sock.set_option(tcp::no_delay(true), ignored);
+  if (opt.send_buffer_bytes != 0)
+    sock.set_option(asio::socket_base::send_buffer_size(static_cast<int>(opt.send_buffer_bytes)), ignored);
   auto s = std::make_shared<session>(*this, opt, std::move(sock), websocket, read_already);
   ++open_sockets_;
   if (n.connections.fetch_add(1, std::memory_order_relaxed) >= opt.max_connections) {

@@ -54,6 +54,17 @@ struct bucket {
   }
 };
 
+// What one metered message comes to at `now`: allowed by its kind's bucket `b`, dropped over its
+// rate, or cut: the drop that finds the client's `floods` bucket empty (front_options::flooding;
+// burst 0: never cut).
+enum class metered : std::uint8_t { allowed, dropped, cut };
+inline metered meter(bucket& b, const front_options::rate& r, bucket& floods,
+                     const front_options::rate& flooding, clock::time_point now) {
+  if (b.take(r, now)) return metered::allowed;
+  if (flooding.burst <= 0 || floods.take(flooding, now)) return metered::dropped;
+  return metered::cut;
+}
+
 // What the game side of the front keeps of a connection's player: who it is, where the world put it,
 // what it may still send, what it was told. The session carries it; the session never reads it.
 struct player_state {
@@ -70,7 +81,8 @@ struct player_state {
   std::vector<std::uint64_t> maps_held;
   std::uint32_t bad_frames = 0;
   placement place;  // where the world put it last
-  bucket moves, chat, requests, module_messages;
+  bucket moves, chat, requests, heartbeats, module_messages;
+  bucket flooding;                      // its messages over their rates: empty, it is cut
   clock::time_point moved_at{};         // placed, or its last move accepted (for max_speed)
   std::optional<asked_position> asked;  // the position the client last asked for, carried to its viewers
 };

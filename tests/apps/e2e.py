@@ -515,6 +515,48 @@ class Bots(harness.Case):
         p.stop(want=0, deadline=10)
         harness.report("bots over WebSocket, seed 002's protocol: 60 guests, views checked, 0 mismatches")
 
+    def test_bots_hostile(self):
+        # Short timeouts and small write buffers (the kernel's own grows to megabytes on loopback), so
+        # that each hostile kind meets its cut within the run.
+        p = start_run(self, "--tcp", "127.0.0.1:0", "--admin", "127.0.0.1:0", "--io-threads", "2",
+                      "--read-timeout-ms", "1000", "--max-outbound-bytes", "32768", "--send-buffer-bytes", "8192",
+                      "--resume-ms", "0")
+        port = port_of(p, TCP)
+        with_admin(p)
+        report = f"{self.work}/hostile.json"
+        code, out, err = self.bots(f"127.0.0.1:{port}", "--clients", "60", "--seconds", "6", "--seed", "5",
+                                   "--hostile", "30", "--verify-views", f"127.0.0.1:{p.admin}",
+                                   "--settle-ms", "1000", "--report", report, "--threshold", "errors<1",
+                                   "--threshold", "view_mismatches<1", "--threshold", "hostile_unexpected<1")
+        check(code == 0, f"bots exited {code}: {out}{err}")
+        with open(report) as f:
+            r = json.load(f)
+        h = r["hostile"]
+        check(h["bots"] == 18 and h["well_behaved"] == 42 and h["unexpected"] == 0, f"hostile: {h}")
+        # Each kind ended the way the server must end it, with the reason it gave.
+        expected = {"garbage": ("cut", {"oversize", "bad_frames"}), "oversize": ("cut", {"oversize"}),
+                    "lying_length": ("cut", {"bad_frames"}), "half_frame": ("cut", {"half_frame"}),
+                    "flood": ("cut", {"flooding"}), "never_reading": ("cut", {"no goodbye"}),
+                    "slow_login": ("answered", {"login_ok"}), "guessed_token": ("answered", {"login_ok afresh"}),
+                    "module_junk": ("answered", {"1012 too_large", "1012 no_module", "1012 not_in_scene",
+                                                 "1012 unknown_opcode"})}
+        for kind, (ending, reasons) in expected.items():
+            got = h["by_kind"].get(kind)
+            check(got is not None and got["bots"] == 2, f"{kind}: {got}")
+            check(got["endings"] == {ending: 2}, f"{kind} ended {got['endings']}, not {ending}")
+            check(set(got["reasons"]) <= reasons, f"{kind}: reasons {got['reasons']}, expected among {reasons}")
+        # The well-behaved bots' figures are theirs alone: no error, every view right, moves delivered.
+        check(r["errors"]["count"] == 0 and r["views"]["mismatches"] == 0, f"errors {r['errors']}")
+        check(r["move_to_viewer"]["count"] > 0, "deliveries")
+        # The server is alive, and counted each cut by its reason.
+        text = wait_for_samples(p, ['scenert_net_connections_closed_total{reason="flooding"} 2',
+                                    'scenert_net_connections_closed_total{reason="half_frame"} 2',
+                                    'scenert_net_connections_closed_total{reason="slow_reader"} 2'])
+        check("hostile" in out and "0 unexpected" in out, f"summary: {out}")
+        p.stop(want=0, deadline=10)
+        harness.report(f"bots --hostile 30: 18 hostile bots of 9 kinds each cut or answered with its reason; "
+                       f"42 well-behaved: 0 errors, 0 view mismatches, move p99 {r['move_to_viewer']['p99_ms']:.1f} ms")
+
     def test_bots_usage(self):
         port = harness.free_port()
         self.check_exits(((["bots", *args, "--quiet"], 2, text) for args, text in (

@@ -1,7 +1,13 @@
 #include <scenert/bots/report.hpp>
 
+#include <scenert/bots/hostile.hpp>
+#include <scenert/bots/plan.hpp>
+
 #include <gtest/gtest.h>
+
+#include <algorithm>
 #include <nlohmann/json.hpp>
+#include <numeric>
 
 #include <scenert/loadtest/threshold.hpp>
 
@@ -181,6 +187,50 @@ TEST(BotsReport, SummarySaysWhenViewsWereNotVerified) {
   auto r = sample();
   r.views_verified = false;
   EXPECT_TRUE(has(bots_summary_text(r), "not verified"));
+}
+
+// The hostile bots apart: per kind, how they ended and the server's reasons; the failed resumes.
+TEST(BotsReport, HostileBotsAndFailedResumesAreShownApart) {
+  auto r = sample();
+  EXPECT_FALSE(has(bots_summary_text(r), "hostile")) << "no hostile bots: no section";
+  r.well_behaved = 90;
+  r.hostile.percent = 10;
+  r.hostile.bots = 10;
+  auto& flood = r.hostile.by_kind["flood"];
+  flood.bots = 2, flood.endings["cut"] = 2, flood.reasons["flooding"] = 2;
+  auto& token = r.hostile.by_kind["guessed_token"];
+  token.bots = 1, token.endings["answered"] = 1, token.reasons["login_ok afresh"] = 1;
+  r.failed_resumes["not back in time (last: eof)"] = 2;
+  const auto text = bots_summary_text(r);
+  EXPECT_TRUE(has(text, "hostile     10 bots (10%), apart from the 90 well-behaved ones above; 0 unexpected"))
+      << text;
+  EXPECT_TRUE(has(text, "flood              2  ended: cut 2; reasons: flooding 2")) << text;
+  EXPECT_TRUE(has(text, "not resumed not back in time (last: eof) 2")) << text;
+  const auto j = nlohmann::json::parse(bots_report_json(r));
+  EXPECT_EQ(j["hostile"]["by_kind"]["guessed_token"]["reasons"]["login_ok afresh"], 1);
+  EXPECT_EQ(j["hostile"]["well_behaved"], 90);
+  EXPECT_EQ(j["failed_resumes"]["not back in time (last: eof)"], 2);
+  EXPECT_EQ(bots_measured_values(r).at("hostile_unexpected"), 0);
+  flood.unexpected = 1;
+  EXPECT_EQ(bots_measured_values(r).at("hostile_unexpected"), 1);
+}
+
+// Which bots misbehave: the asked share, every kind once there are enough, the same for the same plan.
+TEST(BotsHostile, PicksAreSeededAndDealEveryKind) {
+  const auto plan = make_bots_plan({.clients = 60, .seconds = 5, .seed = 7});
+  const auto picks = pick_hostile(plan, 30);
+  ASSERT_EQ(picks.size(), 60u);
+  std::array<int, hostile_kind_count> per_kind{};
+  for (const auto& p : picks)
+    if (p) ++per_kind[static_cast<std::size_t>(*p)];
+  EXPECT_EQ(std::accumulate(per_kind.begin(), per_kind.end(), 0), 18);
+  for (std::size_t k = 0; k < hostile_kind_count; ++k) EXPECT_EQ(per_kind[k], 2) << hostile_kind_names[k];
+  EXPECT_EQ(pick_hostile(plan, 30), picks);
+  EXPECT_NE(pick_hostile(make_bots_plan({.clients = 60, .seconds = 5, .seed = 8}), 30), picks);
+  const auto none = pick_hostile(plan, 0);
+  EXPECT_EQ(std::count(none.begin(), none.end(), std::nullopt), 60);
+  const auto all = pick_hostile(plan, 100);
+  EXPECT_EQ(std::count(all.begin(), all.end(), std::nullopt), 0);
 }
 
 }  // namespace

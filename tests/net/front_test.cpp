@@ -387,6 +387,21 @@ TEST(Front, AFloodOfChatIsCutToTheRateNotTheConnection) {
   EXPECT_GE(s.door->stats().rate_limited, 93U);
 }
 
+// One that keeps flooding past the rates is cut, with its reason counted; the others stay.
+TEST(Front, AClientThatKeepsFloodingIsCut) {
+  server s(front_options{.chat = {2, 5}, .flooding = {1, 50}});
+  auto calm = s.connect();
+  land(*calm);
+  auto c = s.connect();
+  land(*c);
+  for (int i = 0; i < 200; ++i)
+    if (!c->send(talk{"spam"})) break;  // cut while it floods: its writes may fail
+  EXPECT_EQ(wait_for<goodbye>(*c).reason.substr(0, 9), "flooding:");
+  EXPECT_EQ(closed(s, close_reason::flooding), 1U);
+  ASSERT_TRUE(calm->send(heartbeat{3, 0}));
+  EXPECT_EQ(wait_for<heartbeat_echo>(*calm).client_ns, 3U);
+}
+
 // A client that never reads is cut once its frames pile up, and its socket is closed for good.
 TEST(Front, ANeverReadingClientIsCutAndClosed) {
   server s(front_options{.max_outbound_bytes = 64 * 1024, .chat = {1e6, 1e6}});

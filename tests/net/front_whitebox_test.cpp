@@ -92,5 +92,40 @@ TEST(FrontWhitebox, AWebSocketWriteIsOneMessagePerFrame) {
   EXPECT_EQ(at, frames.size());
 }
 
+// The flood cut on a manual clock: a client may go over its rate by the flooding bucket's burst at
+// once, and by its refill for ever; the drop that finds the bucket empty cuts it.
+TEST(FrontWhitebox, AClientThatKeepsFloodingIsCutAndOneJustOverItsRateIsNot) {
+  using std::chrono::milliseconds;
+  const front_options::rate chat{2, 5}, flooding{10, 200};
+  const clock::time_point t0 = clock::now();
+  bucket chats, floods;
+  int allowed = 0, dropped = 0;
+  metered last = metered::allowed;
+  for (int i = 0; i < 1000 && last != metered::cut; ++i) {  // all at once
+    last = meter(chats, chat, floods, flooding, t0);
+    allowed += last == metered::allowed;
+    dropped += last == metered::dropped;
+  }
+  EXPECT_EQ(last, metered::cut);
+  EXPECT_EQ(allowed, 5);  // the chat burst
+  EXPECT_EQ(dropped, 200);
+
+  // 11 chats a second (9 over the rate, under the flood refill of 10) for ten minutes: never cut.
+  bucket steady_chats, steady_floods;
+  for (int i = 0; i < 11 * 600; ++i)
+    ASSERT_NE(meter(steady_chats, chat, steady_floods, flooding, t0 + milliseconds(i * 1000 / 11)),
+              metered::cut)
+        << "message " << i;
+  // 32 a second (30 over: 20 a second past the refill) is cut once the burst of 200 is spent, ~10 s in.
+  bucket fast_chats, fast_floods;
+  int n = 0;
+  while (meter(fast_chats, chat, fast_floods, flooding, t0 + milliseconds(n * 1000 / 32)) != metered::cut)
+    ++n;
+  EXPECT_NEAR(n / 32.0, 10.0, 0.5);
+  // Burst 0: never cut.
+  bucket free_chats, free_floods;
+  for (int i = 0; i < 10'000; ++i) ASSERT_NE(meter(free_chats, chat, free_floods, {0, 0}, t0), metered::cut);
+}
+
 }  // namespace
 }  // namespace scenert::net

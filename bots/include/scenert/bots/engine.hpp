@@ -40,6 +40,9 @@ struct bots_options {
   /// with its resume token, as a client of a cluster whose gateway died would; it has login_timeout
   /// to get its player back.
   bool resume = false;
+  /// Percent of the bots (0-100, chosen by the plan's seed) that misbehave, each in one seeded way
+  /// (hostile.hpp); their outcomes are reported apart and their disconnects are no errors.
+  double hostile = 0;
   bool progress = true;  ///< a line a second on stderr
 };
 

@@ -10,6 +10,7 @@
 
 #include <scenert/net/message_id.hpp>
 
+#include <scenert/bots/hostile.hpp>
 #include <scenert/bots/latency_histogram.hpp>
 #include <scenert/bots/verify.hpp>
 #include <scenert/loadtest/report.hpp>  // ms_stats
@@ -42,7 +43,14 @@ struct bots_report {
   std::map<std::string, std::uint64_t>
       disconnects;            ///< by reason: the server's goodbye reason, "eof", "error", "timeout"
   std::uint64_t resumed = 0;  ///< --resume: bots that got their player back on another connection
-  latency_histogram resume;   ///< --resume: dropped to its first view (202) on the new connection
+  /// --resume: bots that did not get their player back, by why ("not back in time (LAST LOSS)",
+  /// "token refused", "closed by the server (REASON)"); each is an error too.
+  std::map<std::string, std::uint64_t> failed_resumes;
+  latency_histogram resume;  ///< --resume: dropped to its first view (202) on the new connection
+
+  // ---- hostile bots (--hostile): apart from the well-behaved bots, whose figures the rest are ----
+  std::uint32_t well_behaved = 0;  ///< bots that played the plan as clients should
+  hostile_report hostile;
 
   // ---- play ----
   std::uint64_t moves_sent = 0, chats_sent = 0;

@@ -99,7 +99,8 @@ struct bot {
   std::uint32_t shift = 0;       // it connects to targets[(index + shift) % size]
   bool resuming = false;         // logging in again with its token after its server dropped it
   clock::time_point dropped_at, resume_by, next_try;
-  std::string goodbye;  // the server's reason, when it said goodbye
+  std::string goodbye;    // the server's reason, when it said goodbye
+  std::string last_loss;  // resuming: why its last connection (or attempt) ended
   standing where;
   bool has_position = false;
   bool appeared_since_request = false;  // its 202 (or its own 200 Tp 2) came after its last request

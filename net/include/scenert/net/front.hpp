@@ -39,11 +39,12 @@ enum class close_reason : std::uint8_t {
   shutting_down,  ///< the server stops
   replaced,       ///< the player logged in again on another connection
   no_place,       ///< the world found no line to land on
+  flooding,       ///< kept sending over its rates past front_options::flooding
   count_
 };
 inline constexpr std::string_view close_reason_names[] = {
-    "dropped",    "idle",      "half_frame",  "login_timeout", "slow_reader", "oversize",
-    "bad_frames", "bad_login", "server_full", "shutting_down", "replaced",    "no_place"};
+    "dropped",   "idle",        "half_frame",    "login_timeout", "slow_reader", "oversize", "bad_frames",
+    "bad_login", "server_full", "shutting_down", "replaced",      "no_place",    "flooding"};
 static_assert(std::size(close_reason_names) == static_cast<std::size_t>(close_reason::count_),
               "close_reason: name every reason");
 
@@ -64,8 +65,12 @@ struct front_options {
   /// cluster takes each one over when its client logs in again with its token (a gateway's rolling
   /// restart). Their clients hear "shutting_down: ... log in again with your resume token".
   bool hand_off_on_stop = false;
-  std::size_t max_connections = 10'000;            ///< over it a new connection gets a goodbye and a close
-  std::size_t max_outbound_bytes = 1u << 20;       ///< a reader this far behind is cut
+  std::size_t max_connections = 10'000;       ///< over it a new connection gets a goodbye and a close
+  std::size_t max_outbound_bytes = 1u << 20;  ///< a reader this far behind is cut
+  /// The kernel's send buffer of each client socket (SO_SNDBUF); 0: the kernel's own, which on
+  /// loopback grows to megabytes, all of it held for a client that does not read before
+  /// max_outbound_bytes counts.
+  std::size_t send_buffer_bytes = 0;
   std::uint32_t bad_frames_allowed = 10;           ///< unknown ids or payloads that do not parse
   std::chrono::milliseconds idle_timeout{60'000};  ///< no frame at all (heartbeats count): closed
   std::chrono::milliseconds read_timeout{10'000};  ///< a partial frame held this long: closed
@@ -80,7 +85,13 @@ struct front_options {
     double per_second = 0;
     double burst = 0;
   };
-  rate moves{20, 40}, chat{2, 5}, requests{10, 20};
+  rate moves{20, 40}, chat{2, 5}, requests{10, 20}, heartbeats{10, 20};
+  /// A client that keeps sending over its rates is cut (flooding), not served forever: every message
+  /// dropped over a rate (any kind) takes one from this bucket, which refills at per_second up to
+  /// burst; the one that finds it empty closes the connection. The default cuts a client 200
+  /// messages over at once, or one sending more than 10 a second over its rates for long. Burst 0:
+  /// never cut.
+  rate flooding{10, 200};
   /// Messages to game modules (ids from 2000 up); over it the client hears 1012 rate_limited.
   rate module_messages{30, 60};
   /// The largest payload of a message to a game module; a larger one is refused (1012 too_large)
