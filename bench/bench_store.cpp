@@ -34,6 +34,24 @@ double percentile(std::vector<std::int64_t>& v, double p) {
   return static_cast<double>(*at) / 1000.0;
 }
 
+// One JSON object: the rate, what was written, and the latency's percentiles in microseconds.
+void print_report(const options& o, const scenert::store::store_stats& s,
+                  std::vector<std::int64_t>& latency_ns, double elapsed) {
+  const double p50 = percentile(latency_ns, 0.50), p99 = percentile(latency_ns, 0.99);
+  const double max =
+      latency_ns.empty()
+          ? 0
+          : static_cast<double>(*std::max_element(latency_ns.begin(), latency_ns.end())) / 1000.0;
+  std::printf(
+      "{\"bench\":\"store\",\"rate\":%.0f,\"grants\":%llu,\"seconds\":%.2f,\"writes_per_s\":%.0f,"
+      "\"commits\":%llu,\"grants_per_commit\":%.1f,\"p50_us\":%.0f,\"p99_us\":%.0f,\"max_us\":%.0f,"
+      "\"mean_commit_us\":%.0f}\n",
+      o.rate, static_cast<unsigned long long>(s.grants), elapsed, static_cast<double>(s.grants) / elapsed,
+      static_cast<unsigned long long>(s.commits),
+      s.commits ? static_cast<double>(s.grants) / static_cast<double>(s.commits) : 0.0, p50, p99, max,
+      s.commits ? static_cast<double>(s.commit_ns) / static_cast<double>(s.commits) / 1000.0 : 0.0);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -80,19 +98,7 @@ int main(int argc, char** argv) {
   store.stop();
   const double elapsed = std::chrono::duration<double>(steady::now() - begun).count();
   const auto s = store.stats();
-  const double p50 = percentile(latency_ns, 0.50), p99 = percentile(latency_ns, 0.99);
-  const double max =
-      latency_ns.empty()
-          ? 0
-          : static_cast<double>(*std::max_element(latency_ns.begin(), latency_ns.end())) / 1000.0;
-  std::printf(
-      "{\"bench\":\"store\",\"rate\":%.0f,\"grants\":%llu,\"seconds\":%.2f,\"writes_per_s\":%.0f,"
-      "\"commits\":%llu,\"grants_per_commit\":%.1f,\"p50_us\":%.0f,\"p99_us\":%.0f,\"max_us\":%.0f,"
-      "\"mean_commit_us\":%.0f}\n",
-      o.rate, static_cast<unsigned long long>(s.grants), elapsed, static_cast<double>(s.grants) / elapsed,
-      static_cast<unsigned long long>(s.commits),
-      s.commits ? static_cast<double>(s.grants) / static_cast<double>(s.commits) : 0.0, p50, p99, max,
-      s.commits ? static_cast<double>(s.commit_ns) / static_cast<double>(s.commits) / 1000.0 : 0.0);
+  print_report(o, s, latency_ns, elapsed);
   opened->reset();
   if (temporary)
     for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(o.file + suffix);
