@@ -177,10 +177,9 @@ struct module_frame_out {
   std::uint32_t opcode = 0;
   std::string bytes;
 };
-using server_message =
-    std::variant<you_are, broadcast, left_view, players_in_view, login_ok, answer, heartbeat_echo, scene_info,
-                 goodbye, move_refused, monsters_seen, monsters_gone, module_error, granted, inventory,
-                 module_frame_out>;
+using server_message = std::variant<you_are, broadcast, left_view, players_in_view, login_ok, answer,
+                                    heartbeat_echo, scene_info, goodbye, move_refused, monsters_seen,
+                                    monsters_gone, module_error, granted, inventory, module_frame_out>;
 
 /// The frame id a message travels under.
 [[nodiscard]] message_id id_of(const client_message& m) noexcept;
