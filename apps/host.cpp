@@ -17,10 +17,12 @@
 #include <scenert/runtime/processor_pool.hpp>
 #include <scenert/scene/world.hpp>
 #include <scenert/space/space_module.hpp>
+#include <scenert/store/sqlite_store.hpp>
 
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <optional>
@@ -36,8 +38,9 @@ struct hosting {
   explicit hosting(const run_options& options) : o(options) {}
   const run_options& o;
   std::shared_ptr<const scene_table> table;
-  std::vector<scene_id> hosted;  // a node's part of the table: its world knows no other scene
-  module_registry modules;       // the executable's own and the --module libraries'
+  std::vector<scene_id> hosted;                // a node's part of the table: its world knows no other scene
+  module_registry modules;                     // the executable's own and the --module libraries'
+  std::unique_ptr<store::sqlite_store> items;  // the player store: outlives the world and the front
   std::unique_ptr<processor_pool> pool;
   world_options wo;
   std::optional<web_files> pages;
@@ -89,13 +92,29 @@ int load_modules(hosting& h) {
   return report_module_problems(*h.table, h.o.table, h.modules);
 }
 
+// The player store, when the table's modules may grant (a scene names one) or --store names it.
+int open_store(hosting& h) {
+  const bool modules = std::any_of(h.table->scenes.begin(), h.table->scenes.end(),
+                                   [](const scene_def& s) { return s.module.has_value(); });
+  if (h.o.store.empty() && !modules) return exit_ok;
+  const std::string path = h.o.store.empty() ? store::default_store_path(h.o.table) : h.o.store;
+  auto opened = store::sqlite_store::open(path);
+  if (!opened) {
+    spdlog::error("--store {}: {}", path, opened.error().message);
+    return exit_usage;
+  }
+  h.items = std::move(*opened);
+  spdlog::info("player store: {}", path);
+  return exit_ok;
+}
+
 // Each new line object: a town's phases, then the game module its scene names.
 std::function<void(scene&)> new_line_modules(hosting& h) {
-  return
-      [phases = attach_space_modules(*h.table), games = attach_game_modules(*h.table, h.modules)](scene& l) {
-        phases(l);
-        games(l);
-      };
+  return [phases = attach_space_modules(*h.table),
+          games = attach_game_modules(*h.table, h.modules, h.items.get())](scene& l) {
+    phases(l);
+    games(l);
+  };
 }
 
 int load_pages(hosting& h) {
@@ -119,6 +138,7 @@ int open_door(hosting& h) {
     spdlog::error("{}", options.error().message);
     return exit_usage;
   }
+  options->store = h.items.get();
   h.door = net::front::create(*h.table, std::move(*options));
   h.wo.on_line_events = h.door->on_line_events();
   h.wo.on_module_frames = h.door->on_module_frames();
@@ -221,6 +241,15 @@ int start_serving(hosting& h) {
   return exit_ok;
 }
 
+// After the lines closed: what they granted last is written before the process ends.
+void stop_store(hosting& h) {
+  if (!h.items) return;
+  h.items->stop();
+  const auto s = h.items->stats();
+  spdlog::info("player store {}: {} grants written, {} repeats, {} failed in {} commits", h.items->path(),
+               s.grants, s.repeats, s.failed, s.commits);
+}
+
 void say_hosting(const hosting& h) {
   const auto& o = h.o;
   auto where = [](const std::string& text) { return parse_endpoint(text)->host; };
@@ -258,7 +287,7 @@ bool serve_until_stopped(hosting& h) {
 }
 
 int host(hosting& h) {
-  for (auto step : {load_table, load_modules, load_pages}) {
+  for (auto step : {load_table, load_modules, load_pages, open_store}) {
     if (int code = step(h); code != exit_ok || !h.table) return code;
   }
   h.pool = std::make_unique<processor_pool>(pool_options_for(*h.table, h.o));
@@ -283,6 +312,7 @@ int host(hosting& h) {
   }
   if (h.node) h.node->stop();
   stop_hosting(h);
+  stop_store(h);
   if (fenced) return exit_fenced;
   if (h.node) h.node->leave();
   return exit_ok;

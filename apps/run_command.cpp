@@ -121,11 +121,16 @@ CLI::App* add_run_command(CLI::App& app, run_options& o) {
   cmd->add_option("--module", o.modules,
                   "A library of game modules (PATH.so) for the scenes that name them; repeatable. A library "
                   "built against another scenert is refused (exit 2)");
+  cmd->add_option(
+      "--store", o.store,
+      "The player store: a SQLite file where what game modules give players is kept (made when "
+      "absent). Default: beside the table, TABLE.store.sqlite, when a scene of it names a module");
   add_cluster_options(cmd, o);
   cmd->footer(
       "Exit status: 0 stopped cleanly; 1 invalid table; 2 usage error, unreadable file, admin or\n"
       "client endpoint that cannot be bound, a pool that cannot start (e.g. --realtime refused) or a\n"
-      "cluster that cannot be joined; 4 a cluster node fenced (declared dead or replaced).");
+      "cluster that cannot be joined, or a player store that cannot be opened; 4 a cluster node fenced "
+      "(declared dead or replaced).");
   return cmd;
 }
 

@@ -9,6 +9,7 @@ packages=(
   libcli11-dev libspdlog-dev
   libboost-dev libprotobuf-dev protobuf-compiler  # the network front: Asio + Beast, protobuf
   nats-server libnats-dev                         # the cluster: NATS with JetStream, nats.c
+  libsqlite3-dev sqlite3                          # the player store (sqlite3: operators' backups)
   libgtest-dev libgmock-dev libbenchmark-dev      # tests and benches
   python3 python3-jsonschema prometheus           # schema check, promtool
   python3-protobuf                                # the e2e tests build their messages from net/proto

@@ -149,6 +149,12 @@ void fan_out::apply(const line_batch& b, std::size_t& move_index) {
 // once. A refusal goes to the player that sent the message, wherever it stands now.
 void fan_out::send_module_frame(const view_mirror& mirror, const view_key& key, const module_frame& f) {
   std::string frame;
+  if (f.granted) {  // the store has it: its player hears of it wherever it stands
+    session* s = shard_.session_of(static_cast<player_id>(f.who));
+    if (s == nullptr || !s->player().speaks_scenert) return;
+    append_frame(frame, server_message{granted{f.bytes, f.item, f.count}});
+    return s->push(frame);
+  }
   if (f.refusal != 0) {
     const auto code = f.refusal < std::size(module_errc_names) ? module_errc_names[f.refusal] : "refused";
     append_frame(frame, server_message{module_error{f.opcode, code, f.bytes}});

@@ -112,6 +112,7 @@ void login_desk::log_in_afresh(const std::shared_ptr<session>& s, const login& l
   p.speaks_scenert = true;
   s->send(server_message{login_ok{static_cast<std::int32_t>(pid), p.name, p.token, false}});
   s->send(server_message{you_are{static_cast<std::int32_t>(pid), p.name}});
+  sign_in(s);
   shard_.play.enter_world(s, world_request::enter(pid, shard_.hub.landing->id), 0);
 }
 
@@ -192,6 +193,7 @@ void login_desk::resume(const std::shared_ptr<session>& s, player_id pid, waitin
   shard_.play.forget_asked(*s);
   s->send(server_message{login_ok{static_cast<std::int32_t>(pid), p.name, p.token, true}});
   s->send(server_message{you_are{static_cast<std::int32_t>(pid), p.name}});
+  sign_in(s);
   if (!p.placed) return shard_.play.enter_world(s, world_request::enter(pid, shard_.hub.landing->id), 0);
   // Its view as this shard's mirrors hold it; a shard that has not heard of its line yet sends the
   // view when the line's event comes (the session is here now).
@@ -242,6 +244,7 @@ void login_desk::park(player_id pid, waiting was, bool may_come_back) {
   if (!was.token.empty()) hub.roll.tokens.erase(was.token);
   lock.unlock();
   if (!was.token.empty()) shard_.world().forget(was.token);
+  if (shard_.opt.store != nullptr) shard_.opt.store->sign_out(pid);
   hub.book.gone(pid, clock::now());
   shard_.world().submit(world_request::leave(pid), {});
 }

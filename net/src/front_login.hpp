@@ -47,6 +47,7 @@ class login_desk {
   void claimed(const std::weak_ptr<session>& asking, const login& l, result<claimed_player, world_errc> r);
   void admit(const std::shared_ptr<session>& s, player_id pid, std::string name);
   void handed_off(player_id pid);
+  void sign_in(const std::shared_ptr<session>& s);  // front_store.cpp
   void leave_home(player_id pid);
   [[nodiscard]] std::optional<player_id> take_pid();
   std::string new_token();

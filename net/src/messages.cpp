@@ -118,7 +118,8 @@ message_id id_of(const server_message& m) noexcept {
       message_id::sync_players,   message_id::login_ok,      message_id::answer,
       message_id::heartbeat_echo, message_id::scene_info,    message_id::goodbye,
       message_id::move_refused,   message_id::monsters_seen, message_id::monsters_gone,
-      message_id::module_error,   message_id::module_error /* module_frame_out: above */};
+      message_id::module_error,   message_id::granted,       message_id::inventory,
+      message_id::module_error /* module_frame_out: above */};
   static_assert(std::size(ids) == std::variant_size_v<server_message>);
   return ids[m.index()];
 }
@@ -216,6 +217,14 @@ result<server_message, wire_errc> decode_server(std::uint32_t id, std::string_vi
     case message_id::module_error:
       return as.operator()<ModuleError>([](const ModuleError& m) {
         return module_error{m.opcode(), m.code(), m.reason()};
+      });
+    case message_id::granted:
+      return as.operator()<Granted>([](const Granted& g) { return granted{g.id(), g.item(), g.count()}; });
+    case message_id::inventory:
+      return as.operator()<Inventory>([](const Inventory& m) {
+        inventory out;
+        for (const auto& i : m.items()) out.items.push_back({i.item(), i.count()});
+        return out;
       });
     default:
       return fail(wire_errc::unknown_id, "frame id " + std::to_string(id) + " is not a server message");
@@ -403,6 +412,24 @@ void encode(std::string& out, const module_error& m) {
   e.set_code(m.code);
   e.set_reason(m.reason);
   put(out, message_id::module_error, e);
+}
+
+void encode(std::string& out, const granted& m) {
+  auto& g = made<scenert::wire::Granted>();
+  g.set_id(m.id);
+  g.set_item(m.item);
+  g.set_count(m.count);
+  put(out, message_id::granted, g);
+}
+
+void encode(std::string& out, const inventory& m) {
+  auto& inv = made<scenert::wire::Inventory>();
+  for (const auto& i : m.items) {
+    auto* one = inv.add_items();
+    one->set_item(i.item);
+    one->set_count(i.count);
+  }
+  put(out, message_id::inventory, inv);
 }
 
 // A module's bytes go as they are: no protobuf of scenert's around them.

@@ -167,15 +167,16 @@ std::vector<diagnostic> check_modules(const scene_table& table, const module_reg
   return out;
 }
 
-std::function<void(scene&)> attach_game_modules(const scene_table& table, const module_registry& registry) {
-  return [&table, &registry](scene& line) {
+std::function<void(scene&)> attach_game_modules(const scene_table& table, const module_registry& registry,
+                                                player_store* store) {
+  return [&table, &registry, store](scene& line) {
     const auto& m = line.def().module;
     if (!m) return;
     const module_factory* make = registry.find(m->name);
     SCENERT_ASSERT(make != nullptr, "attach_game_modules: an unknown module (check the table first)");
     module_params params(m->params, m->pointer);
     auto module = (*make)(params);
-    if (module) line.set_game_module(std::move(module), table.runtime.seed);
+    if (module) line.set_game_module(std::move(module), table.runtime.seed, store);
   };
 }
 

@@ -4,10 +4,24 @@
 #include <exception>
 #include <limits>
 
+#include <fmt/format.h>
+
 namespace scenert::detail {
 
-module_runner::module_runner(scene& line, std::unique_ptr<game_module> module, std::uint32_t seed)
-    : scene_(line), module_(std::move(module)), seed_(seed) {}
+module_runner::module_runner(scene& line, std::unique_ptr<game_module> module, std::uint32_t seed,
+                             player_store* store)
+    : scene_(line), module_(std::move(module)), seed_(seed), store_(store) {
+  if (store_ != nullptr) {
+    back_ = std::make_shared<way_back>();
+    back_->to = this;
+  }
+}
+
+module_runner::~module_runner() {
+  if (!back_) return;
+  std::lock_guard lock(back_->m);
+  back_->to = nullptr;
+}
 
 // A module that throws fails its line only: the scene stops ticking it and the world moves its
 // players out. The exception never leaves the line's thread.
@@ -42,6 +56,8 @@ void module_runner::deactivate() {
   }
   timers_.clear();
   ticking_ = false;
+  opening_id_.clear();
+  grants_ = 0;
 }
 
 void module_runner::start_tick() {
@@ -72,6 +88,55 @@ void module_runner::message(player_id p, module_opcode opcode, std::string_view 
       scene_.send_frame({module_frame::audience::player, p, opcode, answer.error().message,
                          static_cast<std::uint8_t>(answer.code())});
   });
+}
+
+// ---- the player store ----------------------------------------------------------------
+
+result<std::string, store_errc> module_runner::grant(player_id player, item_id item, std::int64_t count,
+                                                     std::string id) {
+  if (store_ == nullptr)
+    return fail(store_errc::no_store, fmt::format("{} has no player store", scene_.name()));
+  if (count <= 0)
+    return fail(store_errc::bad_grant,
+                fmt::format("a grant of {} of item {}: the count must be above 0", count, item));
+  if (id.size() > max_grant_id_bytes)
+    return fail(store_errc::bad_grant,
+                fmt::format("a grant id of {} bytes: at most {}", id.size(), max_grant_id_bytes));
+  if (id.empty()) id = fresh_grant_id();
+  store_->write(scenert::grant{id, player, item, count},
+                [back = back_, generation = scene_.line().generation](grant_receipt r) {
+                  back->post(generation, std::move(r));
+                });
+  return id;
+}
+
+// Unique across lines, openings and runs: a random 128 bits per opening (drawn at its first grant),
+// then the opening's count of grants.
+std::string module_runner::fresh_grant_id() {
+  if (opening_id_.empty()) {
+    std::random_device entropy;
+    for (int i = 0; i < 4; ++i) opening_id_ += fmt::format("{:08x}", entropy());
+  }
+  return fmt::format("{}-{}", opening_id_, ++grants_);
+}
+
+// The store's thread: the answer goes through the line's mailbox, so the line alone touches its
+// state. A closed line's mailbox refuses it; the grant is in the store all the same.
+void module_runner::way_back::post(std::uint32_t generation, grant_receipt receipt) {
+  std::lock_guard lock(m);
+  if (to == nullptr) return;
+  (void)to->scene_.post([runner = to, generation, r = std::move(receipt)]() mutable {
+    runner->granted(generation, std::move(r));
+  });
+}
+
+// The frame first, then the hook: a module that answers in on_granted is heard after the 1013.
+void module_runner::granted(std::uint32_t generation, grant_receipt r) {
+  if (r.code == store_errc::ok && !r.repeated)
+    scene_.send_frame(
+        {module_frame::audience::player, r.what.player, 0, r.what.id, 0, true, r.what.item, r.what.count});
+  if (generation != scene_.line().generation || !scene_.active()) return;  // another opening's grant
+  guarded([&] { module_->on_granted(*this, r); });
 }
 
 // ---- timers ----------------------------------------------------------------------------

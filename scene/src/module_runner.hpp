@@ -6,9 +6,12 @@
 #include <scenert/scene/game_module.hpp>
 #include <scenert/scene/scene.hpp>
 
+#include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace scenert::detail {
@@ -16,7 +19,10 @@ namespace scenert::detail {
 // Thread-safety: none; the line's thread.
 class module_runner final : public module_context {
  public:
-  module_runner(scene& line, std::unique_ptr<game_module> module, std::uint32_t seed);
+  module_runner(scene& line, std::unique_ptr<game_module> module, std::uint32_t seed, player_store* store);
+  ~module_runner() override;
+  module_runner(const module_runner&) = delete;
+  module_runner& operator=(const module_runner&) = delete;
 
   [[nodiscard]] game_module& module() noexcept { return *module_; }
 
@@ -29,6 +35,8 @@ class module_runner final : public module_context {
   void entered(player_id p);
   void leaving(player_id p);
   void message(player_id p, module_opcode opcode, std::string_view bytes);
+  // The store answered a grant made by the opening `generation` (the line's thread, from its mailbox).
+  void granted(std::uint32_t generation, grant_receipt receipt);
 
   // module_context
   line_handle line() const noexcept override { return scene_.line(); }
@@ -51,6 +59,8 @@ class module_runner final : public module_context {
   std::optional<grid::cell_point> where_entity(monster_id entity) const override;
   std::optional<monster_view> brain(monster_id entity) const override;
   const std::shared_ptr<const nav::nav_map>& nav() const noexcept override { return scene_.nav_map(); }
+  result<std::string, store_errc> grant(player_id player, item_id item, std::int64_t count,
+                                        std::string id) override;
 
  private:
   struct timer {
@@ -64,6 +74,16 @@ class module_runner final : public module_context {
   void run_due_timers(time_point now);
   template <class F>
   void guarded(F&& hook);
+  std::string fresh_grant_id();
+
+  // The way back from the store's thread to this line: its mailbox while the runner lives. The
+  // store's thread posts under the mutex; the runner's end clears `to` under it (the line object may
+  // be dropped while a grant is still being written).
+  struct way_back {
+    std::mutex m;
+    module_runner* to = nullptr;
+    void post(std::uint32_t generation, grant_receipt receipt);
+  };
 
   scene& scene_;
   std::unique_ptr<game_module> module_;
@@ -72,6 +92,10 @@ class module_runner final : public module_context {
   std::vector<timer> timers_;
   timer_id next_timer_ = 1;
   bool ticking_ = false;  // inside the scene's tick: now() is this tick's start
+  player_store* store_ = nullptr;
+  std::shared_ptr<way_back> back_;
+  std::string opening_id_;  // random, made by the opening's first grant: its grants' ids start with it
+  std::uint64_t grants_ = 0;
 };
 
 }  // namespace scenert::detail

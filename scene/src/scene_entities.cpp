@@ -11,10 +11,10 @@
 
 namespace scenert {
 
-void scene::set_game_module(std::unique_ptr<game_module> module, std::uint32_t seed) {
+void scene::set_game_module(std::unique_ptr<game_module> module, std::uint32_t seed, player_store* store) {
   SCENERT_ASSERT(!initialized(), "set_game_module: the scene was activated already");
   SCENERT_ASSERT(module != nullptr, "set_game_module: no module");
-  game_ = std::make_unique<detail::module_runner>(*this, std::move(module), seed);
+  game_ = std::make_unique<detail::module_runner>(*this, std::move(module), seed, store);
 }
 
 game_module* scene::game() const noexcept { return game_ ? &game_->module() : nullptr; }

@@ -112,9 +112,12 @@ TEST(Messages, EveryServerMessageRoundTrips) {
       monsters_seen{{{9, 1, 1, 3, 2, 450}}, false},
       monsters_gone{{3, 4}},
       module_error{2001, "malformed", "2001 takes 4 bytes"},
+      granted{"a1b2-7", 40, 3},
+      inventory{{{7, 2}, {40, 1'000'000'000'000}}},
+      inventory{},
       module_frame_out{2100, std::string("\x01\x02", 2)},
   };
-  static_assert(std::variant_size_v<server_message> == 14, "a new server message: add it here");
+  static_assert(std::variant_size_v<server_message> == 16, "a new server message: add it here");
   for (const auto& m : all) {
     std::string bytes;
     append_frame(bytes, m);

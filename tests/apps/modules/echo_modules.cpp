@@ -1,8 +1,10 @@
 // A library of game modules for `scenert run --module` and `scenert check --module`, as a studio
 // builds one: `echo` answers 2001 with its bytes reversed (2101), refuses 2002 as malformed, and
-// takes two parameters, `greeting` (a string) and `health` (1..1000).
+// takes two parameters, `greeting` (a string) and `health` (1..1000); `loot` gives each player of
+// its line an item every `period_ms` through the player store (1 + n % 3, n + 1 of them).
 #include <scenert/scene/module_library.hpp>
 
+#include <chrono>
 #include <memory>
 #include <string>
 
@@ -29,7 +31,28 @@ class echo final : public scenert::game_module {
   std::int32_t health_;
 };
 
+class loot final : public scenert::game_module {
+ public:
+  explicit loot(std::int64_t period_ms) : period_(std::chrono::milliseconds(period_ms)) {}
+  void on_active(scenert::module_context& c) override {
+    n_ = 0;
+    (void)c.every(period_, [this](scenert::module_context& line) {
+      for (scenert::player_id p : line.players()) {
+        ++n_;
+        (void)line.grant(p, static_cast<scenert::item_id>(1 + n_ % 3), n_ % 2 + 1);
+      }
+    });
+  }
+
+ private:
+  scenert::nanoseconds period_;
+  std::uint64_t n_ = 0;
+};
+
 void register_echo(scenert::module_registry* registry) {
+  (void)registry->add("loot", [](scenert::module_params& p) {
+    return std::make_unique<loot>(p.integer("period_ms", 20, 1, 60'000));
+  });
   (void)registry->add("echo", [](scenert::module_params& p) {
     auto greeting = p.text("greeting", "hello");
     auto health = static_cast<std::int32_t>(p.integer("health", 100, 1, 1000));

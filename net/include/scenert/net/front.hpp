@@ -21,6 +21,7 @@
 #include <scenert/net/message_id.hpp>
 #include <scenert/runtime/result.hpp>
 #include <scenert/scene/line_event.hpp>
+#include <scenert/scene/player_store.hpp>
 #include <scenert/scene/world.hpp>
 
 namespace scenert::net {
@@ -105,6 +106,9 @@ struct front_options {
   /// once they are spent a login is refused (server_full).
   std::int32_t first_player_id = 1;
   std::int32_t last_player_id = INT32_MAX;
+  /// Where players' items are kept (must outlive the front); null: none. A player logged in by name
+  /// signs in as the account of its name and hears what it holds (1014); guests have no account.
+  player_store* store = nullptr;
 };
 
 /// Frames and bytes of one message id.

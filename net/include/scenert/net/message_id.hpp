@@ -26,6 +26,8 @@ enum class message_id : std::uint32_t {
   monsters_gone = 1010,   ///< server→client: monsters that left your view
   walk = 1011,            ///< client→server: a move on the view the client knows (stale ones dropped)
   module_error = 1012,    ///< server→client: a message to a game module was not taken, and why
+  granted = 1013,         ///< server→client: the player store kept a grant of a game module for you
+  inventory = 1014,       ///< server→client: what your account holds (after each named login)
 };
 
 /// Ids from here up belong to game modules, both ways: their payload is the module's own.
@@ -37,7 +39,8 @@ inline constexpr message_id all_message_ids[] = {
     message_id::left_view,     message_id::sync_players, message_id::login,        message_id::login_ok,
     message_id::request,       message_id::answer,       message_id::heartbeat,    message_id::heartbeat_echo,
     message_id::scene_info,    message_id::goodbye,      message_id::move_refused, message_id::monsters_seen,
-    message_id::monsters_gone, message_id::walk,         message_id::module_error};
+    message_id::monsters_gone, message_id::walk,         message_id::module_error, message_id::granted,
+    message_id::inventory};
 
 /// The name of an id ("broadcast"), or empty for an id scenert does not know.
 [[nodiscard]] constexpr std::string_view name_of(message_id id) noexcept {
@@ -80,6 +83,10 @@ inline constexpr message_id all_message_ids[] = {
       return "walk";
     case message_id::module_error:
       return "module_error";
+    case message_id::granted:
+      return "granted";
+    case message_id::inventory:
+      return "inventory";
   }
   return {};
 }

@@ -155,14 +155,31 @@ struct module_error {        ///< 1012
   std::string code;          ///< module_errc's name: no_module, unknown_opcode, malformed, refused, ...
   std::string reason;
 };
+/// 1013: a grant of a game module, written to the player store before this frame left.
+struct granted {
+  std::string id;  ///< the grant's id (unique: the store applied it once)
+  std::uint32_t item = 0;
+  std::int64_t count = 0;
+  friend bool operator==(const granted&, const granted&) = default;
+};
+struct inventory_item {
+  std::uint32_t item = 0;
+  std::int64_t count = 0;
+  friend bool operator==(const inventory_item&, const inventory_item&) = default;
+};
+/// 1014: what the player's account holds, by item (after a named login or a resume).
+struct inventory {
+  std::vector<inventory_item> items;
+  friend bool operator==(const inventory&, const inventory&) = default;
+};
 /// 2000 and up: a game module's frame to the client, its bytes as the module wrote them.
 struct module_frame_out {
   std::uint32_t opcode = 0;
   std::string bytes;
 };
-using server_message =
-    std::variant<you_are, broadcast, left_view, players_in_view, login_ok, answer, heartbeat_echo, scene_info,
-                 goodbye, move_refused, monsters_seen, monsters_gone, module_error, module_frame_out>;
+using server_message = std::variant<you_are, broadcast, left_view, players_in_view, login_ok, answer,
+                                    heartbeat_echo, scene_info, goodbye, move_refused, monsters_seen,
+                                    monsters_gone, module_error, granted, inventory, module_frame_out>;
 
 /// The frame id a message travels under.
 [[nodiscard]] message_id id_of(const client_message& m) noexcept;

@@ -21,6 +21,7 @@
 #include <scenert/scene/fwd.hpp>
 #include <scenert/scene/grid/types.hpp>
 #include <scenert/scene/line_event.hpp>
+#include <scenert/scene/player_store.hpp>
 
 namespace scenert {
 
@@ -119,6 +120,15 @@ class module_context {
   /// The map's passability, shared by every line of the map: a module runs nav/'s searches on it
   /// (nav::search_context, nav::path_queue, steering) for what the brains do not cover.
   [[nodiscard]] virtual const std::shared_ptr<const nav::nav_map>& nav() const noexcept = 0;
+
+  // ---- the player store: loot kept safe ---------------------------------------------------
+  /// Gives a player `count` (> 0) of `item` through the player store. The grant is written (durably)
+  /// before its player hears of it: scenert sends it frame 1013 once the store has committed it, and
+  /// on_granted runs on this line when the store answered. `id` names the grant across the whole
+  /// store (the same id is applied once, ever: e.g. "chest-<instance>-<player>"); empty: a fresh id
+  /// for this line opening. The id, or at once no_store (the world has none) or bad_grant.
+  virtual result<std::string, store_errc> grant(player_id player, item_id item, std::int64_t count,
+                                                std::string id = {}) = 0;
 };
 
 /// A studio's game logic for a scene's lines. One object per line object: made when the world
@@ -144,6 +154,10 @@ class game_module {
   virtual message_answer on_message(module_context&, player_id, module_opcode opcode, std::string_view) {
     return fail(module_errc::unknown_opcode, "opcode " + std::to_string(opcode) + " is not this module's");
   }
+  /// The store answered a grant this line opening made (line thread): written (its player was sent
+  /// 1013 just before), a repeat of an id applied before (nothing sent), or failed (nothing sent).
+  /// Not called when the line closed meanwhile: the grant is in the store all the same.
+  virtual void on_granted(module_context&, const grant_receipt&) {}
 };
 
 }  // namespace scenert

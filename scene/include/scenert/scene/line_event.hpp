@@ -43,6 +43,11 @@ struct module_frame {
   std::uint32_t opcode = 0;  ///< from 2000 up; for a refusal, the opcode refused
   std::string bytes;         ///< the payload; for a refusal, the reason
   std::uint8_t refusal = 0;  ///< 0: a module frame; else a module_errc (a refusal, to `who` only)
+  /// A grant the player store committed, to the player `who` wherever it stands (net's frame 1013):
+  /// `bytes` is the grant's id, `item` and `count` what it gave.
+  bool granted = false;
+  std::uint32_t item = 0;
+  std::int64_t count = 0;
 };
 
 }  // namespace scenert

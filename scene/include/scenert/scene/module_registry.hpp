@@ -17,6 +17,7 @@
 #include <scenert/runtime/result.hpp>
 #include <scenert/scene/fwd.hpp>
 #include <scenert/scene/game_module.hpp>
+#include <scenert/scene/player_store.hpp>
 
 namespace scenert {
 
@@ -84,9 +85,11 @@ class module_registry {
                                                     const module_registry& registry);
 
 /// The world_options::on_new_line hook giving each line object of a scene with a module its own
-/// module (made by the registry; the table must have passed check_modules). `registry` and `table`
-/// must outlive the world. Runs on the world's thread.
+/// module (made by the registry; the table must have passed check_modules), whose grants go through
+/// `store` (null: none). `registry`, `table` and `store` must outlive the world. Runs on the world's
+/// thread.
 [[nodiscard]] std::function<void(scene&)> attach_game_modules(const scene_table& table,
-                                                              const module_registry& registry);
+                                                              const module_registry& registry,
+                                                              player_store* store = nullptr);
 
 }  // namespace scenert

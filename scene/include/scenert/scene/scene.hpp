@@ -153,8 +153,10 @@ class scene : public service {
     return modules_;
   }
   /// Gives the line its game module, its random source seeded from `seed` (the table's
-  /// runtime.seed); only before the first activation.
-  void set_game_module(std::unique_ptr<game_module> module, std::uint32_t seed);
+  /// runtime.seed) and the player store its grants go through (null: none); only before the first
+  /// activation. The store must outlive the scene.
+  void set_game_module(std::unique_ptr<game_module> module, std::uint32_t seed,
+                       player_store* store = nullptr);
   /// The line's game module, or null.
   [[nodiscard]] game_module* game() const noexcept;
   /// The module hosting this line's phases, or null; fixed once the line was first activated.
