@@ -93,86 +93,83 @@ struct filtered_grid {
   }
 };
 
-// Walks a diagonal from node `index`. The diagonal cells are not pushed as jump points of their
-// own (Harabor and Grastien's pruning of intermediate nodes): the straight jumps found from each
-// of them are relaxed directly, parented to `index` by a diagonal-then-straight segment.
+// Walks a diagonal from the current node. The diagonal cells are not pushed as jump points of
+// their own (Harabor and Grastien's pruning of intermediate nodes): the straight jumps found from
+// each of them are offered directly, parented to the node by a diagonal-then-straight segment.
 template <class Grid>
-void jump_diagonal(const Grid& grid, search_state& s, std::uint32_t index, cell c, int dx, int dy) {
+void jump_diagonal(const Grid& grid, search_state& s, cell c, int dx, int dy) {
   std::int64_t x = c.x, y = c.y;
-  const path_cost g0 = s.nodes[index].g;
+  const path_cost g0 = s.current.g;
   for (std::uint32_t k = 1;; ++k) {
     if (!grid.open(x + dx, y) || !grid.open(x, y + dy) || !grid.open(x + dx, y + dy)) return;
     x += dx, y += dy;
     const path_cost g = g0.plus(0, k);
-    if (x == s.goal.x && y == s.goal.y) return s.offer(s.goal_index, s.goal, index, g, dx, dy);
+    if (x == s.goal.x && y == s.goal.y) return s.offer(s.goal, g, dx, dy);
     if (const std::int64_t hx = grid.jump_x(x, y, dx); hx != none) {
       const cell to{static_cast<std::uint32_t>(hx), static_cast<std::uint32_t>(y)};
-      s.offer(s.map->index(to), to, index, g.plus(static_cast<std::uint32_t>(std::abs(hx - x)), 0), dx, 0);
+      s.offer(to, g.plus(static_cast<std::uint32_t>(std::abs(hx - x)), 0), dx, 0);
     }
     if (const std::int64_t vy = grid.jump_y(x, y, dy); vy != none) {
       const cell to{static_cast<std::uint32_t>(x), static_cast<std::uint32_t>(vy)};
-      s.offer(s.map->index(to), to, index, g.plus(static_cast<std::uint32_t>(std::abs(vy - y)), 0), 0, dy);
+      s.offer(to, g.plus(static_cast<std::uint32_t>(std::abs(vy - y)), 0), 0, dy);
     }
   }
 }
 
 template <class Grid>
-void try_direction(const Grid& grid, search_state& s, std::uint32_t index, cell c, int dx, int dy) {
-  if (dx != 0 && dy != 0) return jump_diagonal(grid, s, index, c, dx, dy);
+void try_direction(const Grid& grid, search_state& s, cell c, int dx, int dy) {
+  if (dx != 0 && dy != 0) return jump_diagonal(grid, s, c, dx, dy);
   std::int64_t x = c.x, y = c.y;
   if (dy == 0 && (x = grid.jump_x(x, y, dx)) == none) return;
   if (dx == 0 && (y = grid.jump_y(x, y, dy)) == none) return;
   const cell to{static_cast<std::uint32_t>(x), static_cast<std::uint32_t>(y)};
-  s.offer(s.map->index(to), to, index,
-          s.nodes[index].g.plus(static_cast<std::uint32_t>(std::abs(x - c.x) + std::abs(y - c.y)), 0), dx,
-          dy);
+  s.offer(to, s.current.g.plus(static_cast<std::uint32_t>(std::abs(x - c.x) + std::abs(y - c.y)), 0), dx, dy);
 }
 
 template <class Grid>
-void expand(const Grid& grid, search_state& s, std::uint32_t index) {
-  const cell c = s.map->at(index);
-  if (index == s.start_index) {
+void expand(const Grid& grid, search_state& s) {
+  const cell c = s.current.at;
+  if (s.current.index == s.start_index) {
     for (int dy = -1; dy <= 1; ++dy)
       for (int dx = -1; dx <= 1; ++dx)
-        if (dx != 0 || dy != 0) try_direction(grid, s, index, c, dx, dy);
+        if (dx != 0 || dy != 0) try_direction(grid, s, c, dx, dy);
     return;
   }
-  const int dx = s.nodes[index].dx(), dy = s.nodes[index].dy();
+  const int dx = s.current.dx, dy = s.current.dy;
   if (dx != 0 && dy != 0) {
     for (auto [ex, ey] : {std::pair{dx, 0}, std::pair{0, dy}, std::pair{dx, dy}})
-      try_direction(grid, s, index, c, ex, ey);
+      try_direction(grid, s, c, ex, ey);
   } else if (dx != 0) {
-    try_direction(grid, s, index, c, dx, 0);
+    try_direction(grid, s, c, dx, 0);
     // A side is worth turning to only where it opens here after being blocked one step back: else
     // the cell one step back reaches it as cheaply (the forced neighbours of a straight move).
     for (const int side : {-1, 1}) {
       if (!grid.open(c.x, std::int64_t{c.y} + side) ||
           grid.open(std::int64_t{c.x} - dx, std::int64_t{c.y} + side))
         continue;
-      try_direction(grid, s, index, c, 0, side);
-      try_direction(grid, s, index, c, dx, side);
+      try_direction(grid, s, c, 0, side);
+      try_direction(grid, s, c, dx, side);
     }
   } else {
-    try_direction(grid, s, index, c, 0, dy);
+    try_direction(grid, s, c, 0, dy);
     for (const int side : {-1, 1}) {
       if (!grid.open(std::int64_t{c.x} + side, c.y) ||
           grid.open(std::int64_t{c.x} + side, std::int64_t{c.y} - dy))
         continue;
-      try_direction(grid, s, index, c, side, 0);
-      try_direction(grid, s, index, c, side, dy);
+      try_direction(grid, s, c, side, 0);
+      try_direction(grid, s, c, side, dy);
     }
   }
 }
 
 }  // namespace
 
-void expand_jps(search_state& s, std::uint32_t index) {
+void expand_jps(search_state& s) {
   if (s.filter.empty()) {
-    expand(bit_grid{s}, s, index);
+    expand(bit_grid{s}, s);
   } else {
-    expand(filtered_grid{s}, s, index);
+    expand(filtered_grid{s}, s);
   }
-  s.flush();
 }
 
 }  // namespace scenert::nav
