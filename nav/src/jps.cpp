@@ -3,8 +3,10 @@
 // up after being blocked; a diagonal cell is a jump point when a straight jump from it finds one.
 // On the map alone, straight jumps scan the map's bit rows and columns 64 cells per step; with a
 // caller's filter they fall back to the same rules cell by cell.
+#include <algorithm>
 #include <bit>
 #include <cstdlib>
+#include <type_traits>
 
 #include "search_state.hpp"
 
@@ -116,8 +118,50 @@ void jump_diagonal(const Grid& grid, search_state& s, cell c, int dx, int dy) {
   }
 }
 
+// The straight jumps from the diagonal cell `k` steps from `c`, offered as jump_diagonal does;
+// true when that cell is the goal (offered, and the walk ends).
+template <class Grid>
+bool visit_diagonal_cell(const Grid& grid, search_state& s, cell c, int dx, int dy, std::int64_t k) {
+  const std::int64_t x = c.x + k * dx, y = c.y + k * dy;
+  const path_cost g = s.current.g.plus(0, static_cast<std::uint32_t>(k));
+  if (x == s.goal.x && y == s.goal.y) return s.offer(s.goal, g, dx, dy), true;
+  if (const std::int64_t hx = grid.jump_x(x, y, dx); hx != none) {
+    const cell to{static_cast<std::uint32_t>(hx), static_cast<std::uint32_t>(y)};
+    s.offer(to, g.plus(static_cast<std::uint32_t>(std::abs(hx - x)), 0), dx, 0);
+  }
+  if (const std::int64_t vy = grid.jump_y(x, y, dy); vy != none) {
+    const cell to{static_cast<std::uint32_t>(x), static_cast<std::uint32_t>(vy)};
+    s.offer(to, g.plus(static_cast<std::uint32_t>(std::abs(vy - y)), 0), 0, dy);
+  }
+  return false;
+}
+
+// jump_diagonal through the map's skip table: only the diagonal cells whose straight jumps can
+// offer anything are visited, those where a jump meets a jump point (the table's) and the one
+// cell whose row or column holds the goal ahead. The same offers in the same order.
+void skip_diagonal(const bit_grid& grid, search_state& s, cell c, int dx, int dy) {
+  const nav_map& m = *s.map;
+  const std::int64_t kx = (std::int64_t{s.goal.x} - c.x) * dx, ky = (std::int64_t{s.goal.y} - c.y) * dy;
+  const std::int64_t aligned = kx > 0 && ky > 0 ? std::min(kx, ky) : 0;
+  std::int64_t k = 0;
+  for (std::uint32_t at = s.current.index;;) {
+    const std::uint16_t entry = m.diagonal_skip(at, dx, dy);
+    const std::int64_t reach = k + (entry >> 1);
+    const bool meets = (entry & 1) != 0;
+    if (aligned > k && aligned <= reach && !(meets && aligned == reach) &&
+        visit_diagonal_cell(grid, s, c, dx, dy, aligned))
+      return;
+    if (!meets || visit_diagonal_cell(grid, s, c, dx, dy, reach)) return;
+    k = reach;
+    at = m.index({static_cast<std::uint32_t>(c.x + k * dx), static_cast<std::uint32_t>(c.y + k * dy)});
+  }
+}
+
 template <class Grid>
 void try_direction(const Grid& grid, search_state& s, cell c, int dx, int dy) {
+  if constexpr (std::is_same_v<Grid, bit_grid>) {
+    if (dx != 0 && dy != 0 && s.map->has_diagonal_skips()) return skip_diagonal(grid, s, c, dx, dy);
+  }
   if (dx != 0 && dy != 0) return jump_diagonal(grid, s, c, dx, dy);
   std::int64_t x = c.x, y = c.y;
   if (dy == 0 && (x = grid.jump_x(x, y, dx)) == none) return;
