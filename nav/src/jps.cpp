@@ -144,7 +144,7 @@ void skip_diagonal(const bit_grid& grid, search_state& s, cell c, int dx, int dy
   const std::int64_t kx = (std::int64_t{s.goal.x} - c.x) * dx, ky = (std::int64_t{s.goal.y} - c.y) * dy;
   const std::int64_t aligned = kx > 0 && ky > 0 ? std::min(kx, ky) : 0;
   std::int64_t k = 0;
-  for (std::uint32_t at = s.current.index;;) {
+  for (std::uint32_t at = s.current_index;;) {
     const std::uint16_t entry = m.diagonal_skip(at, dx, dy);
     const std::int64_t reach = k + (entry >> 1);
     const bool meets = (entry & 1) != 0;
@@ -173,7 +173,7 @@ void try_direction(const Grid& grid, search_state& s, cell c, int dx, int dy) {
 template <class Grid>
 void expand(const Grid& grid, search_state& s) {
   const cell c = s.current.at;
-  if (s.current.index == s.start_index) {
+  if (s.current_index == s.start_index) {
     for (int dy = -1; dy <= 1; ++dy)
       for (int dx = -1; dx <= 1; ++dx)
         if (dx != 0 || dy != 0) try_direction(grid, s, c, dx, dy);

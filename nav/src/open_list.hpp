@@ -1,5 +1,5 @@
 #pragma once
-// JPS's open list: a radix heap on f. A search with a consistent heuristic never pushes an f
+// JPS's open list: a radix heap on f (radix_list). A search with a consistent heuristic never pushes an f
 // below the last one popped, so entries can be kept in buckets by the highest bit in which their
 // f differs from that last f (f >= 0, so its IEEE bits sort as the values do): a push is a
 // push_back, a pop takes from bucket 0 (f equal to the last), and only when bucket 0 is empty
@@ -16,19 +16,11 @@
 
 namespace scenert::nav {
 
-/// One open-list entry. `order` is f's bits; `rest` holds the entry's payload (JPS: an item slot).
-struct open_entry {
-  std::uint64_t order = 0;
-  std::uint64_t rest = 0;
-  [[nodiscard]] static open_entry make(double f, std::uint32_t index) noexcept {
-    return {std::bit_cast<std::uint64_t>(f), index};
-  }
-  [[nodiscard]] double f() const noexcept { return std::bit_cast<double>(order); }
-  [[nodiscard]] std::uint32_t index() const noexcept { return static_cast<std::uint32_t>(rest); }
-};
-
-/// The radix heap; its buckets keep their capacity across searches (no allocation once warm).
-class open_list {
+/// The radix heap over entries of any type with a member `std::uint64_t order` (f's bits); the
+/// entries carry their payload, so that a pop reads contiguous memory. Its buckets keep their
+/// capacity across searches (no allocation once warm).
+template <class Entry>
+class radix_list {
  public:
   [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
   /// Forgets every entry; the next pushes may start from any f.
@@ -38,17 +30,17 @@ class open_list {
   }
   /// Adds an entry; its f must be no less than the last popped one's (an f found smaller by
   /// rounding is taken as equal to it).
-  void push(open_entry e) {
+  void push(const Entry& e) {
     const unsigned b = bucket_of(e.order);
     buckets_[b].push_back(e);
     used_ |= std::uint64_t{1} << b;
     ++size_;
   }
   /// Removes and returns an entry of the least f; the list must not be empty.
-  open_entry pop() {
+  Entry pop() {
     if ((used_ & 1) == 0) split_least();
-    std::vector<open_entry>& zero = buckets_[0];
-    const open_entry e = zero.back();
+    std::vector<Entry>& zero = buckets_[0];
+    const Entry e = zero.back();
     zero.pop_back();
     if (zero.empty()) used_ &= ~std::uint64_t{1};
     --size_;
@@ -63,11 +55,11 @@ class open_list {
   // lands in a lower bucket (those of that f in bucket 0).
   void split_least() {
     const auto b = static_cast<unsigned>(std::countr_zero(used_));
-    std::vector<open_entry>& from = buckets_[b];
+    std::vector<Entry>& from = buckets_[b];
     std::uint64_t least = from.front().order;
-    for (const open_entry& e : from) least = e.order < least ? e.order : least;
+    for (const Entry& e : from) least = e.order < least ? e.order : least;
     last_ = least;
-    for (const open_entry& e : from) {
+    for (const Entry& e : from) {
       const unsigned to = bucket_of(e.order);
       buckets_[to].push_back(e);
       used_ |= std::uint64_t{1} << to;
@@ -76,7 +68,7 @@ class open_list {
     used_ &= ~(std::uint64_t{1} << b);
   }
   // f >= 0 leaves the sign bit clear, so two f differ at bit 62 at most: buckets 0..63.
-  std::array<std::vector<open_entry>, 64> buckets_;
+  std::array<std::vector<Entry>, 64> buckets_;
   std::uint64_t used_ = 0;  // bit b: bucket b is not empty
   std::uint64_t last_ = 0;  // the f (bits) of the last split, no more than every entry's
   std::size_t size_ = 0;

@@ -90,12 +90,13 @@ search_status step_astar(search_state& s, std::uint32_t budget) {
 search_status step_jps(search_state& s, std::uint32_t budget) {
   for (std::uint32_t n = 0; n < budget && s.status == search_status::running; ++n) {
     if (!s.pop_jps()) return s.status = search_status::unreachable;
-    const jps_item& c = s.current;
-    s.closed_bits[c.index >> 6] |= std::uint64_t{1} << (c.index & 63);
-    s.parents[c.index] = c.parent;
+    const std::uint32_t i = s.current_index;
+    s.closed_bits[i >> 6] |= std::uint64_t{1} << (i & 63);
+    s.expanded.push_back(i);
+    s.parents[i] = s.current.parent;
     ++s.expansions;
-    note_best(s, c.index, c.at);
-    if (c.index == s.goal_index) return (s.found_g = c.g), s.status = search_status::found;
+    note_best(s, i, s.current.at);
+    if (i == s.goal_index) return (s.found_g = s.current.g), s.status = search_status::found;
     expand_jps(s);
   }
   return s.status;
@@ -118,27 +119,24 @@ void search_state::relax(std::uint32_t index, cell at, std::uint32_t parent, pat
   std::push_heap(heap.begin(), heap.end(), heap_after{});
 }
 
-void search_state::push_item(const jps_item& item) {
-  const auto slot = static_cast<std::uint32_t>(items.size());
-  items.push_back(item);
+void search_state::push_item(jps_item item) {
+  map->prefetch_diagonal_skips(item.at.y * map->width() + item.at.x);  // a miss when expanded
   const std::uint32_t ax = item.at.x > goal.x ? item.at.x - goal.x : goal.x - item.at.x,
                       ay = item.at.y > goal.y ? item.at.y - goal.y : goal.y - item.at.y;
   const std::uint32_t lo = ax < ay ? ax : ay, hi = ax < ay ? ay : ax;
-  const double f = item.g.plus(hi - lo, lo).value();  // from counts: equal f, equal bits
+  item.order = std::bit_cast<std::uint64_t>(item.g.plus(hi - lo, lo).value());  // equal f, equal bits
   // Successors that keep the node's f land in the radix heap's bucket 0 and are expanded next,
   // last offered first (exact with a consistent heuristic: the order stays a pure function of
   // the query, so slicing changes nothing).
-  open.push(open_entry::make(f, slot));
+  open.push(item);
 }
 
 bool search_state::pop_jps() {
   while (!open.empty()) {
-    const open_entry e = open.pop();
-    const jps_item& item = items[e.index()];
-    if (closed(item.index)) continue;  // offered again since, and expanded through a shorter way
-    current = item;
-    current_f = e.f();
-    return true;
+    current = open.pop();
+    current_index = current.at.y * map->width() + current.at.x;
+    if (!closed(current_index)) return true;
+    // else offered again since, and expanded through a shorter way
   }
   return false;
 }
@@ -149,7 +147,7 @@ bool search_state::pop(std::uint32_t& index) {
     const heap_entry e = heap.back();
     heap.pop_back();
     const search_node& n = nodes[e.index];
-    if (!n.closed() && n.g.value() == e.g) return (index = e.index), (current_f = e.f), true;
+    if (!n.closed() && n.g.value() == e.g) return (index = e.index), true;
   }
   return false;
 }
@@ -184,11 +182,10 @@ search_status search_context::begin(const nav_map& map, cell start, cell goal, a
   s.expansions = 0;
   s.heap.clear();
   s.open.clear();
-  // Every closed bit was set for an item's cell: clearing those words clears them all, at the
-  // cost of the last search's work rather than of the map's size.
-  for (const jps_item& item : s.items) s.closed_bits[item.index >> 6] = 0;
-  s.items.clear();
-  s.current_f = 0;
+  // Clearing the words of the cells expanded since clears every closed bit, at the cost of the
+  // last search's work rather than of the map's size.
+  for (const std::uint32_t i : s.expanded) s.closed_bits[i >> 6] = 0;
+  s.expanded.clear();
   if (!map.contains(start.x, start.y) || !map.contains(goal.x, goal.y))
     return s.status = search_status::out_of_map;
   if (algo == algorithm::jps) {
@@ -209,7 +206,7 @@ search_status search_context::begin(const nav_map& map, cell start, cell goal, a
   if (!can_stand(map, start.x, start.y, filter) || !can_stand(map, goal.x, goal.y, filter))
     return s.status = search_status::unreachable;
   if (algo == algorithm::jps) {
-    s.push_item({path_cost{}, start, s.start_index, s.start_index, 0, 0});
+    s.push_item({0, path_cost{}, start, s.start_index, 0, 0});
   } else {
     s.relax(s.start_index, start, s.start_index, path_cost{});
   }

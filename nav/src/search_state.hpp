@@ -6,6 +6,7 @@
 #include "open_list.hpp"
 
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <vector>
 
@@ -48,16 +49,18 @@ struct heap_entry {
   std::uint32_t index;
 };
 
-/// JPS: one offered successor. JPS relaxes lazily: an offer touches no node record (a jump point's
-/// record is a cache miss, jump points lying far apart); it goes to the open list as it is, and
-/// the first time a cell is popped its g is the least (a consistent heuristic: the least f of one
-/// cell is its least g), so later offers of a closed cell are dropped by one bit of a small bitset.
+/// JPS: one offered successor, as it waits in the open list. JPS relaxes lazily: an offer touches
+/// no per-cell record (a jump point's is a cache miss, jump points lying far apart); it goes to the
+/// open list as it is, and the first time a cell is popped its g is the least (a consistent
+/// heuristic: the least f of one cell is its least g), so later offers of a closed cell are
+/// dropped by one bit of a small bitset.
 struct jps_item {
+  std::uint64_t order = 0;  // f's bits: the open list's key
   path_cost g;
   cell at;
-  std::uint32_t index = 0;
   std::uint32_t parent = 0;
   std::int8_t dx = 0, dy = 0;  // the direction of the segment's last step, which JPS prunes by
+  [[nodiscard]] double f() const noexcept { return std::bit_cast<double>(order); }
 };
 
 /// Everything one search needs; grows once per map size, then is reused.
@@ -70,16 +73,15 @@ struct search_state {
   std::uint32_t generation = 0;
   std::vector<search_node> nodes;  // A*'s node records
   std::vector<heap_entry> heap;    // A*'s open list: a binary heap (std::push_heap)
-  // JPS's state: its open list (a radix heap of f naming items), every item offered by this
-  // search, the closed cells as bits (cleared at the next begin through the items' cells), the
-  // expanded cells' parents.
-  open_list open;
-  std::vector<jps_item> items;
+  // JPS's state: its open list, the closed cells as bits (cleared at the next begin through the
+  // list of expanded cells), the expanded cells' parents.
+  radix_list<jps_item> open;
   std::vector<std::uint64_t> closed_bits;
+  std::vector<std::uint32_t> expanded;
   std::vector<std::uint32_t> parents;
-  jps_item current;      // JPS: the item being expanded
-  path_cost found_g;     // JPS: the goal's g once found
-  double current_f = 0;  // f of the node being expanded
+  jps_item current;                 // JPS: the item being expanded
+  std::uint32_t current_index = 0;  // JPS: its cell's index
+  path_cost found_g;                // JPS: the goal's g once found
   search_status status = search_status::idle;
   std::uint32_t expansions = 0;
   std::uint32_t best = 0;  // the expanded node closest to the goal by the heuristic
@@ -94,12 +96,11 @@ struct search_state {
   }
   /// JPS: offers cell `at` reached from the current item at cost `g`, its last step (dx, dy).
   void offer(cell at, path_cost g, int dx, int dy) {
-    const std::uint32_t index = at.y * map->width() + at.x;
-    if (closed(index)) return;
-    push_item({g, at, index, current.index, static_cast<std::int8_t>(dx), static_cast<std::int8_t>(dy)});
+    if (closed(at.y * map->width() + at.x)) return;
+    push_item({0, g, at, current_index, static_cast<std::int8_t>(dx), static_cast<std::int8_t>(dy)});
   }
-  /// JPS: queues an item in the open list.
-  void push_item(const jps_item& item);
+  /// JPS: queues an item in the open list (its order is set here).
+  void push_item(jps_item item);
   /// A*: pops the next node to expand, skipping stale entries; false when the open list is empty.
   bool pop(std::uint32_t& index);
   /// JPS's pop into `current`: an item of the least f, skipping items of closed cells.

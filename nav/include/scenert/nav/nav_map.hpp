@@ -59,6 +59,11 @@ class nav_map {
   static constexpr std::uint32_t max_skip_table_cells = std::uint32_t{1} << 22;
   /// Whether the map has its diagonal skip table.
   [[nodiscard]] bool has_diagonal_skips() const noexcept { return !diagonal_skips_.empty(); }
+  /// Starts loading a cell's diagonal skip entries into the cache (JPS, when it queues a cell
+  /// that it may expand soon); does nothing without the table.
+  void prefetch_diagonal_skips(std::uint32_t index) const noexcept {
+    if (!diagonal_skips_.empty()) __builtin_prefetch(diagonal_skips_.data() + std::size_t{index} * 4);
+  }
   /// JPS's precomputed diagonal walk from a passable cell (by index) toward (dx, dy), both +-1:
   /// `entry >> 1` diagonal steps lead to the next cell from which a straight jump along dx or dy
   /// meets a jump point before a blocked cell (`entry & 1` set), or to the walk's last cell (the
