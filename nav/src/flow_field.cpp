@@ -70,8 +70,7 @@ double flow_field::distance(cell at) const noexcept {
   return done_[i] != 0 ? dist_[i] : infinite;
 }
 
-std::optional<cell> flow_field::next_step(cell from, const cell_counter& counts,
-                                          std::uint32_t cell_cap) const {
+std::optional<cell> flow_field::next_step(cell from, const cell_counter& counts, std::uint32_t cell_cap) const {
   if (!complete_ || from == target_) return std::nullopt;
   std::optional<cell> best;
   double best_d = distance(from);

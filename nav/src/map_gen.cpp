@@ -80,14 +80,10 @@ void build_maze(block_grid& g, nav_random& rng, std::uint32_t corridor) {
 
 const char* to_string(map_kind kind) noexcept {
   switch (kind) {
-    case map_kind::open:
-      return "open";
-    case map_kind::random:
-      return "random";
-    case map_kind::rooms:
-      return "rooms";
-    case map_kind::maze:
-      return "maze";
+    case map_kind::open: return "open";
+    case map_kind::random: return "random";
+    case map_kind::rooms: return "rooms";
+    case map_kind::maze: return "maze";
   }
   return "unknown";
 }
@@ -102,18 +98,10 @@ std::vector<std::uint8_t> generate_blocks(const map_spec& spec) {
   block_grid g{spec.width, spec.height, std::vector<std::uint8_t>(std::size_t{spec.width} * spec.height, 0)};
   nav_random rng(spec.seed);
   switch (spec.kind) {
-    case map_kind::open:
-      build_open(g, rng);
-      break;
-    case map_kind::random:
-      build_random(g, rng, spec.density);
-      break;
-    case map_kind::rooms:
-      build_rooms(g, rng, spec.room);
-      break;
-    case map_kind::maze:
-      build_maze(g, rng, std::max<std::uint32_t>(1, spec.corridor));
-      break;
+    case map_kind::open: build_open(g, rng); break;
+    case map_kind::random: build_random(g, rng, spec.density); break;
+    case map_kind::rooms: build_rooms(g, rng, spec.room); break;
+    case map_kind::maze: build_maze(g, rng, std::max<std::uint32_t>(1, spec.corridor)); break;
   }
   return std::move(g.cells);
 }

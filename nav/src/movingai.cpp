@@ -62,8 +62,7 @@ nav_result<std::string> read_file(const std::string& path) {
 nav_result<movingai_map> parse_rows(line_reader& lines, std::string_view file, movingai_map map) {
   std::string_view row;
   for (std::uint32_t y = 0; y < map.height; ++y) {
-    if (!lines.next(row))
-      return bad(file, lines.number() + 1, fmt::format("missing map row {} of {}", y + 1, map.height));
+    if (!lines.next(row)) return bad(file, lines.number() + 1, fmt::format("missing map row {} of {}", y + 1, map.height));
     if (row.size() != map.width)
       return bad(file, lines.number(), fmt::format("row of {} cells, want {}", row.size(), map.width));
     for (std::uint32_t x = 0; x < map.width; ++x)
@@ -94,13 +93,11 @@ nav_result<scenario> parse_scenario(std::string_view line, std::string_view file
   s.line = number;
   const bool ok = parse_number(f[0], s.bucket) && parse_number(f[2], s.map_width) &&
                   parse_number(f[3], s.map_height) && parse_number(f[4], s.start.x) &&
-                  parse_number(f[5], s.start.y) && parse_number(f[6], s.goal.x) &&
-                  parse_number(f[7], s.goal.y) && parse_number(f[8], s.length);
+                  parse_number(f[5], s.start.y) && parse_number(f[6], s.goal.x) && parse_number(f[7], s.goal.y) &&
+                  parse_number(f[8], s.length);
   if (!ok) return bad(file, number, "a field is not a number");
-  if (!(s.length >= 0) || s.length > std::numeric_limits<float>::max())
-    return bad(file, number, "bad length");
-  if (s.start.x >= s.map_width || s.goal.x >= s.map_width || s.start.y >= s.map_height ||
-      s.goal.y >= s.map_height)
+  if (!(s.length >= 0) || s.length > std::numeric_limits<float>::max()) return bad(file, number, "bad length");
+  if (s.start.x >= s.map_width || s.goal.x >= s.map_width || s.start.y >= s.map_height || s.goal.y >= s.map_height)
     return bad(file, number, "start or goal outside the stated map size");
   return s;
 }
@@ -119,9 +116,8 @@ nav_result<movingai_map> parse_movingai_map(std::string_view text, std::string_v
   if (!lines.next(line) || line != "map") return bad(file, lines.number(), "want 'map'");
   // A header must not make a short file allocate: the rows must be there before the cells are.
   if (lines.remaining() < std::size_t{map.width} * map.height)
-    return bad(
-        file, lines.number() + 1,
-        fmt::format("{} bytes left for {} rows of {} cells", lines.remaining(), map.height, map.width));
+    return bad(file, lines.number() + 1, fmt::format("{} bytes left for {} rows of {} cells", lines.remaining(),
+                                                     map.height, map.width));
   map.blocked.assign(std::size_t{map.width} * map.height, 1);
   return parse_rows(lines, file, std::move(map));
 }

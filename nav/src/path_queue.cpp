@@ -6,16 +6,11 @@ namespace scenert::nav {
 
 const char* to_string(request_state state) noexcept {
   switch (state) {
-    case request_state::waiting:
-      return "waiting";
-    case request_state::running:
-      return "running";
-    case request_state::found:
-      return "found";
-    case request_state::unreachable:
-      return "unreachable";
-    case request_state::out_of_map:
-      return "out_of_map";
+    case request_state::waiting: return "waiting";
+    case request_state::running: return "running";
+    case request_state::found: return "found";
+    case request_state::unreachable: return "unreachable";
+    case request_state::out_of_map: return "out_of_map";
   }
   return "unknown";
 }
@@ -24,8 +19,7 @@ path_queue::path_queue(std::shared_ptr<const nav_map> map, path_queue_options op
     : map_(std::move(map)), options_(options) {
   options_.max_requests = std::max<std::uint32_t>(1, options_.max_requests);
   // A step() orders the running requests in a fixed array: at most 64 of them.
-  options_.max_running =
-      std::clamp<std::uint32_t>(options_.max_running, 1, std::min(options_.max_requests, 64u));
+  options_.max_running = std::clamp<std::uint32_t>(options_.max_running, 1, std::min(options_.max_requests, 64u));
   requests_.resize(options_.max_requests);
   contexts_.resize(options_.max_running);
   waiting_.resize(options_.max_requests);
@@ -63,8 +57,7 @@ void path_queue::drop_waiting(path_handle handle) {
   const auto size = static_cast<std::uint32_t>(waiting_.size());
   std::uint32_t k = 0;
   while (k < waiting_count_ && waiting_[(waiting_head_ + k) % size] != handle) ++k;
-  for (; k + 1 < waiting_count_; ++k)
-    waiting_[(waiting_head_ + k) % size] = waiting_[(waiting_head_ + k + 1) % size];
+  for (; k + 1 < waiting_count_; ++k) waiting_[(waiting_head_ + k) % size] = waiting_[(waiting_head_ + k + 1) % size];
   if (k < waiting_count_) --waiting_count_;
 }
 
@@ -88,7 +81,7 @@ void path_queue::start_waiting() {
 void path_queue::finish(std::uint32_t slot, search_status status) {
   request& r = requests_[slot];
   if (status == search_status::found) contexts_[r.context].path(r.path);
-  r.state = status == search_status::found        ? request_state::found
+  r.state = status == search_status::found         ? request_state::found
             : status == search_status::out_of_map ? request_state::out_of_map
                                                   : request_state::unreachable;
   free_contexts_.push_back(r.context);
@@ -118,8 +111,7 @@ std::uint32_t path_queue::step(std::uint32_t budget) {
     std::uint32_t count = 0;
     for (auto it = at; it != running_.end() && count < 64; ++it) order[count++] = *it;
     for (auto it = running_.cbegin(); it != at && count < 64; ++it) order[count++] = *it;
-    for (std::uint32_t k = 0; k < count && used < budget; ++k)
-      used += run_slice(order[k], std::min(share, budget - used));
+    for (std::uint32_t k = 0; k < count && used < budget; ++k) used += run_slice(order[k], std::min(share, budget - used));
     start_waiting();
   }
   return used;
@@ -127,8 +119,7 @@ std::uint32_t path_queue::step(std::uint32_t budget) {
 
 nav_result<request_state> path_queue::state(path_handle handle) const {
   const request* r = find(handle);
-  if (r == nullptr)
-    return nav_fail(nav_errc::stale_handle, "no such path request (done, cancelled or recycled)");
+  if (r == nullptr) return nav_fail(nav_errc::stale_handle, "no such path request (done, cancelled or recycled)");
   return r->state;
 }
 

@@ -23,9 +23,7 @@ struct samples {
     if (us.empty()) return f;
     auto sorted = us;
     std::sort(sorted.begin(), sorted.end());
-    const auto at = [&](double q) {
-      return sorted[static_cast<std::size_t>(q * static_cast<double>(sorted.size() - 1))];
-    };
+    const auto at = [&](double q) { return sorted[static_cast<std::size_t>(q * static_cast<double>(sorted.size() - 1))]; };
     double sum = 0;
     for (double v : sorted) sum += v;
     f.mean_us = sum / static_cast<double>(sorted.size());
@@ -46,8 +44,7 @@ struct runner {
   search_outcome run_sliced(const scenario& s, algorithm algo) {
     sliced_path.clear();
     if (ctx.begin(map, s.start, s.goal, algo) == search_status::running)
-      while (ctx.step(options.budget) == search_status::running) {
-      }
+      while (ctx.step(options.budget) == search_status::running) {}
     ctx.path(sliced_path);
     return {ctx.status(), ctx.status() == search_status::found ? ctx.length() : 0.0, ctx.expansions()};
   }
@@ -61,34 +58,29 @@ struct runner {
       out = options.budget > 0 ? run_sliced(s, algo) : ctx.find(map, s.start, s.goal, algo, path);
       times.push_back(std::chrono::duration<double, std::micro>(clock_type::now() - t0).count());
     }
-    std::nth_element(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(times.size() / 2),
-                     times.end());
+    std::nth_element(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(times.size() / 2), times.end());
     into.us.push_back(times[times.size() / 2]);
     into.expansions += out.expansions;
     check(s, algo, out);
   }
 
   void fail(const scenario& s, algorithm algo, const std::string& why) {
-    report.failures.push_back(fmt::format("scenario at line {} ({},{})->({},{}) {}: {}", s.line, s.start.x,
-                                          s.start.y, s.goal.x, s.goal.y, to_string(algo), why));
+    report.failures.push_back(fmt::format("scenario at line {} ({},{})->({},{}) {}: {}", s.line, s.start.x, s.start.y,
+                                          s.goal.x, s.goal.y, to_string(algo), why));
   }
 
   void check(const scenario& s, algorithm algo, const search_outcome& out) {
     if (options.budget > 0) {
       const auto whole = ctx.find(map, s.start, s.goal, algo, path);
-      if (whole.status != out.status || path != sliced_path)
-        return fail(s, algo, "sliced result differs from unsliced");
+      if (whole.status != out.status || path != sliced_path) return fail(s, algo, "sliced result differs from unsliced");
     }
     const bool no_path = s.length == 0 && s.start != s.goal;
     if (no_path) {
-      if (out.status != search_status::unreachable)
-        fail(s, algo, fmt::format("found {}, want no path", out.length));
+      if (out.status != search_status::unreachable) fail(s, algo, fmt::format("found {}, want no path", out.length));
       return;
     }
-    if (out.status != search_status::found)
-      return fail(s, algo, fmt::format("{}, want length {}", to_string(out.status), s.length));
-    if (std::abs(out.length - s.length) > 1e-3)
-      fail(s, algo, fmt::format("length {:.8f}, want {:.8f}", out.length, s.length));
+    if (out.status != search_status::found) return fail(s, algo, fmt::format("{}, want length {}", to_string(out.status), s.length));
+    if (std::abs(out.length - s.length) > 1e-3) fail(s, algo, fmt::format("length {:.8f}, want {:.8f}", out.length, s.length));
     const auto checked = validate_path(map, path, s.start, s.goal);
     if (!checked) return fail(s, algo, checked.error().message);
     if (std::abs(*checked - out.length) > 1e-6) fail(s, algo, "the path's steps do not add up to its length");
@@ -107,8 +99,8 @@ bucket_figures figures_of(std::int64_t bucket, const samples& astar, const sampl
 
 }  // namespace
 
-pathbench_report pathbench(const nav_map& map, const std::vector<scenario>& scenarios,
-                           const pathbench_options& options, const std::string& name) {
+pathbench_report pathbench(const nav_map& map, const std::vector<scenario>& scenarios, const pathbench_options& options,
+                           const std::string& name) {
   pathbench_report report;
   report.map = name, report.width = map.width(), report.height = map.height();
   report.scenarios = static_cast<std::uint32_t>(scenarios.size());
@@ -119,8 +111,8 @@ pathbench_report pathbench(const nav_map& map, const std::vector<scenario>& scen
   for (const auto& s : scenarios) {
     if (s.map_width != map.width() || s.map_height != map.height() || !map.contains(s.start.x, s.start.y) ||
         !map.contains(s.goal.x, s.goal.y)) {
-      report.failures.push_back(fmt::format("scenario at line {}: stated for a {}x{} map or outside it",
-                                            s.line, s.map_width, s.map_height));
+      report.failures.push_back(fmt::format("scenario at line {}: stated for a {}x{} map or outside it", s.line,
+                                            s.map_width, s.map_height));
       continue;
     }
     auto& [astar, jps] = by_bucket[s.bucket];

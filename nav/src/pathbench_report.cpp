@@ -9,20 +9,16 @@ namespace {
 std::string json_string(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
-    if (c == '"' || c == '\\')
-      out += '\\', out += c;
-    else if (static_cast<unsigned char>(c) < 0x20)
-      out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
-    else
-      out += c;
+    if (c == '"' || c == '\\') out += '\\', out += c;
+    else if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
+    else out += c;
   }
   return out + "\"";
 }
 
 std::string json_algo(const algo_figures& f) {
-  return fmt::format(
-      R"({{"paths": {}, "mean_expansions": {:.1f}, "mean_us": {:.3f}, "p50_us": {:.3f}, "p99_us": {:.3f}}})",
-      f.paths, f.mean_expansions, f.mean_us, f.p50_us, f.p99_us);
+  return fmt::format(R"({{"paths": {}, "mean_expansions": {:.1f}, "mean_us": {:.3f}, "p50_us": {:.3f}, "p99_us": {:.3f}}})",
+                     f.paths, f.mean_expansions, f.mean_us, f.p50_us, f.p99_us);
 }
 
 std::string json_bucket(const bucket_figures& b) {
@@ -40,8 +36,7 @@ std::string text_algo(const algo_figures& f) {
 
 std::string text_row(const std::string& label, const bucket_figures& b) {
   const std::string speedup = b.speedup > 0 ? fmt::format("{:.2f}x", b.speedup) : "-";
-  return fmt::format("{:>6} {:>6} | {} | {} | {:>8}\n", label, b.paths, text_algo(b.astar), text_algo(b.jps),
-                     speedup);
+  return fmt::format("{:>6} {:>6} | {} | {} | {:>8}\n", label, b.paths, text_algo(b.astar), text_algo(b.jps), speedup);
 }
 
 }  // namespace
@@ -59,9 +54,8 @@ std::string to_text(const pathbench_report& r) {
 }
 
 std::string to_json(const pathbench_report& r) {
-  std::string out =
-      fmt::format(R"({{"map": {}, "width": {}, "height": {}, "scenarios": {}, "budget": {}, "exit_code": {})",
-                  json_string(r.map), r.width, r.height, r.scenarios, r.budget, r.exit_code);
+  std::string out = fmt::format(R"({{"map": {}, "width": {}, "height": {}, "scenarios": {}, "budget": {}, "exit_code": {})",
+                                json_string(r.map), r.width, r.height, r.scenarios, r.budget, r.exit_code);
   if (!r.error.empty()) return out + R"(, "error": )" + json_string(r.error) + "}";
   out += R"(, "total": )" + json_bucket(r.total) + R"(, "buckets": [)";
   for (std::size_t i = 0; i < r.buckets.size(); ++i) out += (i ? ", " : "") + json_bucket(r.buckets[i]);

@@ -27,11 +27,9 @@ bool allowed(const nav_map& map, cell from, cell to, const steer_rules& rules, c
 // The seek itself: direct, then slide along the wall to one side or the other.
 bool seek(const nav_map& map, mob_steer& mob, cell goal, const steer_rules& rules, const cell_counter& counts,
           const cell_filter& filter) {
-  const int k =
-      ring_index(sign(std::int64_t{goal.x} - mob.position.x), sign(std::int64_t{goal.y} - mob.position.y));
+  const int k = ring_index(sign(std::int64_t{goal.x} - mob.position.x), sign(std::int64_t{goal.y} - mob.position.y));
   int a = (k + 1) % 8, b = (k + 7) % 8;
-  if (octile_distance(offset(mob.position, b), goal) < octile_distance(offset(mob.position, a), goal))
-    std::swap(a, b);
+  if (octile_distance(offset(mob.position, b), goal) < octile_distance(offset(mob.position, a), goal)) std::swap(a, b);
   for (int d : {k, a, b}) {
     const cell to = offset(mob.position, d);
     if (allowed(map, mob.position, to, rules, counts, filter)) return (mob.position = to), true;
@@ -43,14 +41,10 @@ bool seek(const nav_map& map, mob_steer& mob, cell goal, const steer_rules& rule
 
 const char* to_string(steer_result result) noexcept {
   switch (result) {
-    case steer_result::moved:
-      return "moved";
-    case steer_result::stayed:
-      return "stayed";
-    case steer_result::arrived:
-      return "arrived";
-    case steer_result::leashed:
-      return "leashed";
+    case steer_result::moved: return "moved";
+    case steer_result::stayed: return "stayed";
+    case steer_result::arrived: return "arrived";
+    case steer_result::leashed: return "leashed";
   }
   return "unknown";
 }
