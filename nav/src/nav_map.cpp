@@ -39,7 +39,8 @@ nav_map::nav_map(std::uint32_t width, std::uint32_t height)
       column_bits_((std::size_t{width} + 2) * column_words_, 0) {}
 
 nav_result<std::shared_ptr<const nav_map>> nav_map::create(std::uint32_t width, std::uint32_t height,
-                                                           std::span<const std::uint8_t> blocked) {
+                                                           std::span<const std::uint8_t> blocked,
+                                                           bool skip_table) {
   if (width == 0 || height == 0) return nav_fail(nav_errc::invalid_map, "a map needs at least one cell");
   // Indices and the generation-stamped node arrays are 32-bit; keep one value free as "none".
   if (std::uint64_t{width} * height >= std::numeric_limits<std::uint32_t>::max())
@@ -58,7 +59,7 @@ nav_result<std::shared_ptr<const nav_map>> nav_map::create(std::uint32_t width, 
       map->column_bits_[(x + 1) * map->column_words_ + y / 64] |= std::uint64_t{1} << (y % 64);
     }
   }
-  if (map->cell_count() <= max_skip_table_cells) map->build_diagonal_skips();
+  if (skip_table && map->cell_count() <= max_skip_table_cells) map->build_diagonal_skips();
   return std::shared_ptr<const nav_map>(std::move(map));
 }
 

@@ -80,24 +80,32 @@ TEST(Jps, MatchesDijkstraOnManySmallMaps) {
   }
 }
 
-TEST(Jps, TablesExpandAsTheCellByCellRules) {
-  // The bit scans and the diagonal skip table against the same rules applied cell by cell (what a
-  // filter gets; this one blocks nothing): the same expansions, the same path, on every kind.
+TEST(Jps, SkipTableAndScansExpandAsTheCellByCellRules) {
+  // The diagonal skip table with the bit scans, the bit scans alone (a map built without the
+  // table) and the same rules applied cell by cell (what a filter gets; this one blocks nothing):
+  // the same expansions, the same path.
   const auto nothing = [](cell) { return false; };
   for (const auto& spec : random_maps()) {
     SCOPED_TRACE(testing::Message() << to_string(spec.kind) << " " << spec.width << "x" << spec.height);
-    const auto map = make_map(spec);
+    const auto blocks = generate_blocks(spec);
+    const auto map = *nav_map::create(spec.width, spec.height, blocks);
+    const auto scanned = *nav_map::create(spec.width, spec.height, blocks, false);
     ASSERT_TRUE(map->has_diagonal_skips());
+    ASSERT_FALSE(scanned->has_diagonal_skips());
     nav_random rng(spec.seed * 17);
-    search_context tables, cells;
-    std::vector<cell> by_tables, by_cells;
+    search_context skips, scans, cells;
+    std::vector<cell> by_skips, by_scans, by_cells;
     for (int k = 0; k < 40; ++k) {
       const cell start = test::random_cell(rng, *map), goal = test::random_cell(rng, *map);
-      const auto a = tables.find(*map, start, goal, algorithm::jps, by_tables);
-      const auto b = cells.find(*map, start, goal, algorithm::jps, by_cells, cell_filter(nothing));
-      ASSERT_EQ(a.status, b.status);
-      ASSERT_EQ(a.expansions, b.expansions);
-      ASSERT_EQ(by_tables, by_cells);
+      const auto a = skips.find(*map, start, goal, algorithm::jps, by_skips);
+      const auto b = scans.find(*scanned, start, goal, algorithm::jps, by_scans);
+      const auto c = cells.find(*map, start, goal, algorithm::jps, by_cells, cell_filter(nothing));
+      ASSERT_EQ(a.status, c.status);
+      ASSERT_EQ(b.status, c.status);
+      ASSERT_EQ(a.expansions, c.expansions);
+      ASSERT_EQ(b.expansions, c.expansions);
+      ASSERT_EQ(by_skips, by_cells);
+      ASSERT_EQ(by_scans, by_cells);
     }
   }
 }

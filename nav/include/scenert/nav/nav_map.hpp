@@ -16,9 +16,11 @@ namespace scenert::nav {
 class nav_map {
  public:
   /// Builds a map from one byte per cell, row-major (non-zero = blocked); fails on a size of 0,
-  /// a span of the wrong length, or more cells than a 32-bit index can address.
+  /// a span of the wrong length, or more cells than a 32-bit index can address. With
+  /// `skip_table` (and at most max_skip_table_cells cells) JPS's diagonal skip table is built too.
   static nav_result<std::shared_ptr<const nav_map>> create(std::uint32_t width, std::uint32_t height,
-                                                           std::span<const std::uint8_t> blocked);
+                                                           std::span<const std::uint8_t> blocked,
+                                                           bool skip_table = true);
 
   /// Width in cells (columns).
   [[nodiscard]] std::uint32_t width() const noexcept { return width_; }
