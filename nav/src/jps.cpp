@@ -145,7 +145,7 @@ void skip_diagonal(const bit_grid& grid, search_state& s, cell c, int dx, int dy
   const std::int64_t aligned = kx > 0 && ky > 0 ? std::min(kx, ky) : 0;
   std::int64_t k = 0;
   for (std::uint32_t at = s.current_index;;) {
-    const std::uint16_t entry = m.diagonal_skip(at, dx, dy);
+    const std::uint8_t entry = m.diagonal_skip(at, dx, dy);
     const std::int64_t reach = k + (entry >> 1);
     const bool meets = (entry & 1) != 0;
     if (aligned > k && aligned <= reach && !(meets && aligned == reach) &&

@@ -124,10 +124,13 @@ void nav_map::build_diagonal_skips() {
           if (!passable(x, y) || !passable(x + dx, y) || !passable(x, y + dy) || !passable(x + dx, y + dy))
             continue;
           const auto next = static_cast<std::size_t>((y + dy) * w + x + dx);
-          const std::uint16_t e = (finds[next] & wanted) != 0
-                                      ? std::uint16_t{3}
-                                      : static_cast<std::uint16_t>(diagonal_skips_[next * 4 + slot] + 2);
-          diagonal_skips_[static_cast<std::size_t>(y * w + x) * 4 + slot] = e;
+          // A walk longer than 127 steps is cut: its 127th cell is visited as if it met a jump
+          // point (its jumps then offer nothing, unless the goal is ahead, which is visited anyway).
+          const unsigned steps =
+              (finds[next] & wanted) != 0 ? 1 : (diagonal_skips_[next * 4 + slot] >> 1) + 1u;
+          const bool visit = (finds[next] & wanted) != 0 || (diagonal_skips_[next * 4 + slot] & 1) != 0;
+          diagonal_skips_[static_cast<std::size_t>(y * w + x) * 4 + slot] =
+              steps > 127 ? std::uint8_t{255} : static_cast<std::uint8_t>(steps << 1 | (visit ? 1u : 0u));
         }
       }
     }
@@ -136,7 +139,7 @@ void nav_map::build_diagonal_skips() {
 
 std::size_t nav_map::memory_bytes() const noexcept {
   return open_.size() + (row_bits_.size() + column_bits_.size()) * sizeof(std::uint64_t) +
-         diagonal_skips_.size() * sizeof(std::uint16_t);
+         diagonal_skips_.size();
 }
 
 bool can_stand(const nav_map& map, std::int64_t x, std::int64_t y, const cell_filter& filter) {

@@ -56,7 +56,7 @@ class nav_map {
   /// Memory held by the map's tables, in bytes.
   [[nodiscard]] std::size_t memory_bytes() const noexcept;
 
-  /// Maps of at most this many cells get the diagonal skip table (8 bytes a cell): a larger map
+  /// Maps of at most this many cells get the diagonal skip table (4 bytes a cell): a larger map
   /// would pay too much memory for it, and JPS walks its diagonals cell by cell instead.
   static constexpr std::uint32_t max_skip_table_cells = std::uint32_t{1} << 22;
   /// Whether the map has its diagonal skip table.
@@ -69,9 +69,10 @@ class nav_map {
   /// JPS's precomputed diagonal walk from a passable cell (by index) toward (dx, dy), both +-1:
   /// `entry >> 1` diagonal steps lead to the next cell from which a straight jump along dx or dy
   /// meets a jump point before a blocked cell (`entry & 1` set), or to the walk's last cell (the
-  /// next diagonal step is not allowed; `entry & 1` clear). Goal-independent; only when
+  /// next diagonal step is not allowed; `entry & 1` clear). A walk is cut every 127 steps: an
+  /// entry of 255 names a cell to visit that may meet nothing. Goal-independent; only when
   /// has_diagonal_skips().
-  [[nodiscard]] std::uint16_t diagonal_skip(std::uint32_t index, int dx, int dy) const noexcept {
+  [[nodiscard]] std::uint8_t diagonal_skip(std::uint32_t index, int dx, int dy) const noexcept {
     return diagonal_skips_[std::size_t{index} * 4 + static_cast<std::size_t>((dx < 0) + 2 * (dy < 0))];
   }
 
@@ -81,7 +82,7 @@ class nav_map {
   std::size_t row_words_, column_words_;
   std::vector<std::uint8_t> open_;  // one byte per cell: 1 = passable
   std::vector<std::uint64_t> row_bits_, column_bits_;
-  std::vector<std::uint16_t> diagonal_skips_;  // four entries a cell, see diagonal_skip()
+  std::vector<std::uint8_t> diagonal_skips_;  // four entries a cell, see diagonal_skip()
   void build_diagonal_skips();
 };
 
