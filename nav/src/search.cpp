@@ -119,28 +119,6 @@ void search_state::relax(std::uint32_t index, cell at, std::uint32_t parent, pat
   std::push_heap(heap.begin(), heap.end(), heap_after{});
 }
 
-void search_state::push_item(jps_item item) {
-  map->prefetch_diagonal_skips(item.at.y * map->width() + item.at.x);  // a miss when expanded
-  const std::uint32_t ax = item.at.x > goal.x ? item.at.x - goal.x : goal.x - item.at.x,
-                      ay = item.at.y > goal.y ? item.at.y - goal.y : goal.y - item.at.y;
-  const std::uint32_t lo = ax < ay ? ax : ay, hi = ax < ay ? ay : ax;
-  item.order = std::bit_cast<std::uint64_t>(item.g.plus(hi - lo, lo).value());  // equal f, equal bits
-  // Successors that keep the node's f land in the radix heap's bucket 0 and are expanded next,
-  // last offered first (exact with a consistent heuristic: the order stays a pure function of
-  // the query, so slicing changes nothing).
-  open.push(item);
-}
-
-bool search_state::pop_jps() {
-  while (!open.empty()) {
-    current = open.pop();
-    current_index = current.at.y * map->width() + current.at.x;
-    if (!closed(current_index)) return true;
-    // else offered again since, and expanded through a shorter way
-  }
-  return false;
-}
-
 bool search_state::pop(std::uint32_t& index) {
   while (!heap.empty()) {
     std::pop_heap(heap.begin(), heap.end(), heap_after{});

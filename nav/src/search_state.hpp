@@ -100,11 +100,29 @@ struct search_state {
     push_item({0, g, at, current_index, static_cast<std::int8_t>(dx), static_cast<std::int8_t>(dy)});
   }
   /// JPS: queues an item in the open list (its order is set here).
-  void push_item(jps_item item);
+  void push_item(jps_item item) {
+    map->prefetch_diagonal_skips(item.at.y * map->width() + item.at.x);  // a miss when expanded
+    const std::uint32_t ax = item.at.x > goal.x ? item.at.x - goal.x : goal.x - item.at.x,
+                        ay = item.at.y > goal.y ? item.at.y - goal.y : goal.y - item.at.y;
+    const std::uint32_t lo = ax < ay ? ax : ay, hi = ax < ay ? ay : ax;
+    item.order = std::bit_cast<std::uint64_t>(item.g.plus(hi - lo, lo).value());  // equal f, equal bits
+    // Successors that keep the node's f land in the radix heap's bucket 0 and are expanded next,
+    // last offered first (exact with a consistent heuristic: the order stays a pure function of
+    // the query, so slicing changes nothing).
+    open.push(item);
+  }
   /// A*: pops the next node to expand, skipping stale entries; false when the open list is empty.
   bool pop(std::uint32_t& index);
   /// JPS's pop into `current`: an item of the least f, skipping items of closed cells.
-  bool pop_jps();
+  bool pop_jps() {
+    while (!open.empty()) {
+      current = open.pop();
+      current_index = current.at.y * map->width() + current.at.x;
+      if (!closed(current_index)) return true;
+      // else offered again since, and expanded through a shorter way
+    }
+    return false;
+  }
 };
 
 /// A*: relaxes the up to 8 neighbours of a node.

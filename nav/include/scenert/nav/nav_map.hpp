@@ -11,7 +11,8 @@
 namespace scenert::nav {
 
 /// The immutable passability grid of one map, with the bit rows and bit columns that jump point
-/// search scans 64 cells at a time. Hold it as std::shared_ptr<const nav_map>.
+/// search scans 64 cells at a time and its diagonal skip table (built once here, shared by every
+/// search of the map). Hold it as std::shared_ptr<const nav_map>.
 /// Thread-safety: immutable after create(); any number of threads may read it at once.
 class nav_map {
  public:
