@@ -3,8 +3,10 @@
 // up after being blocked; a diagonal cell is a jump point when a straight jump from it finds one.
 // On the map alone, straight jumps scan the map's bit rows and columns 64 cells per step; with a
 // caller's filter they fall back to the same rules cell by cell.
+#include <algorithm>
 #include <bit>
 #include <cstdlib>
+#include <type_traits>
 
 #include "search_state.hpp"
 
@@ -93,86 +95,125 @@ struct filtered_grid {
   }
 };
 
-// Walks a diagonal from node `index`. The diagonal cells are not pushed as jump points of their
-// own (Harabor and Grastien's pruning of intermediate nodes): the straight jumps found from each
-// of them are relaxed directly, parented to `index` by a diagonal-then-straight segment.
+// Walks a diagonal from the current node. The diagonal cells are not pushed as jump points of
+// their own (Harabor and Grastien's pruning of intermediate nodes): the straight jumps found from
+// each of them are offered directly, parented to the node by a diagonal-then-straight segment.
 template <class Grid>
-void jump_diagonal(const Grid& grid, search_state& s, std::uint32_t index, cell c, int dx, int dy) {
+void jump_diagonal(const Grid& grid, search_state& s, cell c, int dx, int dy) {
   std::int64_t x = c.x, y = c.y;
-  const path_cost g0 = s.nodes[index].g;
+  const path_cost g0 = s.current.g;
   for (std::uint32_t k = 1;; ++k) {
     if (!grid.open(x + dx, y) || !grid.open(x, y + dy) || !grid.open(x + dx, y + dy)) return;
     x += dx, y += dy;
     const path_cost g = g0.plus(0, k);
-    if (x == s.goal.x && y == s.goal.y) return s.offer(s.goal_index, s.goal, index, g, dx, dy);
+    if (x == s.goal.x && y == s.goal.y) return s.offer(s.goal, g, dx, dy);
     if (const std::int64_t hx = grid.jump_x(x, y, dx); hx != none) {
       const cell to{static_cast<std::uint32_t>(hx), static_cast<std::uint32_t>(y)};
-      s.offer(s.map->index(to), to, index, g.plus(static_cast<std::uint32_t>(std::abs(hx - x)), 0), dx, 0);
+      s.offer(to, g.plus(static_cast<std::uint32_t>(std::abs(hx - x)), 0), dx, 0);
     }
     if (const std::int64_t vy = grid.jump_y(x, y, dy); vy != none) {
       const cell to{static_cast<std::uint32_t>(x), static_cast<std::uint32_t>(vy)};
-      s.offer(s.map->index(to), to, index, g.plus(static_cast<std::uint32_t>(std::abs(vy - y)), 0), 0, dy);
+      s.offer(to, g.plus(static_cast<std::uint32_t>(std::abs(vy - y)), 0), 0, dy);
     }
   }
 }
 
+// The straight jumps from the diagonal cell `k` steps from `c`, offered as jump_diagonal does;
+// true when that cell is the goal (offered, and the walk ends).
 template <class Grid>
-void try_direction(const Grid& grid, search_state& s, std::uint32_t index, cell c, int dx, int dy) {
-  if (dx != 0 && dy != 0) return jump_diagonal(grid, s, index, c, dx, dy);
+bool visit_diagonal_cell(const Grid& grid, search_state& s, cell c, int dx, int dy, std::int64_t k) {
+  const std::int64_t x = c.x + k * dx, y = c.y + k * dy;
+  const path_cost g = s.current.g.plus(0, static_cast<std::uint32_t>(k));
+  if (x == s.goal.x && y == s.goal.y) return s.offer(s.goal, g, dx, dy), true;
+  if (const std::int64_t hx = grid.jump_x(x, y, dx); hx != none) {
+    const cell to{static_cast<std::uint32_t>(hx), static_cast<std::uint32_t>(y)};
+    s.offer(to, g.plus(static_cast<std::uint32_t>(std::abs(hx - x)), 0), dx, 0);
+  }
+  if (const std::int64_t vy = grid.jump_y(x, y, dy); vy != none) {
+    const cell to{static_cast<std::uint32_t>(x), static_cast<std::uint32_t>(vy)};
+    s.offer(to, g.plus(static_cast<std::uint32_t>(std::abs(vy - y)), 0), 0, dy);
+  }
+  return false;
+}
+
+// jump_diagonal through the map's skip table: only the diagonal cells whose straight jumps can
+// offer anything are visited, those where a jump meets a jump point (the table's) and the one
+// cell whose row or column holds the goal ahead. The same offers in the same order.
+void skip_diagonal(const bit_grid& grid, search_state& s, cell c, int dx, int dy) {
+  const nav_map& m = *s.map;
+  const std::int64_t kx = (std::int64_t{s.goal.x} - c.x) * dx, ky = (std::int64_t{s.goal.y} - c.y) * dy;
+  const std::int64_t aligned = kx > 0 && ky > 0 ? std::min(kx, ky) : 0;
+  std::int64_t k = 0;
+  for (std::uint32_t at = s.current_index;;) {
+    const std::uint8_t entry = m.diagonal_skip(at, dx, dy);
+    const std::int64_t reach = k + (entry >> 1);
+    const bool meets = (entry & 1) != 0;
+    if (aligned > k && aligned <= reach && !(meets && aligned == reach) &&
+        visit_diagonal_cell(grid, s, c, dx, dy, aligned))
+      return;
+    if (!meets || visit_diagonal_cell(grid, s, c, dx, dy, reach)) return;
+    k = reach;
+    at = m.index({static_cast<std::uint32_t>(c.x + k * dx), static_cast<std::uint32_t>(c.y + k * dy)});
+  }
+}
+
+template <class Grid>
+void try_direction(const Grid& grid, search_state& s, cell c, int dx, int dy) {
+  if constexpr (std::is_same_v<Grid, bit_grid>) {
+    if (dx != 0 && dy != 0 && s.map->has_diagonal_skips()) return skip_diagonal(grid, s, c, dx, dy);
+  }
+  if (dx != 0 && dy != 0) return jump_diagonal(grid, s, c, dx, dy);
   std::int64_t x = c.x, y = c.y;
   if (dy == 0 && (x = grid.jump_x(x, y, dx)) == none) return;
   if (dx == 0 && (y = grid.jump_y(x, y, dy)) == none) return;
   const cell to{static_cast<std::uint32_t>(x), static_cast<std::uint32_t>(y)};
-  s.offer(s.map->index(to), to, index,
-          s.nodes[index].g.plus(static_cast<std::uint32_t>(std::abs(x - c.x) + std::abs(y - c.y)), 0), dx,
-          dy);
+  s.offer(to, s.current.g.plus(static_cast<std::uint32_t>(std::abs(x - c.x) + std::abs(y - c.y)), 0), dx, dy);
 }
 
 template <class Grid>
-void expand(const Grid& grid, search_state& s, std::uint32_t index) {
-  const cell c = s.map->at(index);
-  if (index == s.start_index) {
+void expand(const Grid& grid, search_state& s) {
+  const cell c = s.current.at;
+  if (s.current_index == s.start_index) {
     for (int dy = -1; dy <= 1; ++dy)
       for (int dx = -1; dx <= 1; ++dx)
-        if (dx != 0 || dy != 0) try_direction(grid, s, index, c, dx, dy);
+        if (dx != 0 || dy != 0) try_direction(grid, s, c, dx, dy);
     return;
   }
-  const int dx = s.nodes[index].dx(), dy = s.nodes[index].dy();
+  const int dx = s.current.dx, dy = s.current.dy;
   if (dx != 0 && dy != 0) {
     for (auto [ex, ey] : {std::pair{dx, 0}, std::pair{0, dy}, std::pair{dx, dy}})
-      try_direction(grid, s, index, c, ex, ey);
+      try_direction(grid, s, c, ex, ey);
   } else if (dx != 0) {
-    try_direction(grid, s, index, c, dx, 0);
+    try_direction(grid, s, c, dx, 0);
     // A side is worth turning to only where it opens here after being blocked one step back: else
     // the cell one step back reaches it as cheaply (the forced neighbours of a straight move).
     for (const int side : {-1, 1}) {
       if (!grid.open(c.x, std::int64_t{c.y} + side) ||
           grid.open(std::int64_t{c.x} - dx, std::int64_t{c.y} + side))
         continue;
-      try_direction(grid, s, index, c, 0, side);
-      try_direction(grid, s, index, c, dx, side);
+      try_direction(grid, s, c, 0, side);
+      try_direction(grid, s, c, dx, side);
     }
   } else {
-    try_direction(grid, s, index, c, 0, dy);
+    try_direction(grid, s, c, 0, dy);
     for (const int side : {-1, 1}) {
       if (!grid.open(std::int64_t{c.x} + side, c.y) ||
           grid.open(std::int64_t{c.x} + side, std::int64_t{c.y} - dy))
         continue;
-      try_direction(grid, s, index, c, side, 0);
-      try_direction(grid, s, index, c, side, dy);
+      try_direction(grid, s, c, side, 0);
+      try_direction(grid, s, c, side, dy);
     }
   }
 }
 
 }  // namespace
 
-void expand_jps(search_state& s, std::uint32_t index) {
+void expand_jps(search_state& s) {
   if (s.filter.empty()) {
-    expand(bit_grid{s}, s, index);
+    expand(bit_grid{s}, s);
   } else {
-    expand(filtered_grid{s}, s, index);
+    expand(filtered_grid{s}, s);
   }
-  s.flush();
 }
 
 }  // namespace scenert::nav

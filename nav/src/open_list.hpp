@@ -1,88 +1,76 @@
 #pragma once
-// JPS's open list: a 4-ary min-heap of 16-byte entries whose order is one 128-bit key (f, then the
-// larger g, then the lower index). Half as tall as a binary heap, a node's four children share one
-// cache line, and each comparison is two integer compares instead of three double compares.
+// JPS's open list: a radix heap on f (radix_list). A search with a consistent heuristic never pushes an f
+// below the last one popped, so entries can be kept in buckets by the highest bit in which their
+// f differs from that last f (f >= 0, so its IEEE bits sort as the values do): a push is a
+// push_back, a pop takes from bucket 0 (f equal to the last), and only when bucket 0 is empty
+// does the least nonempty bucket get split down. Each entry moves a few times at most, every move
+// along contiguous memory: no sift through a tree of cache lines.
+// Entries of equal f leave in last-in first-out order: the successors of the node being expanded
+// that keep its f are expanded next, as a depth-first dive toward the goal.
 // A* keeps std::push_heap over its 24-byte entries: the plain baseline.
 
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <vector>
 
 namespace scenert::nav {
 
-/// One open-list entry. `order` is f's bits (f >= 0, so its IEEE bits sort as the values do);
-/// `rest` is the tie-break: the complement of g's float bits (larger g first) above the index.
-struct open_entry {
-  std::uint64_t order = 0;
-  std::uint64_t rest = 0;
-  [[nodiscard]] static open_entry make(double f, double g, std::uint32_t index) noexcept {
-    return {std::bit_cast<std::uint64_t>(f),
-            std::uint64_t{~std::bit_cast<std::uint32_t>(static_cast<float>(g))} << 32 | index};
-  }
-  [[nodiscard]] double f() const noexcept { return std::bit_cast<double>(order); }
-  [[nodiscard]] std::uint32_t index() const noexcept { return static_cast<std::uint32_t>(rest); }
-  [[nodiscard]] bool before(const open_entry& o) const noexcept {
-    return order < o.order || (order == o.order && rest < o.rest);
-  }
-};
-
-/// The 4-ary heap; its storage keeps its capacity across searches (no allocation once warm).
-/// Entry i (root 0) is stored at slot i + 3, so the four children of entry i, 4i+1..4i+4, are the
-/// four slots of family i + 1: one 64-byte cache line read per level of a pop.
-class open_list {
+/// The radix heap over entries of any type with a member `std::uint64_t order` (f's bits); the
+/// entries carry their payload, so that a pop reads contiguous memory. Its buckets keep their
+/// capacity across searches (no allocation once warm).
+template <class Entry>
+class radix_list {
  public:
   [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
-  void clear() noexcept { size_ = 0; }
-  /// The least entry; the list must not be empty.
-  [[nodiscard]] const open_entry& top() const noexcept { return slot(0); }
-
-  void push(open_entry e) {
-    if ((size_ + 3) / 4 >= families_.size()) families_.emplace_back();
-    std::size_t hole = size_++;
-    while (hole > 0) {
-      const std::size_t parent = (hole - 1) / 4;
-      if (!e.before(slot(parent))) break;
-      slot(hole) = slot(parent);
-      hole = parent;
-    }
-    slot(hole) = e;
+  /// Forgets every entry; the next pushes may start from any f.
+  void clear() noexcept {
+    for (std::uint64_t m = used_; m != 0; m &= m - 1) buckets_[std::countr_zero(m)].clear();
+    used_ = 0, size_ = 0, last_ = 0;
   }
-
-  /// Removes and returns the least entry; the list must not be empty.
-  open_entry pop() noexcept {
-    const open_entry top = slot(0);
-    const open_entry last = slot(--size_);
-    const std::size_t n = size_;
-    std::size_t hole = 0;
-    for (;;) {
-      const std::size_t first = hole * 4 + 1;
-      if (first >= n) break;
-      std::size_t best = first;
-      if (first + 4 <= n) {  // a full family: a tournament of two pairs, selects rather than branches
-        const open_entry* f = families_[hole + 1].slots;
-        const std::size_t a = f[1].before(f[0]) ? 1 : 0, b = f[3].before(f[2]) ? 3 : 2;
-        best = first + (f[b].before(f[a]) ? b : a);
-      } else {
-        for (std::size_t c = first + 1; c < n; ++c)
-          if (slot(c).before(slot(best))) best = c;
-      }
-      if (!slot(best).before(last)) break;
-      slot(hole) = slot(best);
-      hole = best;
-    }
-    if (n > 0) slot(hole) = last;
-    return top;
+  /// Adds an entry; its f must be no less than the last popped one's (an f found smaller by
+  /// rounding is taken as equal to it).
+  void push(const Entry& e) {
+    const unsigned b = bucket_of(e.order);
+    buckets_[b].push_back(e);
+    used_ |= std::uint64_t{1} << b;
+    ++size_;
+  }
+  /// Removes and returns an entry of the least f; the list must not be empty.
+  Entry pop() {
+    if ((used_ & 1) == 0) split_least();
+    std::vector<Entry>& zero = buckets_[0];
+    const Entry e = zero.back();
+    zero.pop_back();
+    if (zero.empty()) used_ &= ~std::uint64_t{1};
+    --size_;
+    return e;
   }
 
  private:
-  struct alignas(64) family {
-    open_entry slots[4];
-  };
-  [[nodiscard]] open_entry& slot(std::size_t i) noexcept { return families_[(i + 3) / 4].slots[(i + 3) % 4]; }
-  [[nodiscard]] const open_entry& slot(std::size_t i) const noexcept {
-    return families_[(i + 3) / 4].slots[(i + 3) % 4];
+  [[nodiscard]] unsigned bucket_of(std::uint64_t order) const noexcept {
+    return order <= last_ ? 0 : 64 - static_cast<unsigned>(std::countl_zero(order ^ last_));
   }
-  std::vector<family> families_;
+  // Moves the least nonempty bucket down: its least f becomes the last, and every entry of it
+  // lands in a lower bucket (those of that f in bucket 0).
+  void split_least() {
+    const auto b = static_cast<unsigned>(std::countr_zero(used_));
+    std::vector<Entry>& from = buckets_[b];
+    std::uint64_t least = from.front().order;
+    for (const Entry& e : from) least = e.order < least ? e.order : least;
+    last_ = least;
+    for (const Entry& e : from) {
+      const unsigned to = bucket_of(e.order);
+      buckets_[to].push_back(e);
+      used_ |= std::uint64_t{1} << to;
+    }
+    from.clear();
+    used_ &= ~(std::uint64_t{1} << b);
+  }
+  // f >= 0 leaves the sign bit clear, so two f differ at bit 62 at most: buckets 0..63.
+  std::array<std::vector<Entry>, 64> buckets_;
+  std::uint64_t used_ = 0;  // bit b: bucket b is not empty
+  std::uint64_t last_ = 0;  // the f (bits) of the last split, no more than every entry's
   std::size_t size_ = 0;
 };
 

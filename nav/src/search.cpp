@@ -45,20 +45,61 @@ struct segment {
   }
 };
 
+// The parent of an expanded cell.
+std::uint32_t parent_of(const search_state& s, std::uint32_t index) {
+  return s.algo == algorithm::jps ? s.parents[index] : s.nodes[index].parent;
+}
+
 // Writes start..end into `out`, sized once and filled from the back, so that a warm `out` is
 // never reallocated.
 void write_path(const search_state& s, std::uint32_t end, std::vector<cell>& out) {
   std::size_t total = 1;
-  for (std::uint32_t i = end; i != s.start_index; i = s.nodes[i].parent)
-    total += segment(s.map->at(s.nodes[i].parent), s.map->at(i)).steps();
+  for (std::uint32_t i = end; i != s.start_index; i = parent_of(s, i))
+    total += segment(s.map->at(parent_of(s, i)), s.map->at(i)).steps();
   out.resize(total);
   std::size_t w = total;
-  for (std::uint32_t i = end; i != s.start_index; i = s.nodes[i].parent) {
-    const segment seg(s.map->at(s.nodes[i].parent), s.map->at(i));
+  for (std::uint32_t i = end; i != s.start_index; i = parent_of(s, i)) {
+    const segment seg(s.map->at(parent_of(s, i)), s.map->at(i));
     w -= seg.steps();
     for (std::uint32_t k = 1; k <= seg.steps(); ++k) out[w + k - 1] = seg.at(k);
   }
   out[--w] = s.start;
+}
+
+// Notes an expanded cell as the best so far when it is the nearest to the goal by the heuristic.
+void note_best(search_state& s, std::uint32_t index, cell at) {
+  const double h = octile_distance(at, s.goal);
+  if (h < s.best_h) s.best = index, s.best_h = h;
+}
+
+// A*: expands at most `budget` nodes.
+search_status step_astar(search_state& s, std::uint32_t budget) {
+  for (std::uint32_t n = 0; n < budget && s.status == search_status::running; ++n) {
+    std::uint32_t i = 0;
+    if (!s.pop(i)) return s.status = search_status::unreachable;
+    s.nodes[i].stamp |= 16;
+    ++s.expansions;
+    note_best(s, i, s.map->at(i));
+    if (i == s.goal_index) return s.status = search_status::found;
+    expand_astar(s, i);
+  }
+  return s.status;
+}
+
+// JPS: expands at most `budget` nodes; an expanded cell's bit and parent are set here, once.
+search_status step_jps(search_state& s, std::uint32_t budget) {
+  for (std::uint32_t n = 0; n < budget && s.status == search_status::running; ++n) {
+    if (!s.pop_jps()) return s.status = search_status::unreachable;
+    const std::uint32_t i = s.current_index;
+    s.closed_bits[i >> 6] |= std::uint64_t{1} << (i & 63);
+    s.expanded.push_back(i);
+    s.parents[i] = s.current.parent;
+    ++s.expansions;
+    note_best(s, i, s.current.at);
+    if (i == s.goal_index) return (s.found_g = s.current.g), s.status = search_status::found;
+    expand_jps(s);
+  }
+  return s.status;
 }
 
 }  // namespace
@@ -74,44 +115,17 @@ void search_state::relax(std::uint32_t index, cell at, std::uint32_t parent, pat
                       ay = at.y > goal.y ? at.y - goal.y : goal.y - at.y;
   const std::uint32_t lo = ax < ay ? ax : ay, hi = ax < ay ? ay : ax;
   const double f = cost.plus(hi - lo, lo).value();  // from counts: equal f, equal bits
-  if (use_bypass) {
-    // The node being expanded has the least f in the open list, so a successor with no more f has
-    // the least f too and may be expanded next without a trip through the heap (exact with a
-    // consistent heuristic; the order stays a pure function of the query, so slicing changes nothing).
-    const open_entry e = open_entry::make(f, g, index);
-    return f <= current_f ? bypass.push_back(e) : open.push(e);
-  }
   heap.push_back({f, g, index});
   std::push_heap(heap.begin(), heap.end(), heap_after{});
 }
 
-bool search_state::pop_jps(std::uint32_t& index) {
-  while (!bypass.empty() || !open.empty()) {
-    open_entry e{};
-    if (!bypass.empty()) {
-      e = bypass.back();
-      bypass.pop_back();
-    } else {
-      e = open.pop();
-    }
-    // The next candidate's node is read by the next pop: start its miss now.
-    if (!bypass.empty())
-      __builtin_prefetch(&nodes[bypass.back().index()]);
-    else if (!open.empty())
-      __builtin_prefetch(&nodes[open.top().index()]);
-    if (!nodes[e.index()].closed()) return (index = e.index()), (current_f = e.f()), true;
-  }
-  return false;
-}
-
 bool search_state::pop(std::uint32_t& index) {
-  if (use_bypass) return pop_jps(index);
   while (!heap.empty()) {
     std::pop_heap(heap.begin(), heap.end(), heap_after{});
     const heap_entry e = heap.back();
     heap.pop_back();
     const search_node& n = nodes[e.index];
-    if (!n.closed() && n.g.value() == e.g) return (index = e.index), (current_f = e.f), true;
+    if (!n.closed() && n.g.value() == e.g) return (index = e.index), true;
   }
   return false;
 }
@@ -146,15 +160,22 @@ search_status search_context::begin(const nav_map& map, cell start, cell goal, a
   s.expansions = 0;
   s.heap.clear();
   s.open.clear();
-  s.bypass.clear();
-  s.use_bypass = algo == algorithm::jps;
-  s.current_f = 0;
+  // Clearing the words of the cells expanded since clears every closed bit, at the cost of the
+  // last search's work rather than of the map's size.
+  for (const std::uint32_t i : s.expanded) s.closed_bits[i >> 6] = 0;
+  s.expanded.clear();
   if (!map.contains(start.x, start.y) || !map.contains(goal.x, goal.y))
     return s.status = search_status::out_of_map;
-  if (s.nodes.size() < map.cell_count()) s.nodes.resize(map.cell_count());
-  if (++s.generation > max_generation) {  // old stamps could alias: clear once per 2^27 searches
-    std::fill(s.nodes.begin(), s.nodes.end(), search_node{});
-    s.generation = 1;
+  if (algo == algorithm::jps) {
+    if (s.parents.size() < map.cell_count()) s.parents.resize(map.cell_count());
+    if (s.closed_bits.size() < (map.cell_count() + 63) / 64)
+      s.closed_bits.resize((map.cell_count() + 63) / 64);
+  } else {
+    if (s.nodes.size() < map.cell_count()) s.nodes.resize(map.cell_count());
+    if (++s.generation > max_generation) {  // old stamps could alias: clear once per 2^27 searches
+      std::fill(s.nodes.begin(), s.nodes.end(), search_node{});
+      s.generation = 1;
+    }
   }
   s.start_index = map.index(start);
   s.goal_index = map.index(goal);
@@ -162,23 +183,18 @@ search_status search_context::begin(const nav_map& map, cell start, cell goal, a
   s.best_h = octile_distance(start, goal);
   if (!can_stand(map, start.x, start.y, filter) || !can_stand(map, goal.x, goal.y, filter))
     return s.status = search_status::unreachable;
-  s.relax(s.start_index, start, s.start_index, path_cost{});
+  if (algo == algorithm::jps) {
+    s.push_item({0, path_cost{}, start, s.start_index, 0, 0});
+  } else {
+    s.relax(s.start_index, start, s.start_index, path_cost{});
+  }
   return s.status = search_status::running;
 }
 
 search_status search_context::step(std::uint32_t budget) {
   search_state& s = *state_;
-  for (std::uint32_t n = 0; n < budget && s.status == search_status::running; ++n) {
-    std::uint32_t i = 0;
-    if (!s.pop(i)) return s.status = search_status::unreachable;
-    s.nodes[i].stamp |= 16;
-    ++s.expansions;
-    const double h = octile_distance(s.map->at(i), s.goal);
-    if (h < s.best_h) s.best = i, s.best_h = h;
-    if (i == s.goal_index) return s.status = search_status::found;
-    s.algo == algorithm::jps ? expand_jps(s, i) : expand_astar(s, i);
-  }
-  return s.status;
+  if (s.status != search_status::running) return s.status;
+  return s.algo == algorithm::jps ? step_jps(s, budget) : step_astar(s, budget);
 }
 
 search_outcome search_context::find(const nav_map& map, cell start, cell goal, algorithm algo,
@@ -193,7 +209,9 @@ search_outcome search_context::find(const nav_map& map, cell start, cell goal, a
 search_status search_context::status() const noexcept { return state_->status; }
 std::uint32_t search_context::expansions() const noexcept { return state_->expansions; }
 double search_context::length() const noexcept {
-  return state_->status == search_status::found ? state_->nodes[state_->goal_index].g.value() : 0.0;
+  const search_state& s = *state_;
+  if (s.status != search_status::found) return 0.0;
+  return s.algo == algorithm::jps ? s.found_g.value() : s.nodes[s.goal_index].g.value();
 }
 
 void search_context::path(std::vector<cell>& out) const {

@@ -6,6 +6,7 @@
 #include "open_list.hpp"
 
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <vector>
 
@@ -27,7 +28,7 @@ struct path_cost {
 
 /// One cell's search record, 16 bytes (a search's time goes mostly to misses on these): valid only
 /// when the stamp's generation is the state's. Stamp bits: generation << 5, closed (expanded) << 4,
-/// and the direction of the last step on the way in (dx + 1) * 3 + (dy + 1), which JPS prunes by.
+/// and the direction of the last step on the way in (dx + 1) * 3 + (dy + 1). A*'s only.
 struct search_node {
   path_cost g;
   std::uint32_t parent = 0;
@@ -48,6 +49,20 @@ struct heap_entry {
   std::uint32_t index;
 };
 
+/// JPS: one offered successor, as it waits in the open list. JPS relaxes lazily: an offer touches
+/// no per-cell record (a jump point's is a cache miss, jump points lying far apart); it goes to the
+/// open list as it is, and the first time a cell is popped its g is the least (a consistent
+/// heuristic: the least f of one cell is its least g), so later offers of a closed cell are
+/// dropped by one bit of a small bitset.
+struct jps_item {
+  std::uint64_t order = 0;  // f's bits: the open list's key
+  path_cost g;
+  cell at;
+  std::uint32_t parent = 0;
+  std::int8_t dx = 0, dy = 0;  // the direction of the segment's last step, which JPS prunes by
+  [[nodiscard]] double f() const noexcept { return std::bit_cast<double>(order); }
+};
+
 /// Everything one search needs; grows once per map size, then is reused.
 struct search_state {
   const nav_map* map = nullptr;
@@ -56,55 +71,63 @@ struct search_state {
   cell start, goal;
   std::uint32_t start_index = 0, goal_index = 0;
   std::uint32_t generation = 0;
-  std::vector<search_node> nodes;
+  std::vector<search_node> nodes;  // A*'s node records
   std::vector<heap_entry> heap;    // A*'s open list: a binary heap (std::push_heap)
-  open_list open;                  // JPS's open list: a 4-ary heap
-  std::vector<open_entry> bypass;  // JPS: successors with the least f, expanded before the heap's
-  bool use_bypass = false;         // JPS only: A* stays the plain baseline
-  double current_f = 0;            // f of the node being expanded
+  // JPS's state: its open list, the closed cells as bits (cleared at the next begin through the
+  // list of expanded cells), the expanded cells' parents.
+  radix_list<jps_item> open;
+  std::vector<std::uint64_t> closed_bits;
+  std::vector<std::uint32_t> expanded;
+  std::vector<std::uint32_t> parents;
+  jps_item current;                 // JPS: the item being expanded
+  std::uint32_t current_index = 0;  // JPS: its cell's index
+  path_cost found_g;                // JPS: the goal's g once found
   search_status status = search_status::idle;
   std::uint32_t expansions = 0;
-  struct offered {
-    std::uint32_t index;
-    cell at;
-    std::uint32_t parent;
-    path_cost g;
-    int dx, dy;
-  };
-  std::array<offered, 32> pending{};  // JPS: successors offered by the current expansion
-  std::size_t pending_count = 0;
   std::uint32_t best = 0;  // the expanded node closest to the goal by the heuristic
   double best_h = 0;
 
-  /// Offers a path to cell `at` (of `index`) of cost `g` through `parent`; pushes it when it improves.
-  /// `dx, dy` is the direction of the segment's last step.
+  /// A*: offers a path to cell `at` (of `index`) of cost `g` through `parent`; pushes it when it
+  /// improves. `dx, dy` is the direction of the last step.
   void relax(std::uint32_t index, cell at, std::uint32_t parent, path_cost g, int dx = 0, int dy = 0);
-  /// JPS: queues a relax and prefetches its node. A jump point's node is a cache miss (jump
-  /// points lie far apart); gathering an expansion's successors first lets their misses overlap.
-  /// flush() relaxes them in the order offered, so the search is the same as relaxing at once.
-  void offer(std::uint32_t index, cell at, std::uint32_t parent, path_cost g, int dx, int dy) {
-    __builtin_prefetch(&nodes[index]);
-    pending[pending_count++] = {index, at, parent, g, dx, dy};
-    if (pending_count == pending.size()) flush();
+  /// JPS: whether a cell has been expanded by this search.
+  [[nodiscard]] bool closed(std::uint32_t index) const noexcept {
+    return (closed_bits[index >> 6] >> (index & 63)) & 1;
   }
-  /// Relaxes the offered successors.
-  void flush() {
-    for (std::size_t i = 0; i < pending_count; ++i) {
-      const offered& o = pending[i];
-      relax(o.index, o.at, o.parent, o.g, o.dx, o.dy);
-    }
-    pending_count = 0;
+  /// JPS: offers cell `at` reached from the current item at cost `g`, its last step (dx, dy).
+  void offer(cell at, path_cost g, int dx, int dy) {
+    if (closed(at.y * map->width() + at.x)) return;
+    push_item({0, g, at, current_index, static_cast<std::int8_t>(dx), static_cast<std::int8_t>(dy)});
   }
-  /// Pops the next node to expand, skipping stale entries; false when the open list is empty.
+  /// JPS: queues an item in the open list (its order is set here).
+  void push_item(jps_item item) {
+    map->prefetch_diagonal_skips(item.at.y * map->width() + item.at.x);  // a miss when expanded
+    const std::uint32_t ax = item.at.x > goal.x ? item.at.x - goal.x : goal.x - item.at.x,
+                        ay = item.at.y > goal.y ? item.at.y - goal.y : goal.y - item.at.y;
+    const std::uint32_t lo = ax < ay ? ax : ay, hi = ax < ay ? ay : ax;
+    item.order = std::bit_cast<std::uint64_t>(item.g.plus(hi - lo, lo).value());  // equal f, equal bits
+    // Successors that keep the node's f land in the radix heap's bucket 0 and are expanded next,
+    // last offered first (exact with a consistent heuristic: the order stays a pure function of
+    // the query, so slicing changes nothing).
+    open.push(item);
+  }
+  /// A*: pops the next node to expand, skipping stale entries; false when the open list is empty.
   bool pop(std::uint32_t& index);
-  /// JPS's pop: bypass first, then the 4-ary heap; an entry is stale only once its node is closed
-  /// (a better g for a node always comes with a smaller f, so it leaves the list first).
-  bool pop_jps(std::uint32_t& index);
+  /// JPS's pop into `current`: an item of the least f, skipping items of closed cells.
+  bool pop_jps() {
+    while (!open.empty()) {
+      current = open.pop();
+      current_index = current.at.y * map->width() + current.at.x;
+      if (!closed(current_index)) return true;
+      // else offered again since, and expanded through a shorter way
+    }
+    return false;
+  }
 };
 
 /// A*: relaxes the up to 8 neighbours of a node.
 void expand_astar(search_state& s, std::uint32_t index);
-/// JPS: jumps from a node in its pruned directions and relaxes the jump points found.
-void expand_jps(search_state& s, std::uint32_t index);
+/// JPS: jumps from `s.current` in its pruned directions and offers the jump points found.
+void expand_jps(search_state& s);
 
 }  // namespace scenert::nav

@@ -1,8 +1,10 @@
-// JPS's open list against a sort: the total order (f, then the larger g, then the lower index),
-// ties in f frequent.
+// JPS's open list (a radix heap) against a plain list: every pop has the least f left, entries of
+// equal f leave last in first out, ties in f frequent, f from the sums a search makes.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
+#include <cmath>
 #include <vector>
 
 #include <scenert/nav/map_gen.hpp>
@@ -12,44 +14,66 @@
 namespace scenert::nav {
 namespace {
 
+struct test_entry {
+  std::uint64_t order = 0;
+  std::uint32_t index = 0;
+  static test_entry make(double f, std::uint32_t index) { return {std::bit_cast<std::uint64_t>(f), index}; }
+  [[nodiscard]] double f() const { return std::bit_cast<double>(order); }
+};
+
 // Pushes in rounds, each round's f no less than the last popped one's (as a consistent heuristic
-// guarantees a search), popping a few between rounds; every pop must be the least entry left.
-template <class List>
-void expect_pops_in_order(std::uint64_t seed, double spread) {
+// guarantees a search), popping a few between rounds; every pop must have the least f left and,
+// among entries of that f, be the last pushed. f is straight + diagonal * sqrt(2) from counts.
+void expect_pops_in_order(std::uint64_t seed, std::uint32_t spread, bool clear_between) {
   nav_random rng(seed);
-  List list;
-  std::vector<open_entry> left;  // the reference: every entry pushed and not yet popped
-  double floor_f = 0;
+  radix_list<test_entry> list;
+  struct pushed {
+    test_entry entry;
+    std::uint32_t straight, diagonal;
+  };
+  std::vector<pushed> left;  // the reference: every entry pushed and not yet popped, in order
+  std::uint32_t floor_straight = 0, floor_diagonal = 0;
   std::uint32_t next_index = 0;
   const auto pop_and_check = [&] {
-    const auto least = std::min_element(left.begin(), left.end(),
-                                        [](const open_entry& a, const open_entry& b) { return a.before(b); });
-    const open_entry got = list.pop();
-    ASSERT_EQ(got.order, least->order);
-    ASSERT_EQ(got.rest, least->rest);
-    floor_f = got.f();
-    left.erase(least);
+    double least = INFINITY;
+    for (const pushed& p : left) least = std::min(least, p.entry.f());
+    auto last_of_least = left.end();
+    for (auto it = left.begin(); it != left.end(); ++it)
+      if (it->entry.f() == least) last_of_least = it;
+    const test_entry got = list.pop();
+    ASSERT_EQ(got.f(), least);
+    ASSERT_EQ(got.index, last_of_least->entry.index);
+    // The next pushes start from the popped entry's counts: their f are no less.
+    floor_straight = last_of_least->straight, floor_diagonal = last_of_least->diagonal;
+    left.erase(last_of_least);
   };
   for (int round = 0; round < 300; ++round) {
     for (std::uint32_t k = 0, n = rng.below(6); k < n; ++k) {
-      // Coarse values make ties in f (broken by g, then by index) frequent.
-      const double f =
-          floor_f + static_cast<double>(rng.below(static_cast<std::uint32_t>(spread * 4) + 1)) / 4;
-      const double g = static_cast<double>(rng.below(8));
-      list.push(open_entry::make(f, g, next_index));
-      left.push_back(open_entry::make(f, g, next_index++));
+      // Small steps from the floor make ties in f frequent.
+      const std::uint32_t s = floor_straight + rng.below(spread + 1), d = floor_diagonal + rng.below(3);
+      const double f = static_cast<double>(s) + static_cast<double>(d) * 1.4142135623730950488;
+      list.push(test_entry::make(f, next_index));
+      left.push_back({test_entry::make(f, next_index++), s, d});
     }
     for (std::uint32_t k = 0, n = rng.below(5); k < n && !left.empty(); ++k) {
       ASSERT_FALSE(list.empty());
       pop_and_check();
+    }
+    if (clear_between && rng.below(20) == 0) {
+      list.clear(), left.clear();
+      floor_straight = rng.below(50), floor_diagonal = rng.below(50);
     }
   }
   while (!left.empty()) pop_and_check();
   EXPECT_TRUE(list.empty());
 }
 
-TEST(OpenList, PopsInOrder) {
-  for (std::uint64_t seed = 1; seed <= 20; ++seed) expect_pops_in_order<open_list>(seed, 40);
+TEST(OpenList, PopsTheLeastFLastInFirstOut) {
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) expect_pops_in_order(seed, 3, false);
+}
+
+TEST(OpenList, StartsAfreshAfterClear) {
+  for (std::uint64_t seed = 21; seed <= 30; ++seed) expect_pops_in_order(seed, 5, true);
 }
 
 }  // namespace

@@ -37,8 +37,8 @@ void expect_matches_oracle(const nav_map& map, algorithm algo, cell start, nav_r
     const cell goal = test::random_cell(rng, map);
     const auto out = ctx.find(map, start, goal, algo, path, filter);
     const double want = dist[map.index(goal)];
-    SCOPED_TRACE(testing::Message() << to_string(algo) << " (" << start.x << "," << start.y << ")->(" << goal.x
-                                    << "," << goal.y << ")");
+    SCOPED_TRACE(testing::Message() << to_string(algo) << " (" << start.x << "," << start.y << ")->("
+                                    << goal.x << "," << goal.y << ")");
     if (std::isinf(want)) {
       ASSERT_EQ(out.status, search_status::unreachable);
       ASSERT_TRUE(path.empty());
@@ -58,7 +58,8 @@ void expect_matches_oracle_on_random_maps(algorithm algo, int starts, int goals)
     SCOPED_TRACE(testing::Message() << to_string(spec.kind) << " " << spec.width << "x" << spec.height);
     const auto map = make_map(spec);
     nav_random rng(spec.seed * 31);
-    for (int s = 0; s < starts; ++s) expect_matches_oracle(*map, algo, test::random_cell(rng, *map), rng, goals);
+    for (int s = 0; s < starts; ++s)
+      expect_matches_oracle(*map, algo, test::random_cell(rng, *map), rng, goals);
   }
 }
 
@@ -69,12 +70,84 @@ TEST(Jps, MatchesDijkstraOnRandomMaps) { expect_matches_oracle_on_random_maps(al
 TEST(Jps, MatchesDijkstraOnManySmallMaps) {
   // Small dense maps reach the corner cases (edges, single gaps, goals on a scan line) most often.
   for (std::uint64_t seed = 1; seed <= 300; ++seed) {
-    const map_spec spec{map_kind::random, 6 + static_cast<std::uint32_t>(seed % 11), 5 + static_cast<std::uint32_t>(seed % 7),
-                        seed, 0.15 + 0.25 * static_cast<double>(seed % 3) / 2};
+    const map_spec spec{map_kind::random, 6 + static_cast<std::uint32_t>(seed % 11),
+                        5 + static_cast<std::uint32_t>(seed % 7), seed,
+                        0.15 + 0.25 * static_cast<double>(seed % 3) / 2};
     const auto map = make_map(spec);
     nav_random rng(seed);
     SCOPED_TRACE(testing::Message() << "seed " << seed);
     expect_matches_oracle(*map, algorithm::jps, test::random_cell(rng, *map), rng, 20);
+  }
+}
+
+TEST(Jps, SkipTableAndScansExpandAsTheCellByCellRules) {
+  // The diagonal skip table with the bit scans, the bit scans alone (a map built without the
+  // table) and the same rules applied cell by cell (what a filter gets; this one blocks nothing):
+  // the same expansions, the same path.
+  const auto nothing = [](cell) { return false; };
+  for (const auto& spec : random_maps()) {
+    SCOPED_TRACE(testing::Message() << to_string(spec.kind) << " " << spec.width << "x" << spec.height);
+    const auto blocks = generate_blocks(spec);
+    const auto map = *nav_map::create(spec.width, spec.height, blocks);
+    const auto scanned = *nav_map::create(spec.width, spec.height, blocks, false);
+    ASSERT_TRUE(map->has_diagonal_skips());
+    ASSERT_FALSE(scanned->has_diagonal_skips());
+    nav_random rng(spec.seed * 17);
+    search_context skips, scans, cells;
+    std::vector<cell> by_skips, by_scans, by_cells;
+    for (int k = 0; k < 40; ++k) {
+      const cell start = test::random_cell(rng, *map), goal = test::random_cell(rng, *map);
+      const auto a = skips.find(*map, start, goal, algorithm::jps, by_skips);
+      const auto b = scans.find(*scanned, start, goal, algorithm::jps, by_scans);
+      const auto c = cells.find(*map, start, goal, algorithm::jps, by_cells, cell_filter(nothing));
+      ASSERT_EQ(a.status, c.status);
+      ASSERT_EQ(b.status, c.status);
+      ASSERT_EQ(a.expansions, c.expansions);
+      ASSERT_EQ(b.expansions, c.expansions);
+      ASSERT_EQ(by_skips, by_cells);
+      ASSERT_EQ(by_scans, by_cells);
+    }
+  }
+}
+
+TEST(NavMap, SkipTableFollowsItsDefinition) {
+  // Each entry against a walk cell by cell: the steps to the first diagonal cell whose straight
+  // jumps meet a jump point (by the scans' rule), or to the walk's last cell.
+  const auto finds = [](const nav_map& m, std::int64_t x, std::int64_t y, int dx, int dy) {
+    for (std::int64_t c = x + dx;; c += dx) {  // along the row
+      if (!m.passable(c, y)) break;
+      if ((m.passable(c, y - 1) && !m.passable(c - dx, y - 1)) ||
+          (m.passable(c, y + 1) && !m.passable(c - dx, y + 1)))
+        return true;
+    }
+    for (std::int64_t r = y + dy;; r += dy) {  // along the column
+      if (!m.passable(x, r)) return false;
+      if ((m.passable(x - 1, r) && !m.passable(x - 1, r - dy)) ||
+          (m.passable(x + 1, r) && !m.passable(x + 1, r - dy)))
+        return true;
+    }
+  };
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    const auto map =
+        make_map({seed % 2 ? map_kind::random : map_kind::rooms, 23 + static_cast<std::uint32_t>(seed), 19,
+                  seed, 0.1 + 0.02 * static_cast<double>(seed), 6});
+    for (std::uint32_t i = 0; i < map->cell_count(); ++i) {
+      const cell c = map->at(i);
+      if (!map->passable(c.x, c.y)) continue;
+      for (const int dy : {1, -1}) {
+        for (const int dx : {1, -1}) {
+          std::int64_t x = c.x, y = c.y, k = 0;
+          bool meets = false;
+          while (!meets && map->passable(x + dx, y) && map->passable(x, y + dy) &&
+                 map->passable(x + dx, y + dy)) {
+            x += dx, y += dy, ++k;
+            meets = finds(*map, x, y, dx, dy);
+          }
+          ASSERT_EQ(map->diagonal_skip(i, dx, dy), k * 2 + (meets ? 1 : 0))
+              << "seed " << seed << " cell (" << c.x << "," << c.y << ") toward (" << dx << "," << dy << ")";
+        }
+      }
+    }
   }
 }
 

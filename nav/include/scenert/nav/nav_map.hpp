@@ -11,14 +11,17 @@
 namespace scenert::nav {
 
 /// The immutable passability grid of one map, with the bit rows and bit columns that jump point
-/// search scans 64 cells at a time. Hold it as std::shared_ptr<const nav_map>.
+/// search scans 64 cells at a time and its diagonal skip table (built once here, shared by every
+/// search of the map). Hold it as std::shared_ptr<const nav_map>.
 /// Thread-safety: immutable after create(); any number of threads may read it at once.
 class nav_map {
  public:
   /// Builds a map from one byte per cell, row-major (non-zero = blocked); fails on a size of 0,
-  /// a span of the wrong length, or more cells than a 32-bit index can address.
+  /// a span of the wrong length, or more cells than a 32-bit index can address. With
+  /// `skip_table` (and at most max_skip_table_cells cells) JPS's diagonal skip table is built too.
   static nav_result<std::shared_ptr<const nav_map>> create(std::uint32_t width, std::uint32_t height,
-                                                           std::span<const std::uint8_t> blocked);
+                                                           std::span<const std::uint8_t> blocked,
+                                                           bool skip_table = true);
 
   /// Width in cells (columns).
   [[nodiscard]] std::uint32_t width() const noexcept { return width_; }
@@ -54,12 +57,34 @@ class nav_map {
   /// Memory held by the map's tables, in bytes.
   [[nodiscard]] std::size_t memory_bytes() const noexcept;
 
+  /// Maps of at most this many cells get the diagonal skip table (4 bytes a cell): a larger map
+  /// would pay too much memory for it, and JPS walks its diagonals cell by cell instead.
+  static constexpr std::uint32_t max_skip_table_cells = std::uint32_t{1} << 22;
+  /// Whether the map has its diagonal skip table.
+  [[nodiscard]] bool has_diagonal_skips() const noexcept { return !diagonal_skips_.empty(); }
+  /// Starts loading a cell's diagonal skip entries into the cache (JPS, when it queues a cell
+  /// that it may expand soon); does nothing without the table.
+  void prefetch_diagonal_skips(std::uint32_t index) const noexcept {
+    if (!diagonal_skips_.empty()) __builtin_prefetch(diagonal_skips_.data() + std::size_t{index} * 4);
+  }
+  /// JPS's precomputed diagonal walk from a passable cell (by index) toward (dx, dy), both +-1:
+  /// `entry >> 1` diagonal steps lead to the next cell from which a straight jump along dx or dy
+  /// meets a jump point before a blocked cell (`entry & 1` set), or to the walk's last cell (the
+  /// next diagonal step is not allowed; `entry & 1` clear). A walk is cut every 127 steps: an
+  /// entry of 255 names a cell to visit that may meet nothing. Goal-independent; only when
+  /// has_diagonal_skips().
+  [[nodiscard]] std::uint8_t diagonal_skip(std::uint32_t index, int dx, int dy) const noexcept {
+    return diagonal_skips_[std::size_t{index} * 4 + static_cast<std::size_t>((dx < 0) + 2 * (dy < 0))];
+  }
+
  private:
   nav_map(std::uint32_t width, std::uint32_t height);
   std::uint32_t width_, height_;
   std::size_t row_words_, column_words_;
   std::vector<std::uint8_t> open_;  // one byte per cell: 1 = passable
   std::vector<std::uint64_t> row_bits_, column_bits_;
+  std::vector<std::uint8_t> diagonal_skips_;  // four entries a cell, see diagonal_skip()
+  void build_diagonal_skips();
 };
 
 /// Whether a step between two 8-neighbours is allowed: both cells passable (map and filter) and,

@@ -41,9 +41,11 @@ struct search_outcome {
 
 struct search_state;
 
-/// A reusable search workspace, one per line (or per path_queue slot): 16 bytes per cell of the
-/// largest map searched. Node arrays are stamped with a generation, so nothing is cleared between
-/// searches; after the first searches on a map have grown its vectors, searching allocates nothing.
+/// A reusable search workspace, one per line (or per path_queue slot), per cell of the largest map
+/// searched: 16 bytes once it has run A*, 4 bytes and a bit once it has run JPS. Nothing is
+/// cleared per cell between searches (A*'s nodes carry a generation, JPS's closed bits are cleared
+/// through the cells it expanded); after the first searches on a map have grown its vectors,
+/// searching allocates nothing.
 /// Thread-safety: none; one owner at a time. Many contexts may share one nav_map across threads.
 class search_context {
  public:
@@ -57,7 +59,8 @@ class search_context {
   search_context& operator=(search_context&&) noexcept;
 
   /// Starts a search (forgetting any earlier one). The map and the filter's callable must outlive
-  /// it. JPS scans the map's bit rows; with a non-empty filter it scans cell by cell instead.
+  /// it. JPS scans the map's bit rows and skips along diagonals by its table; with a non-empty
+  /// filter it walks cell by cell instead.
   search_status begin(const nav_map& map, cell start, cell goal, algorithm algo, cell_filter filter = {});
   /// Expands at most `budget` nodes; the result equals an unsliced run's, whatever the budgets.
   search_status step(std::uint32_t budget);
