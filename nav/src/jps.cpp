@@ -95,31 +95,8 @@ struct filtered_grid {
   }
 };
 
-// Walks a diagonal from the current node. The diagonal cells are not pushed as jump points of
-// their own (Harabor and Grastien's pruning of intermediate nodes): the straight jumps found from
-// each of them are offered directly, parented to the node by a diagonal-then-straight segment.
-template <class Grid>
-void jump_diagonal(const Grid& grid, search_state& s, cell c, int dx, int dy) {
-  std::int64_t x = c.x, y = c.y;
-  const path_cost g0 = s.current.g;
-  for (std::uint32_t k = 1;; ++k) {
-    if (!grid.open(x + dx, y) || !grid.open(x, y + dy) || !grid.open(x + dx, y + dy)) return;
-    x += dx, y += dy;
-    const path_cost g = g0.plus(0, k);
-    if (x == s.goal.x && y == s.goal.y) return s.offer(s.goal, g, dx, dy);
-    if (const std::int64_t hx = grid.jump_x(x, y, dx); hx != none) {
-      const cell to{static_cast<std::uint32_t>(hx), static_cast<std::uint32_t>(y)};
-      s.offer(to, g.plus(static_cast<std::uint32_t>(std::abs(hx - x)), 0), dx, 0);
-    }
-    if (const std::int64_t vy = grid.jump_y(x, y, dy); vy != none) {
-      const cell to{static_cast<std::uint32_t>(x), static_cast<std::uint32_t>(vy)};
-      s.offer(to, g.plus(static_cast<std::uint32_t>(std::abs(vy - y)), 0), 0, dy);
-    }
-  }
-}
-
-// The straight jumps from the diagonal cell `k` steps from `c`, offered as jump_diagonal does;
-// true when that cell is the goal (offered, and the walk ends).
+// The straight jumps from the diagonal cell `k` steps from `c`, each offered parented to the node by
+// its diagonal-then-straight segment; true when that cell is the goal (offered, and the walk ends).
 template <class Grid>
 bool visit_diagonal_cell(const Grid& grid, search_state& s, cell c, int dx, int dy, std::int64_t k) {
   const std::int64_t x = c.x + k * dx, y = c.y + k * dy;
@@ -134,6 +111,19 @@ bool visit_diagonal_cell(const Grid& grid, search_state& s, cell c, int dx, int 
     s.offer(to, g.plus(static_cast<std::uint32_t>(std::abs(vy - y)), 0), 0, dy);
   }
   return false;
+}
+
+// Walks a diagonal from the current node. The diagonal cells are not pushed as jump points of
+// their own (Harabor and Grastien's pruning of intermediate nodes): the straight jumps found from
+// each of them are offered directly, parented to the node by a diagonal-then-straight segment.
+template <class Grid>
+void jump_diagonal(const Grid& grid, search_state& s, cell c, int dx, int dy) {
+  std::int64_t x = c.x, y = c.y;
+  for (std::int64_t k = 1;; ++k) {
+    if (!grid.open(x + dx, y) || !grid.open(x, y + dy) || !grid.open(x + dx, y + dy)) return;
+    x += dx, y += dy;
+    if (visit_diagonal_cell(grid, s, c, dx, dy, k)) return;
+  }
 }
 
 // jump_diagonal through the map's skip table: only the diagonal cells whose straight jumps can
