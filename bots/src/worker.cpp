@@ -77,6 +77,21 @@ worker::views_now worker::views() const {
 
 // ---- the plan, every tick ---------------------------------------------------------------------
 
+// A bot still without its view: past its login timeout (or, resuming, past the time it had to get
+// its player back) it is an error, with its reason.
+void worker::check_login_time(bot& b, clock::time_point now) {
+  if (b.resuming && now > b.resume_by) {
+    error(b, fmt::format("bot {} (player {}): not back within {} ms of its server dropping it (last: {})",
+                         b.index, b.pid, shared_.opt.login_timeout.count(), b.last_loss));
+    ++stats_.failed_resumes[fmt::format("not back in time (last: {})", b.last_loss)];
+    close(b, "resume_failed");
+  } else if (!b.resuming && now - b.connect_started > shared_.opt.login_timeout) {
+    error(b, fmt::format("bot {}: no view (202) within {} ms of connecting", b.index,
+                         shared_.opt.login_timeout.count()));
+    close(b, "timeout");
+  }
+}
+
 void worker::tick() {
   if (stopping_) return;
   const auto now = clock::now();
@@ -96,17 +111,7 @@ void worker::tick() {
         break;
       case bot::stage::connecting:
       case bot::stage::logging_in:
-        if (b.resuming && now > b.resume_by) {
-          error(b,
-                fmt::format("bot {} (player {}): not back within {} ms of its server dropping it (last: {})",
-                            b.index, b.pid, shared_.opt.login_timeout.count(), b.last_loss));
-          ++stats_.failed_resumes[fmt::format("not back in time (last: {})", b.last_loss)];
-          close(b, "resume_failed");
-        } else if (!b.resuming && now - b.connect_started > shared_.opt.login_timeout) {
-          error(b, fmt::format("bot {}: no view (202) within {} ms of connecting", b.index,
-                               shared_.opt.login_timeout.count()));
-          close(b, "timeout");
-        }
+        check_login_time(b, now);
         break;
       case bot::stage::playing:
         if (scenert && now >= b.next_heartbeat) {

@@ -145,16 +145,7 @@ void remote_world::impl::on_answers(std::string_view data) {
         pending.erase(p);
         continue;
       }
-      // An answer moves the route only while the route is where the request went: a move answered
-      // by the node a player has just travelled from says nothing of where it stands now.
-      const auto route_now = node_of.find(p->second.player);
-      if (route_now == node_of.end() || route_now->second.node == batch->node) {
-        const bool landed = a.result.has_value() && p->second.what != world_request::kind::leave;
-        if (landed)
-          placed(p->second, batch->node, a.result->line.scene);
-        else if (p->second.what == world_request::kind::leave || a.result.code() == world_errc::not_in_scene)
-          node_of.erase(p->second.player);
-      }
+      follow(p->second, batch->node, a.result);
       ready.emplace_back(std::move(p->second.reply), std::move(a.result));
       pending.erase(p);
     }
@@ -164,6 +155,18 @@ void remote_world::impl::on_answers(std::string_view data) {
   for (auto& [reply, result] : ready)
     if (reply) reply(std::move(result));
   for (auto& [q, reply] : resubmit) submit(q, std::move(reply));
+}
+
+// An answer moves the route only while the route is where the request went (m held): a move
+// answered by the node a player has just travelled from says nothing of where it stands now.
+void remote_world::impl::follow(const detail::pending_request& r, const std::string& node,
+                                const world_result& result) {
+  const auto route_now = node_of.find(r.player);
+  if (route_now != node_of.end() && route_now->second.node != node) return;
+  if (result.has_value() && r.what != world_request::kind::leave)
+    placed(r, node, result->line.scene);
+  else if (r.what == world_request::kind::leave || result.code() == world_errc::not_in_scene)
+    node_of.erase(r.player);
 }
 
 void remote_world::impl::time_out(clock::time_point now) {

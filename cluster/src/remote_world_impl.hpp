@@ -186,6 +186,8 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
   void read_nodes(detail::clock::time_point now);
   void lose(const std::string& node);
   bool newer_start(const std::string& node, std::uint64_t epoch);
+  void follow(const detail::pending_request& r, const std::string& node,
+              const world_result& result);  // m held
   void fail_over(const std::string& node);
 
   // --- where a request goes: the table's lines across the nodes (remote_lines.cpp) ---

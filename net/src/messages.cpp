@@ -165,6 +165,19 @@ monsters_seen monsters_seen_of(const scenert::wire::MonstersSeen& m) {
   return out;
 }
 
+players_in_view players_in_view_of(const pb::SyncPlayers& m) {
+  players_in_view out;
+  out.players.reserve(static_cast<std::size_t>(m.ps_size()));
+  for (const auto& p : m.ps()) out.players.push_back({p.pid(), from_pb(p.p()), p.username()});
+  return out;
+}
+
+inventory inventory_of(const scenert::wire::Inventory& m) {
+  inventory out;
+  for (const auto& i : m.items()) out.items.push_back({i.item(), i.count()});
+  return out;
+}
+
 result<server_message, wire_errc> decode_server(std::uint32_t id, std::string_view payload) {
   auto as = [&]<class Pb>(auto&& make) { return parse<Pb, server_message>(id, payload, make); };
   using namespace scenert::wire;
@@ -184,12 +197,7 @@ result<server_message, wire_errc> decode_server(std::uint32_t id, std::string_vi
         return left_view{m.pid(), m.username()};
       });
     case message_id::sync_players:
-      return as.operator()<pb::SyncPlayers>([](const pb::SyncPlayers& m) {
-        players_in_view out;
-        out.players.reserve(static_cast<std::size_t>(m.ps_size()));
-        for (const auto& p : m.ps()) out.players.push_back({p.pid(), from_pb(p.p()), p.username()});
-        return out;
-      });
+      return as.operator()<pb::SyncPlayers>(players_in_view_of);
     case message_id::login_ok:
       return as.operator()<LoginOk>([](const LoginOk& l) {
         return login_ok{l.pid(), l.name(), l.resume_token(), l.resumed()};
@@ -221,11 +229,7 @@ result<server_message, wire_errc> decode_server(std::uint32_t id, std::string_vi
     case message_id::granted:
       return as.operator()<Granted>([](const Granted& g) { return granted{g.id(), g.item(), g.count()}; });
     case message_id::inventory:
-      return as.operator()<Inventory>([](const Inventory& m) {
-        inventory out;
-        for (const auto& i : m.items()) out.items.push_back({i.item(), i.count()});
-        return out;
-      });
+      return as.operator()<Inventory>(inventory_of);
     default:
       return fail(wire_errc::unknown_id, "frame id " + std::to_string(id) + " is not a server message");
   }

@@ -154,6 +154,7 @@ class worker {
   void tick();
   void connect(bot& b);
   void reconnect(bot& b, clock::time_point now);
+  void check_login_time(bot& b, clock::time_point now);
   void upgrade(bot& b);
   void read_upgrade(bot& b);
   void upgrade_failed(bot& b, const std::string& why);
