@@ -8,6 +8,12 @@
 
 namespace scenert {
 
+// The default for a port that hosts no lines (a cluster's gateway): a request like any other. Out of
+// line: a reply is moved here, which needs `placement` whole.
+void world_port::to_line(const world_request& request, world_reply reply) {
+  submit(request, std::move(reply));
+}
+
 // ---- the public face: everything goes through the inbox --------------------------------
 
 std::shared_ptr<world> world::create(const scene_table& table, processor_pool& pool, world_options options) {

@@ -38,7 +38,7 @@ class world_port {
   /// the way; the line drops it when the player stands elsewhere by then); `reply` (may be empty) is
   /// called at once on the caller's thread: ok (posted) or stale_line (no such opening of the line is
   /// live). Otherwise (default: a cluster's gateway) it is a request like any other.
-  virtual void to_line(const world_request& request, world_reply reply) { submit(request, std::move(reply)); }
+  virtual void to_line(const world_request& request, world_reply reply);
 
   // Resume tokens beyond one front (a cluster's gateways). One process has one front: a token it
   // does not know is nobody's, and these do nothing.
