@@ -51,7 +51,7 @@ class Server:
         self.p.stop(want=None, deadline=10)  # nats-server 2.9 exits 1 on SIGTERM
 
 
-def node(case, server, name, table, dead_after_ms=1500, hosts=None, admin=0, start=1):
+def node(case, server, name, table, dead_after_ms=3000, hosts=None, admin=0, start=1):
     """`scenert run TABLE --cluster URL --node NAME --admin 127.0.0.1:ADMIN`, its admin port read (ADMIN 0:
     one the system picks; a node started again keeps its port). START numbers a name's starts (its log)."""
     p = case.scenert(f"node {name}" + (f" start {start}" if start > 1 else ""), "run", table, "--workers", "1", "--admin", f"127.0.0.1:{admin}", "--cluster",
@@ -172,7 +172,7 @@ class Cluster(harness.Case):
     def mmo(self):
         return os.path.join(cfg.source, "examples", "mmo.json")
 
-    def nodes_and_gateways(self, server, table, nodes, gateways, dead_after_ms=1500):
+    def nodes_and_gateways(self, server, table, nodes, gateways, dead_after_ms=3000):
         return ([node(self, server, name, table, dead_after_ms) for name in nodes]
                 + [gateway(self, server, name, table) for name in gateways])
 
@@ -216,7 +216,7 @@ class Cluster(harness.Case):
         b.stop()
         again.stop()
         harness.report(f"cluster: max_lines 4 held across two nodes; node a killed, its lines back on node b "
-                       f"{recovered:.2f} s later (dead after 1.5 s); a restarted with epoch 2")
+                       f"{recovered:.2f} s later (dead after 3 s); a restarted with epoch 2")
 
     def test_fencing(self):
         """A node paused past its heartbeats and resumed serves nothing: it finds itself fenced and exits 4."""
