@@ -106,7 +106,8 @@ TEST_F(StoreTest, ASignedOutPlayerKeepsItsAccountForTheGraceOnly) {
   auto& s = **opened;
   (void)sign_in(s, 3, "cid");
   s.sign_out(3);
-  std::this_thread::sleep_for(std::chrono::milliseconds(2));  // the scenario: past a grace of 0
+  // The scenario: time passes beyond a grace of 0 (the store reads the steady clock, not a test clock).
+  std::this_thread::sleep_for(std::chrono::milliseconds(2));
   EXPECT_EQ(write(s, {"late", 3, 1, 1}).code, store_errc::no_account);
 }
 
