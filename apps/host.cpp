@@ -295,6 +295,8 @@ int host(hosting& h) {
   h.wo.on_evicted = [](player_id p, line_handle from, std::string_view reason) {
     spdlog::warn("player {} evicted from scene {} line {}: {}", p, from.scene, from.line, reason);
   };
+  // The maps before the node's join: its join starts the other nodes' watch of its beats.
+  h.wo.maps = world_maps::build(*h.table);
   for (auto step : {open_door, join_cluster}) {
     if (int code = step(h); code != exit_ok) return code;
   }

@@ -27,6 +27,16 @@ world::world(const scene_table& table, processor_pool& pool, world_options optio
 
 world::~world() = default;
 
+std::shared_ptr<const world_maps> world_maps::build(const scene_table& table) {
+  auto maps = std::make_shared<world_maps>();
+  for (const auto& m : table.maps) {
+    auto data = make_map_data(m);
+    auto nav = make_nav_map(*data);
+    maps->by_id.emplace(m.id, shared_map{std::move(data), std::move(nav)});
+  }
+  return maps;
+}
+
 void world::start() {
   auto added = impl_->pool.add(self_.lock(), impl_->opt.hz);
   SCENERT_ASSERT(added.has_value(), "world::start: the pool refused the world");
@@ -125,17 +135,8 @@ world::impl::impl(world& w, const scene_table& t, processor_pool& p, world_optio
     : self(w), table(t), pool(p), opt(std::move(o)), dir(opt.directory) {
   if (!dir) dir = make_local_line_directory(table);
   time = pool.options().manual ? static_cast<const clock*>(pool.options().manual) : &steady;
-  // Each map's static data and its monsters' passability, built once and shared by all its lines.
-  struct shared_map {
-    std::shared_ptr<const grid::map_data> data;
-    std::shared_ptr<const nav::nav_map> nav;
-  };
-  std::unordered_map<map_id, shared_map> maps;
-  for (const auto& m : table.maps) {
-    auto data = make_map_data(m);
-    auto nav = make_nav_map(*data);
-    maps.emplace(m.id, shared_map{std::move(data), std::move(nav)});
-  }
+  const auto built = opt.maps ? opt.maps : world_maps::build(table);
+  const auto& maps = built->by_id;
   for (const auto& def : table.scenes) {
     if (def.kind == scene_kind::space) continue;  // phases are children of town lines
     auto& c = containers[def.id];

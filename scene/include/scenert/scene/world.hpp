@@ -11,6 +11,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include <scenert/config/scene_table.hpp>
@@ -23,6 +24,13 @@
 #include <scenert/scene/line_directory.hpp>
 #include <scenert/scene/line_event.hpp>
 #include <scenert/scene/world_port.hpp>
+
+namespace scenert::grid {
+class map_data;
+}
+namespace scenert::nav {
+class nav_map;
+}
 
 namespace scenert {
 
@@ -169,6 +177,21 @@ struct world_snapshot {
   bool shut_down = false;  ///< every line closed after shutdown()
 };
 
+/// Each map's static data and its monsters' passability (JPS's tables among it), built once and
+/// shared by every line of the map. Building them takes a while on large maps (a second or more
+/// for 1024x1024 in a debug build): a cluster node builds them before it joins, since its join
+/// starts the other nodes' watch of its beats.
+struct world_maps {
+  struct shared_map {
+    std::shared_ptr<const grid::map_data> data;
+    std::shared_ptr<const nav::nav_map> nav;
+  };
+  std::unordered_map<map_id, shared_map> by_id;
+
+  /// Every map of `table` (which must be valid).
+  [[nodiscard]] static std::shared_ptr<const world_maps> build(const scene_table& table);
+};
+
 struct world_options {
   double hz = 100;  ///< the world's own tick rate: each tick applies everything queued since the last
   std::uint32_t line_pool = 64;  ///< closed line objects kept per scene for reuse
@@ -185,6 +208,8 @@ struct world_options {
   std::function<void(line_handle, std::span<const module_frame>)> on_module_frames;
   /// Null: the in-process directory.
   std::shared_ptr<line_directory> directory;
+  /// The table's maps built beforehand (world_maps::build of the same table). Null: built by create().
+  std::shared_ptr<const world_maps> maps;
 };
 
 /// Thread-safety: submit, the request helpers, shutdown, snapshot and query from any thread.
