@@ -3,6 +3,7 @@
 #include <scenert/bots/engine.hpp>
 #include <scenert/loadtest/threshold.hpp>
 #include "exit_codes.hpp"
+#include "shutdown_signal.hpp"
 
 #include <utility>  // before Asio: Boost 1.74's asio/awaitable.hpp needs it under g++ 12
 
@@ -203,7 +204,8 @@ CLI::App* add_bots_command(CLI::App& app, bots_command_options& o) {
                   "HOST:PORT,HOST:PORT,... (bots dealt to them in turn)")
       ->required();
   cmd->add_option("--clients", o.clients, "Bots")->capture_default_str()->check(CLI::Range(1u, 1'000'000u));
-  cmd->add_option("--seconds", o.seconds, "Length of the run")
+  cmd->add_option("--seconds", o.seconds,
+                  "Length of the run (SIGINT or SIGTERM ends it early, with its last check and report)")
       ->capture_default_str()
       ->check(CLI::Range(0.1, 86400.0));
   cmd->add_option("--rate", o.rate, "Arrivals per second (default: every bot within the first quarter)")
@@ -256,6 +258,9 @@ int run_bots_command(const bots_command_options& c) {
     fmt::print(stderr, "bots: {} clients over {} s at {:.0f} arrivals/s to {} ({}, {}), seed {}{}\n",
                c.clients, c.seconds, plan.rate, c.target, c.ws ? "ws" : "tcp", c.protocol, c.seed,
                c.hostile > 0 ? fmt::format(", {}% hostile", c.hostile) : std::string{});
+  // SIGINT or SIGTERM ends the run early, with its last check and its report.
+  block_shutdown_signals();
+  o->stop_early = [] { return wait_for_shutdown(std::chrono::milliseconds(0)); };
   bots_report r = run_bots(*o, plan);
   r.target = c.target, r.transport = c.ws ? "ws" : "tcp", r.protocol = c.protocol;
   r.clients = c.clients, r.seconds = c.seconds, r.rate = plan.rate, r.move_hz = c.move_hz, r.seed = c.seed;

@@ -20,6 +20,8 @@ using bots::clock;
 
 // A check that disagrees while the server's views still change is taken again, this many times in all.
 constexpr int max_check_attempts = 3;
+// How often a run asks whether it is to end early.
+constexpr auto stop_poll = std::chrono::milliseconds(100);
 
 class bots_run {
  public:
@@ -44,7 +46,11 @@ class bots_run {
     auto checkpoints = checkpoint_times();
     auto next_progress = shared_.start + std::chrono::seconds(1);
     for (auto now = clock::now(); now < end; now = clock::now()) {
-      auto until = std::min(end, next_progress);
+      if (o_.stop_early && o_.stop_early()) {
+        report_.ended_early = true;
+        break;
+      }
+      auto until = std::min({end, next_progress, now + stop_poll});
       if (!checkpoints.empty()) until = std::min(until, checkpoints.front());
       std::this_thread::sleep_until(until);
       now = clock::now();

@@ -101,8 +101,8 @@ namespace {
 std::string run_lines(const bots_report& r) {
   return fmt::format("run         {} {} {}: {} clients, {} s, seed {}, {} threads\n", r.target, r.transport,
                      r.protocol, r.clients, r.seconds, r.seed, r.threads) +
-         fmt::format("            rate {}/s, moves {} Hz, plan {:016x}, took {:.1f} s\n", r.rate, r.move_hz,
-                     r.plan_digest, r.wall_seconds);
+         fmt::format("            rate {}/s, moves {} Hz, plan {:016x}, took {:.1f} s{}\n", r.rate, r.move_hz,
+                     r.plan_digest, r.wall_seconds, r.ended_early ? " (ended early)" : "");
 }
 
 std::string latency_row(std::string_view name, const latency_histogram& h) {
@@ -264,6 +264,7 @@ void put_run(nlohmann::json& j, const bots_report& r) {
   j["threads"] = r.threads;
   j["plan_digest"] = fmt::format("{:016x}", r.plan_digest);
   j["wall_seconds"] = r.wall_seconds;
+  j["ended_early"] = r.ended_early;
 }
 
 void put_connections(nlohmann::json& j, const bots_report& r) {

@@ -392,10 +392,16 @@ void remote_world::submit(const world_request& request, world_reply reply) {
   impl_->submit(request, std::move(reply));
 }
 
-void remote_world::remember(std::string_view token, player_id player, std::string_view name) {
-  if (!impl_->opt.sessions) return;
-  detail::asio::post(impl_->keeper, [i = impl_.get(), t = std::string(token), player, n = std::string(name)] {
+void remote_world::remember(std::string_view token, player_id player, std::string_view name,
+                            unique_function<void()> shared) {
+  if (!impl_->opt.sessions) {
+    if (shared) shared();
+    return;
+  }
+  detail::asio::post(impl_->keeper, [i = impl_.get(), t = std::string(token), player, n = std::string(name),
+                                     shared = std::move(shared)]() mutable {
     i->remember(t, player, n);
+    if (shared) shared();
   });
 }
 

@@ -105,10 +105,31 @@ void login_desk::log_in_afresh(const std::shared_ptr<session>& s, const login& l
   if (!taken) return s->close(close_reason::server_full, "server full: no player id left");
   add(shard_.n.logins);
   const player_id pid = *taken;
+  std::string token = new_token();
+  std::string name = l.name.empty() ? "player-" + std::to_string(pid) : l.name;
+  // The token is shared with the cluster's other gateways before the client hears it: told a token
+  // its gateway died before sharing, the client could not resume through another one. Its frames
+  // wait meanwhile (one process: no wait but a post).
+  s->player().claiming = true;
+  s->stop_waiting();
+  shard_.world().remember(token, pid, name, [this, asking = std::weak_ptr(s), pid, token, name]() mutable {
+    asio::post(*shard_.io, [this, asking, pid, token = std::move(token), name = std::move(name)]() mutable {
+      welcome(asking, pid, std::move(token), std::move(name));
+      shard_.flush();
+    });
+  });
+}
+
+// A new player's token is shared: it enters the world, its client hears its token. A client that
+// closed meanwhile leaves nobody to hold the token.
+void login_desk::welcome(const std::weak_ptr<session>& asking, player_id pid, std::string token,
+                         std::string name) {
+  auto s = asking.lock();
+  if (!s || s->closing()) return shard_.world().forget(token);
   player_state& p = s->player();
-  p.token = new_token();
-  admit(s, pid, l.name.empty() ? "player-" + std::to_string(pid) : l.name);
-  shard_.world().remember(p.token, pid, p.name);
+  p.claiming = false;
+  p.token = std::move(token);
+  admit(s, pid, std::move(name));
   p.speaks_scenert = true;
   s->send(server_message{login_ok{static_cast<std::int32_t>(pid), p.name, p.token, false}});
   s->send(server_message{you_are{static_cast<std::int32_t>(pid), p.name}});

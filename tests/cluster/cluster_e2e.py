@@ -122,6 +122,11 @@ class Bots:
                               "--verify-views", ",".join(f"127.0.0.1:{n.admin}" for n in nodes),
                               "--report", self.path, "--quiet", *extra)
 
+    def end(self):
+        """Ends the run now (SIGTERM, by its pid): the bots check their views and report as at its end."""
+        self.p.signal(signal.SIGTERM)
+        self.seconds = 0
+
     def report(self):
         code = self.p.wait(self.seconds + 60)
         check(code == 0, f"bots exited {code}: {self.p.text('out')[-3000:]}{self.p.text()[-2000:]}")
@@ -432,7 +437,8 @@ class Cluster(harness.Case):
         and the time each recovery took is reported."""
         server = Server(self)
         a, b, c, g1, g2 = self.nodes_and_gateways(server, self.mmo(), "abc", ["g1", "g2"])
-        bots = Bots(self, [g1, g2], [b, c], 90, 18, "--resume")
+        # Long enough for the three faults on a sanitized build too; ended once the last one healed.
+        bots = Bots(self, [g1, g2], [b, c], 90, 120, "--resume", "--rate", 20)
         wait_total([a, b, c], "scenert_world_players", 90, 20, "every bot placed")
         killed = time.monotonic()
         a.kill()  # SIGKILL, by its pid
@@ -450,6 +456,11 @@ class Cluster(harness.Case):
         server.start()
         g2.wait_for_line(r"every client's view sent again", 20)
         link_recovery = time.monotonic() - restarted
+        # The bots play on for about two seconds' worth of moves (a move sent into the outage is lost,
+        # and the bot's next one puts it right), then the run ends.
+        played = g2.metric("scenert_net_frames_in_total")
+        g2.wait_metric("scenert_net_frames_in_total", lambda v: v >= played + 90 * 10 * 2, 30, "the bots play on")
+        bots.end()
         result = bots.report()
         still_running([b, c, g2])
         views = check_views(result, "after the three faults")

@@ -373,9 +373,9 @@ TEST_F(Gateways, AClientResumesOnAnotherGatewayWhichClaimsItsPlayerFromItsNode) 
   ASSERT_TRUE(ask(*g1, world_request::enter(7, 1)));
   ASSERT_TRUE(ask(*g1, world_request::enter(9, 1)));
   const std::string ann(32, 'a'), bob(32, 'b'), cat(32, 'c');
-  g1->remember(ann, 7, "ann");
-  g1->remember(bob, 8, "bob");  // no node hosts player 8
-  g1->remember(cat, 9, "cat");
+  g1->remember(ann, 7, "ann", {});
+  g1->remember(bob, 8, "bob", {});  // no node hosts player 8
+  g1->remember(cat, 9, "cat", {});
   auto remembered = [&](const std::string& t) {
     return eventually([&] { return sessions->get("token." + t).has_value(); });
   };

@@ -259,7 +259,7 @@ TEST_F(Gateways, AClaimedPlayerInItsInstanceGoesHomeToANodeHostingTheTown) {
   ASSERT_TRUE(g1 && g2);
   ASSERT_TRUE(ask(*g1, world_request::enter(30, 11)));  // its own instance, on b
   const std::string token(32, 'd');
-  g1->remember(token, 30, "dee");
+  g1->remember(token, 30, "dee", {});
   EXPECT_TRUE(eventually([&] { return sessions->get("token." + token).has_value(); }));
   auto got = test::claim(*g2, token);
   ASSERT_TRUE(got) << got.error().message;

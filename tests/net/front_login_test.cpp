@@ -169,9 +169,13 @@ struct two_fronts {
     front* self = nullptr;
     explicit port(two_fronts& b) : both(b) {}
     void submit(const world_request& q, world_reply reply) override { both.w->submit(q, std::move(reply)); }
-    void remember(std::string_view token, player_id p, std::string_view name) override {
-      std::lock_guard lock(both.m);
-      both.tokens[std::string(token)] = {p, std::string(name), self};
+    void remember(std::string_view token, player_id p, std::string_view name,
+                  unique_function<void()> shared) override {
+      {
+        std::lock_guard lock(both.m);
+        both.tokens[std::string(token)] = {p, std::string(name), self};
+      }
+      if (shared) shared();
     }
     void forget(std::string_view token) override {
       std::lock_guard lock(both.m);

@@ -4,6 +4,7 @@
 /// against the server's truth (the admin endpoint) at checkpoints and at the end.
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,6 +45,9 @@ struct bots_options {
   /// (hostile.hpp); their outcomes are reported apart and their disconnects are no errors.
   double hostile = 0;
   bool progress = true;  ///< a line a second on stderr
+  /// Asked about every 100 ms during the run (on the caller's thread): true ends the run there, with
+  /// its last view check and its report as at the planned end (`scenert bots` on SIGINT or SIGTERM).
+  std::function<bool()> stop_early;
 };
 
 /// Plays `plan` against the server and reports; returns when the run is over and every bot closed.

@@ -36,6 +36,7 @@ struct bots_report {
   unsigned threads = 1;
   std::uint64_t plan_digest = 0;
   double wall_seconds = 0;
+  bool ended_early = false;  ///< the run was ended before its planned length (bots_options::stop_early)
 
   // ---- connections ----
   std::uint64_t connected = 0, connect_failed = 0, logged_in = 0, max_online = 0;

@@ -101,8 +101,9 @@ class remote_world final : public world_port {
 
   void submit(const world_request& request, world_reply reply) override;
   /// Writes the token to the sessions bucket, later and in order with forget() (on the remote
-  /// world's own thread for the bucket).
-  void remember(std::string_view token, player_id player, std::string_view name) override;
+  /// world's own thread for the bucket), then calls `shared` there.
+  void remember(std::string_view token, player_id player, std::string_view name,
+                unique_function<void()> shared) override;
   void forget(std::string_view token) override;
   /// Takes the token's record (compare-and-set: of two gateways claiming one token, one wins), asks
   /// the live nodes which hosts the player, routes its requests there and tells the gateway that

@@ -43,9 +43,13 @@ class world_port {
   // Resume tokens beyond one front (a cluster's gateways). One process has one front: a token it
   // does not know is nobody's, and these do nothing.
 
-  /// A player logged in with this resume token: it may resume on another front.
-  virtual void remember(std::string_view token, player_id player, std::string_view name) {
+  /// A player logged in with this resume token: it may resume on another front. `shared` (may be
+  /// empty) is called once, on any thread, when the other fronts can find the token (or it could not
+  /// be shared): the client hears its token only then.
+  virtual void remember(std::string_view token, player_id player, std::string_view name,
+                        unique_function<void()> shared) {
     (void)token, (void)player, (void)name;
+    if (shared) shared();
   }
   /// The player left the world: its token is void.
   virtual void forget(std::string_view token) { (void)token; }
