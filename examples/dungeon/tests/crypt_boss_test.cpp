@@ -255,3 +255,24 @@ TEST(CryptReplay, TheSameTableAndInputsReplayTheSameFight) {
 
 }  // namespace
 }  // namespace dungeon
+
+namespace dungeon {
+namespace {
+
+TEST(CryptBossCell, ABossCellOffTheMapFailsItsLineOnlyWhenTheLineOpens) {
+  const auto table = scenert::load_table_file(DUNGEON_SOURCE_DIR "/table.json").table;
+  const scenert::scene_def& def = *table->find_scene(2);
+  crypt_params params;
+  params.boss_at = {100, 100};  // the crypt is 48 by 48: the factory cannot know it, the line does
+  params.loot = loot_table({{1, 1, 1}});
+  recording_host host;
+  auto line = std::make_shared<scenert::scene>(def, scenert::make_map_data(*table->find_map(def.map)), &host);
+  line->assign_line({def.id, 1, 1});
+  line->set_game_module(std::make_unique<crypt_boss>(params), 38);
+  line->activate();
+  EXPECT_TRUE(line->broken());
+  line->deactivate();
+}
+
+}  // namespace
+}  // namespace dungeon
