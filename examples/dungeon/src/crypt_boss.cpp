@@ -2,6 +2,8 @@
 // on the line's thread, before anything changes.
 #include <dungeon/crypt_boss.hpp>
 
+#include "cells.hpp"
+
 #include <algorithm>
 #include <cstdlib>
 #include <random>
@@ -14,11 +16,7 @@ using scenert::module_errc;
 
 namespace {
 
-std::uint32_t cells_apart(scenert::grid::cell_point a, scenert::grid::cell_point b) {
-  const auto dx = a.x > b.x ? a.x - b.x : b.x - a.x;
-  const auto dy = a.y > b.y ? a.y - b.y : b.y - a.y;
-  return std::max(dx, dy);
-}
+using detail::cells_apart;
 
 // An instance's name in grant ids: drawn afresh each opening (line numbers recur, and the line's
 // seeded source replays), so two instances never share a grant id.

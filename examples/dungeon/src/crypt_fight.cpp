@@ -3,6 +3,8 @@
 // timers and from attacks.
 #include <dungeon/crypt_boss.hpp>
 
+#include "cells.hpp"
+
 #include <algorithm>
 #include <cstdlib>
 #include <limits>
@@ -11,16 +13,12 @@ namespace dungeon {
 
 namespace {
 
+using detail::cells_apart;
+
 using scenert::grid::cell_point;
 
 scenert::nav::cell to_nav(cell_point p) { return {p.x, p.y}; }
 cell_point to_grid(scenert::nav::cell p) { return {p.x, p.y}; }
-
-std::uint32_t cells_apart(cell_point a, cell_point b) {
-  const auto dx = a.x > b.x ? a.x - b.x : b.x - a.x;
-  const auto dy = a.y > b.y ? a.y - b.y : b.y - a.y;
-  return std::max(dx, dy);
-}
 
 std::uint16_t code(boss_phase p) { return static_cast<std::uint16_t>(p); }
 
