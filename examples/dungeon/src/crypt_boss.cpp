@@ -2,12 +2,12 @@
 // on the line's thread, before anything changes.
 #include <dungeon/crypt_boss.hpp>
 
-#include "cells.hpp"
-
 #include <algorithm>
 #include <cstdlib>
 #include <random>
 #include <stdexcept>
+
+#include "cells.hpp"
 
 namespace dungeon {
 

@@ -3,11 +3,11 @@
 // timers and from attacks.
 #include <dungeon/crypt_boss.hpp>
 
-#include "cells.hpp"
-
 #include <algorithm>
 #include <cstdlib>
 #include <limits>
+
+#include "cells.hpp"
 
 namespace dungeon {
 
