@@ -90,7 +90,14 @@ for stage in "${stages[@]}"; do
       "$root/build/consumer/consumer"
       "$root/build/consumer/consumer_server" check "$root/tests/consumer/modules.json" >/dev/null
       /usr/bin/python3 "$root/tests/consumer/installed_pages.py" --scenert "$prefix/bin/scenert" --source "$root" \
-        --work "$root/build/consumer/pages" ;;
+        --work "$root/build/consumer/pages"
+      # The reference dungeon (examples/dungeon), a studio's own project: its module's tests, its
+      # server's check of its table, and one client playing it through (about 6 s).
+      build_source "$root/examples/dungeon" "$root/build/dungeon" -DCMAKE_PREFIX_PATH="$prefix"
+      run_ctest "$root/build/dungeon"
+      "$root/build/dungeon/dungeon_server" check "$root/examples/dungeon/table.json" >/dev/null
+      /usr/bin/python3 "$root/tests/consumer/dungeon_play.py" --scenert "$root/build/dungeon/dungeon_server" \
+        --source "$root" --work "$root/build/dungeon/play" --protos "$root/build/normal/tests/protos" ;;
     fuzz)
       fuzz_dir="$root/build/fuzz"
       cmake -S "$root" -B "$fuzz_dir" -G Ninja "${checked_flags[@]}" -DCMAKE_CXX_COMPILER=clang++ \
