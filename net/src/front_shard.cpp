@@ -130,9 +130,11 @@ void front_shard::sweep_once(clock::time_point now) {
   for (auto& [pid, s] : sessions)
     if (auto why = s->overdue(now)) late.emplace_back(s, *why);
   for (auto& [s, why] : late) s->close(why.first, "after " + std::to_string(why.second.count()) + " ms");
+  measure_load(now);
   if (number == 0) {  // the players waiting for a resume are the shards' in common
     logins.expire_detached(now);
     hub.book.forget_gone(now);
+    hub.sample_headroom(now);
   }
   flush();
   publish_connections();
