@@ -152,6 +152,9 @@ std::string play_lines(const bots_report& r) {
                                 r.connected, r.connect_failed, r.logged_in, r.max_online);
   out += fmt::format("disconnects {}\n", joined(r.disconnects));
   if (r.resumed != 0) out += fmt::format("resumed     {}\n", r.resumed);
+  if (r.server_busy != 0)
+    out +=
+        fmt::format("server_busy {} logins refused, each tried again after its retry-after\n", r.server_busy);
   if (!r.failed_resumes.empty()) out += fmt::format("not resumed {}\n", joined(r.failed_resumes));
   out += fmt::format("moves       sent {} ({:.0f}/s), refused {}; chats sent {}\n", r.moves_sent,
                      per_second(r.moves_sent, r.wall_seconds), joined(r.moves_refused), r.chats_sent);
@@ -275,6 +278,7 @@ void put_connections(nlohmann::json& j, const bots_report& r) {
   j["login"] = latency_json(r.login);
   j["disconnects"] = r.disconnects;
   j["resumed"] = r.resumed;
+  j["server_busy"] = r.server_busy;
   j["failed_resumes"] = r.failed_resumes;
   j["resume"] = latency_json(r.resume);
 }

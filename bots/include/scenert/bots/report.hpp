@@ -47,6 +47,9 @@ struct bots_report {
   /// "token refused", "closed by the server (REASON)"); each is an error too.
   std::map<std::string, std::uint64_t> failed_resumes;
   latency_histogram resume;  ///< --resume: dropped to its first view (202) on the new connection
+  /// Logins the server refused (server_busy); each bot tried again after the retry-after its goodbye
+  /// said, within its login timeout (past it: an error, and a disconnect "server_busy").
+  std::uint64_t server_busy = 0;
 
   // ---- hostile bots (--hostile): apart from the well-behaved bots, whose figures the rest are ----
   std::uint32_t well_behaved = 0;  ///< bots that played the plan as clients should
