@@ -95,6 +95,11 @@ void add_admission_options(CLI::App* cmd, run_options& o) {
                   "Refuse new logins while the busiest client I/O thread works more than this share of the "
                   "time (0.01-1; default 0.85)")
       ->check(CLI::Range(0.01, 1.0));
+  cmd->add_option_function<std::int64_t>(
+         "--admit-io-lag-ms", [&a](std::int64_t v) { a.max_io_lag = ms(v); },
+         "Refuse new logins while a client I/O thread runs its work this late (its quarter-second timer; "
+         "default 50)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{10'000}));
   cmd->add_option("--admit-write-queue-bytes", a.max_write_queue_bytes,
                   "Refuse new logins while a tenth of the clients have more than this many bytes queued "
                   "unwritten (default 65536)")

@@ -302,6 +302,9 @@ void render_headroom_metrics(prometheus_text& out, const net::front_stats& s) {
             std::chrono::duration<double>(s.room.tick_lateness).count());
   out.gauge("scenert_net_headroom_io_busy_ratio", "The busiest client I/O thread's CPU time per wall time.",
             s.room.io_busy);
+  out.gauge("scenert_net_headroom_io_lag_seconds",
+            "How late the most lagging client I/O thread ran its timer.",
+            std::chrono::duration<double>(s.room.io_lag).count());
   out.gauge("scenert_net_headroom_write_queue_bytes",
             "p90 over connections of the bytes queued to a client and not yet written.",
             static_cast<double>(s.room.write_queue_bytes));

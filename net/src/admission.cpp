@@ -12,6 +12,8 @@ std::string admission_problem(const admission_options& o) {
     return fmt::format("max_tick_lateness {} ms: must be above 0", o.max_tick_lateness.count());
   if (!(o.max_io_busy > 0 && o.max_io_busy <= 1))
     return fmt::format("max_io_busy {}: must be in (0, 1]", o.max_io_busy);
+  if (o.max_io_lag.count() <= 0)
+    return fmt::format("max_io_lag {} ms: must be above 0", o.max_io_lag.count());
   if (o.max_write_queue_bytes == 0) return "max_write_queue_bytes 0: must be above 0";
   if (!(o.reopen_share > 0 && o.reopen_share < 1))
     return fmt::format("reopen_share {}: must be in (0, 1)", o.reopen_share);
@@ -23,9 +25,12 @@ std::string admission_problem(const admission_options& o) {
 }
 
 headroom_measure admission_gate::first_over(const headroom& h, double share) const {
-  const double lateness_line = share * static_cast<double>(opt_.max_tick_lateness.count()) * 1000.0;
-  if (static_cast<double>(h.tick_lateness.count()) > lateness_line) return headroom_measure::tick_lateness;
+  auto over = [share](std::chrono::microseconds v, std::chrono::milliseconds line) {
+    return static_cast<double>(v.count()) > share * static_cast<double>(line.count()) * 1000.0;
+  };
+  if (over(h.tick_lateness, opt_.max_tick_lateness)) return headroom_measure::tick_lateness;
   if (h.io_busy > share * opt_.max_io_busy) return headroom_measure::io_busy;
+  if (over(h.io_lag, opt_.max_io_lag)) return headroom_measure::io_lag;
   if (static_cast<double>(h.write_queue_bytes) > share * static_cast<double>(opt_.max_write_queue_bytes))
     return headroom_measure::write_queue;
   return headroom_measure::none;

@@ -31,7 +31,9 @@ std::size_t p90(std::vector<std::size_t>& sizes) {
 
 // On the shard's own thread: its CPU time since the sweep before, per wall time, and how much waits
 // in its connections' write queues.
-void front_shard::measure_load(clock::time_point now) {
+void front_shard::measure_load(clock::time_point now, clock::duration lag) {
+  load.lag_us.store(std::chrono::duration_cast<std::chrono::microseconds>(lag).count(),
+                    std::memory_order_relaxed);
   const std::int64_t cpu = thread_cpu_ns();
   if (load.cpu_ns_before >= 0 && now > load.wall_before) {
     const double wall = std::chrono::duration<double, std::nano>(now - load.wall_before).count();
@@ -53,6 +55,7 @@ void front::impl::sample_headroom(clock::time_point now) {
   std::uint32_t busiest = 0;
   for (const auto& sh : shards) {
     busiest = std::max(busiest, sh->load.busy_ppm.load(std::memory_order_relaxed));
+    h.io_lag = std::max(h.io_lag, std::chrono::microseconds(sh->load.lag_us.load(std::memory_order_relaxed)));
     h.write_queue_bytes =
         std::max<std::size_t>(h.write_queue_bytes, sh->load.queue_p90.load(std::memory_order_relaxed));
   }
@@ -61,6 +64,7 @@ void front::impl::sample_headroom(clock::time_point now) {
   const bool open = gate.update(h, now);
   admission.tick_lateness_us.store(h.tick_lateness.count(), std::memory_order_relaxed);
   admission.io_busy_ppm.store(busiest, std::memory_order_relaxed);
+  admission.io_lag_us.store(h.io_lag.count(), std::memory_order_relaxed);
   admission.write_queue_bytes.store(h.write_queue_bytes, std::memory_order_relaxed);
   admission.over.store(static_cast<std::uint8_t>(gate.over()), std::memory_order_relaxed);
   admission.closings.store(gate.closings(), std::memory_order_relaxed);
@@ -83,6 +87,7 @@ void add_headroom(front_stats& s, const admission_watch& a) {
   auto g = [](const auto& v) { return v.load(std::memory_order_relaxed); };
   s.room.tick_lateness = std::chrono::microseconds(g(a.tick_lateness_us));
   s.room.io_busy = g(a.io_busy_ppm) / 1e6;
+  s.room.io_lag = std::chrono::microseconds(g(a.io_lag_us));
   s.room.write_queue_bytes = g(a.write_queue_bytes);
   s.admitting = g(a.admitting);
   s.over = static_cast<headroom_measure>(g(a.over));

@@ -17,6 +17,7 @@ namespace scenert::net {
 struct shard_load {
   std::atomic<std::uint32_t> busy_ppm{0};   // its thread's CPU time per wall time, in millionths
   std::atomic<std::uint64_t> queue_p90{0};  // p90 over its connections of the bytes queued
+  std::atomic<std::int64_t> lag_us{0};      // how late its sweep timer ran
   std::int64_t cpu_ns_before = -1;          // its thread's CPU time at the sweep before
   std::chrono::steady_clock::time_point wall_before{};
 };
@@ -31,6 +32,7 @@ struct admission_watch {
   // The last sample and the gate's state, as front::stats() shows them.
   std::atomic<std::int64_t> tick_lateness_us{0};
   std::atomic<std::uint32_t> io_busy_ppm{0};
+  std::atomic<std::int64_t> io_lag_us{0};
   std::atomic<std::uint64_t> write_queue_bytes{0};
   std::atomic<bool> admitting{true};
   std::atomic<std::uint8_t> over{0};

@@ -169,7 +169,7 @@ class front_shard final : public session_host {
   shard_load load;
 
  private:
-  void measure_load(clock::time_point now);
+  void measure_load(clock::time_point now, clock::duration lag);
   void sweep_once(clock::time_point now);
   void publish_connections();
   void stop_when_quiet();
@@ -178,7 +178,8 @@ class front_shard final : public session_host {
   std::size_t open_sockets_ = 0;
   bool stopping_ = false;
   asio::steady_timer stop_timer_, sweep_timer_;
-  std::string ws_scratch_;  // the frames of a WebSocket write before they became messages
+  clock::time_point sweep_due_{};  // when the sweep timer should fire: how late it ran is the loop's lag
+  std::string ws_scratch_;         // the frames of a WebSocket write before they became messages
   out_counts sent_;
   mutable std::mutex published_mutex_;
   std::vector<line_connections> published_;  // connections per line, every sweep

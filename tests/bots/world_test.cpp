@@ -109,6 +109,7 @@ net::front_options closed_by_lateness() {
   net::front_options fo;
   fo.admission.enabled = true;
   fo.admission.max_io_busy = 1.0;
+  fo.admission.max_io_lag = std::chrono::milliseconds(10'000);
   fo.admission.max_write_queue_bytes = std::size_t{1} << 30;
   fo.admission.close_after = fo.admission.reopen_after = std::chrono::milliseconds(0);
   fo.admission.retry_after = std::chrono::milliseconds(200);

@@ -21,8 +21,8 @@ admission_options lines() {
   return o;
 }
 
-headroom late(std::chrono::milliseconds by) { return {by, 0.1, 0}; }
-headroom calm() { return {1ms, 0.1, 10}; }
+headroom late(std::chrono::milliseconds by) { return {by, 0.1, 1ms, 0}; }
+headroom calm() { return {1ms, 0.1, 1ms, 10}; }
 
 // Feeds `h` every quarter second from `from` for `span`; returns the time after the last sample.
 time_point feed(admission_gate& g, const headroom& h, time_point from, std::chrono::milliseconds span) {
@@ -63,7 +63,7 @@ TEST(AdmissionGate, OpensOnlyOnceEveryMeasureStayedUnderTheReopenShareForReopenA
 
 TEST(AdmissionGate, BetweenTheReopenShareAndTheLineItStaysAsItWasSoItDoesNotFlap) {
   admission_gate g(lines());
-  const headroom near_line{40ms, 0.1, 0};  // under the line (50 ms), over the reopen share (25 ms)
+  const headroom near_line{40ms, 0.1, 1ms, 0};  // under the line (50 ms), over the reopen share (25 ms)
   // Open, it stays open however long it hovers there...
   time_point t = feed(g, near_line, time_point{}, 10'000ms);
   EXPECT_TRUE(g.admitting());
@@ -83,10 +83,12 @@ TEST(AdmissionGate, BetweenTheReopenShareAndTheLineItStaysAsItWasSoItDoesNotFlap
 TEST(AdmissionGate, NamesWhichMeasureIsOverItsLine) {
   admission_options o = lines();
   o.close_after = 0ms;
-  admission_gate busy(o), queued(o);
-  EXPECT_FALSE(busy.update({1ms, 0.9, 0}, time_point{}));
+  admission_gate busy(o), lagging(o), queued(o);
+  EXPECT_FALSE(busy.update({1ms, 0.9, 1ms, 0}, time_point{}));
   EXPECT_EQ(busy.over(), headroom_measure::io_busy);
-  EXPECT_FALSE(queued.update({1ms, 0.1, 5000}, time_point{}));
+  EXPECT_FALSE(lagging.update({1ms, 0.1, 60ms, 0}, time_point{}));
+  EXPECT_EQ(lagging.over(), headroom_measure::io_lag);
+  EXPECT_FALSE(queued.update({1ms, 0.1, 1ms, 5000}, time_point{}));
   EXPECT_EQ(queued.over(), headroom_measure::write_queue);
 }
 

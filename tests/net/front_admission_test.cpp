@@ -20,6 +20,7 @@ front_options forced_by_lateness() {
   fo.admission.enabled = true;
   fo.admission.max_tick_lateness = 50ms;
   fo.admission.max_io_busy = 1.0;
+  fo.admission.max_io_lag = std::chrono::milliseconds(10'000);
   fo.admission.max_write_queue_bytes = std::size_t{1} << 30;
   fo.admission.close_after = 0ms;
   fo.admission.reopen_after = 0ms;

@@ -25,6 +25,7 @@ struct history_sample {
   bool admitting = true;                        ///< new logins admitted at the interval's end
   std::string over;                             ///< the headroom measure over its line, or "none"
   double busy_refused_per_s = 0;                ///< new logins refused (server_busy)
+  double io_lag_ms = 0;                         ///< how late the most lagging I/O thread ran its timer
 };
 
 /// The front's headroom at a sample's end (net::front_stats); the default without a front.
@@ -33,6 +34,7 @@ struct front_headroom {
   bool admitting = true;
   std::string over = "none";
   std::uint64_t busy_refused = 0;  ///< cumulative: the ring keeps its rate
+  double io_lag_ms = 0;            ///< how late the most lagging I/O thread ran its timer
 };
 
 /// The p99 of the values a histogram counted between two snapshots of it (the bucket's upper bound,

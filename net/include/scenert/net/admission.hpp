@@ -20,6 +20,9 @@ struct admission_options {
   std::chrono::milliseconds max_tick_lateness{50};
   /// The busiest I/O thread's CPU time per second of wall time (0..1); over it, closed.
   double max_io_busy = 0.85;
+  /// How late the most lagging I/O thread ran its quarter-second timer: the time any work waits there
+  /// for its thread (its queue of handlers, or a core it does not get); over it, closed.
+  std::chrono::milliseconds max_io_lag{50};
   /// The 90th percentile over connections of the bytes queued to a client and not yet written; over
   /// it, closed (a few slow readers do not close it; a tenth of the clients behind does).
   std::size_t max_write_queue_bytes = 64 * 1024;
@@ -40,12 +43,13 @@ struct admission_options {
 struct headroom {
   std::chrono::microseconds tick_lateness{0};  ///< p99 lateness of the ticks over the last sample
   double io_busy = 0;                          ///< the busiest I/O thread's CPU share (0..1)
+  std::chrono::microseconds io_lag{0};         ///< how late the most lagging I/O thread's timer ran
   std::size_t write_queue_bytes = 0;           ///< p90 over connections of the bytes waiting
 };
 
 /// Which measure is over its line.
-enum class headroom_measure : std::uint8_t { none, tick_lateness, io_busy, write_queue };
-inline constexpr std::string_view headroom_measure_names[] = {"none", "tick_lateness", "io_busy",
+enum class headroom_measure : std::uint8_t { none, tick_lateness, io_busy, io_lag, write_queue };
+inline constexpr std::string_view headroom_measure_names[] = {"none", "tick_lateness", "io_busy", "io_lag",
                                                               "write_queue"};
 
 /// The decision, fed one sample at a time: closes once a measure stayed over its line for
