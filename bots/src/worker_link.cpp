@@ -200,15 +200,14 @@ void worker::reconnect(bot& b, clock::time_point now) {
 }
 
 // The server admits no new player now: the bot connects again once the retry-after passed, unless
-// that is past its login timeout (counted from its first connect), which makes it an error.
+// that is past its login timeout (counted from its first connect): then it gives up, counted apart
+// (the server refusing newcomers past its line is what it is meant to do, not a fault).
 void worker::refused_busy(bot& b) {
   ++stats_.server_busy;
   const auto now = clock::now();
   const auto wait = std::chrono::milliseconds(std::max<std::uint32_t>(b.retry_after_ms, 100));
   if (now + wait - b.login_started > shared_.opt.login_timeout) {
-    error(b,
-          fmt::format("bot {}: server_busy past its login timeout ({} ms; the server said retry after {} ms)",
-                      b.index, shared_.opt.login_timeout.count(), b.retry_after_ms));
+    ++stats_.busy_gave_up;
     return close(b, "server_busy");
   }
   reconnect(b, now);
