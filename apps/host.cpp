@@ -269,8 +269,9 @@ void say_hosting(const hosting& h) {
 }
 
 front_headroom headroom_of(const net::front_stats& s) {
-  return {s.room.io_busy, static_cast<double>(s.room.write_queue_bytes) / 1024.0, s.admitting,
-          std::string(net::headroom_measure_names[static_cast<std::size_t>(s.over)]), s.busy_refused};
+  return {s.room.io_busy, static_cast<double>(s.room.write_queue_bytes) / 1024.0,
+          s.admitting,    std::string(net::headroom_measure_names[static_cast<std::size_t>(s.over)]),
+          s.busy_refused, std::chrono::duration<double, std::milli>(s.room.io_lag).count()};
 }
 
 // Until SIGINT or SIGTERM, or until the cluster fenced this node: logs the world's changes and

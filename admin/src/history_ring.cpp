@@ -38,7 +38,7 @@ void history_ring::record(std::int64_t t_ms, std::uint64_t players, std::uint64_
     s.tick_p99_ms = ms(interval_p99(pool.tick_duration, last_->ticks)).count();
     s.lateness_p99_ms = ms(interval_p99(pool.lateness, last_->lateness)).count();
     s.io_busy = room.io_busy, s.write_queue_kib = room.write_queue_kib;
-    s.admitting = room.admitting, s.over = room.over;
+    s.admitting = room.admitting, s.over = room.over, s.io_lag_ms = room.io_lag_ms;
     s.busy_refused_per_s =
         static_cast<double>(room.busy_refused - std::min(room.busy_refused, last_->busy_refused)) / seconds;
     samples_.push_back(s);
@@ -58,6 +58,7 @@ std::string history_ring::json() const {
                     {"tick_p99_ms", s.tick_p99_ms},
                     {"lateness_p99_ms", s.lateness_p99_ms},
                     {"io_busy", s.io_busy},
+                    {"io_lag_ms", s.io_lag_ms},
                     {"write_queue_kib", s.write_queue_kib},
                     {"admitting", s.admitting},
                     {"over", s.over},

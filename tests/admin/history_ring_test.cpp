@@ -102,7 +102,7 @@ TEST(HistoryRing, KeepsTheFrontsHeadroomAndTheRateOfLoginsRefused) {
   history_ring ring;
   pool_metrics pool;
   ring.record(1000, 0, 0, 0, pool, {0.2, 0, true, "none", 10});
-  ring.record(3000, 0, 0, 0, pool, {0.9, 8, false, "io_busy", 30});
+  ring.record(3000, 0, 0, 0, pool, {0.9, 8, false, "io_busy", 30, 12.5});
   const auto j = nlohmann::json::parse(ring.json());
   ASSERT_EQ(j["samples"].size(), 1U);
   const auto& s = j["samples"][0];
@@ -110,6 +110,7 @@ TEST(HistoryRing, KeepsTheFrontsHeadroomAndTheRateOfLoginsRefused) {
   EXPECT_DOUBLE_EQ(s["write_queue_kib"].get<double>(), 8.0);
   EXPECT_EQ(s["admitting"], false);
   EXPECT_EQ(s["over"], "io_busy");
+  EXPECT_DOUBLE_EQ(s["io_lag_ms"].get<double>(), 12.5);
   EXPECT_DOUBLE_EQ(s["busy_refused_per_s"].get<double>(), 10.0);
 }
 
