@@ -154,7 +154,8 @@ std::string play_lines(const bots_report& r) {
   if (r.resumed != 0) out += fmt::format("resumed     {}\n", r.resumed);
   if (r.server_busy != 0)
     out += fmt::format(
-        "server_busy {} logins refused, each tried again after its retry-after; {} never got in\n",
+        "server_busy {} logins refused, each tried again after its retry-after; {} gave up at their login "
+        "timeout\n",
         r.server_busy, r.busy_gave_up);
   if (!r.failed_resumes.empty()) out += fmt::format("not resumed {}\n", joined(r.failed_resumes));
   out += fmt::format("moves       sent {} ({:.0f}/s), refused {}; chats sent {}\n", r.moves_sent,
