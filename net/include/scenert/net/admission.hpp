@@ -49,6 +49,7 @@ struct headroom {
 
 /// Which measure is over its line.
 enum class headroom_measure : std::uint8_t { none, tick_lateness, io_busy, io_lag, write_queue };
+/// The measures' names, as /metrics and /history say them.
 inline constexpr std::string_view headroom_measure_names[] = {"none", "tick_lateness", "io_busy", "io_lag",
                                                               "write_queue"};
 
