@@ -268,20 +268,34 @@ void say_hosting(const hosting& h) {
       h.door ? fmt::format("; {} I/O thread{} for clients", o.io_threads, o.io_threads == 1 ? "" : "s") : "");
 }
 
+front_headroom headroom_of(const net::front_stats& s) {
+  return {s.room.io_busy, static_cast<double>(s.room.write_queue_bytes) / 1024.0,
+          s.admitting,    std::string(net::headroom_measure_names[static_cast<std::size_t>(s.over)]),
+          s.busy_refused, std::chrono::duration<double, std::milli>(s.room.io_lag).count()};
+}
+
 // Until SIGINT or SIGTERM, or until the cluster fenced this node: logs the world's changes and
 // records a sample a second for /history. False when fenced.
 bool serve_until_stopped(hosting& h) {
   auto sampled = std::chrono::steady_clock::now();
+  histogram_snapshot lateness_before;
   while (!wait_for_shutdown(milliseconds(250))) {
     const auto snapshot = h.w->snapshot();
     h.changes.update(*snapshot);
     if (h.node && h.node->fenced()) return false;
+    auto pool = h.pool->metrics();
+    if (h.door) {  // the front's admission weighs the ticks' lateness of this quarter second
+      h.door->report_tick_lateness(std::chrono::duration_cast<std::chrono::microseconds>(
+          interval_p99(pool.lateness, lateness_before)));
+      lateness_before = pool.lateness;
+    }
     const auto now = std::chrono::steady_clock::now();
     if (now - sampled < std::chrono::seconds(1)) continue;
     sampled = now;
     h.history.record(
         std::chrono::duration_cast<milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count(),
-        snapshot->players, h.door ? h.door->stats().connections : 0, snapshot->requests, h.pool->metrics());
+        snapshot->players, h.door ? h.door->stats().connections : 0, snapshot->requests, pool,
+        h.door ? headroom_of(h.door->stats()) : front_headroom{});
   }
   return true;
 }

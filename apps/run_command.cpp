@@ -38,6 +38,7 @@ result<net::front_options, admin_errc> front_options_for(const run_options& o) {
   if (o.max_outbound_bytes >= 0) f.max_outbound_bytes = static_cast<std::size_t>(o.max_outbound_bytes);
   f.send_buffer_bytes = o.send_buffer_bytes;
   f.io_threads = o.io_threads;
+  f.admission = o.admission;  // each --admit-* flag is checked on its own: together they are good
   return f;
 }
 
@@ -77,6 +78,47 @@ void add_client_limit_options(CLI::App* cmd, run_options& o) {
       ->check(CLI::Range(std::size_t{0}, std::size_t{64} << 20));
 }
 
+// --admit and its lines: when new logins are refused (server_busy) so that the players in keep theirs.
+void add_admission_options(CLI::App* cmd, run_options& o) {
+  using ms = std::chrono::milliseconds;
+  auto& a = o.admission;
+  cmd->add_option_function<std::string>(
+         "--admit", [&a](const std::string& v) { a.enabled = v == "on"; },
+         "on: past an --admit-* line new logins are refused with server_busy and a retry-after, the players "
+         "in are served; off (default): every login is admitted (the headroom is measured all the same)")
+      ->check(CLI::IsMember({"on", "off"}));
+  cmd->add_option_function<std::int64_t>(
+         "--admit-tick-lateness-ms", [&a](std::int64_t v) { a.max_tick_lateness = ms(v); },
+         "Refuse new logins while the p99 of how late the lines' ticks start stays over this (default 50)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{10'000}));
+  cmd->add_option("--admit-io-busy", a.max_io_busy,
+                  "Refuse new logins while the busiest client I/O thread works more than this share of the "
+                  "time (0.01-1; default 0.85)")
+      ->check(CLI::Range(0.01, 1.0));
+  cmd->add_option_function<std::int64_t>(
+         "--admit-io-lag-ms", [&a](std::int64_t v) { a.max_io_lag = ms(v); },
+         "Refuse new logins while a client I/O thread runs its work this late (its quarter-second timer; "
+         "default 50)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{10'000}));
+  cmd->add_option("--admit-write-queue-bytes", a.max_write_queue_bytes,
+                  "Refuse new logins while a tenth of the clients have more than this many bytes queued "
+                  "unwritten (default 65536)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 30));
+  cmd->add_option_function<std::int64_t>(
+         "--admit-close-after-ms", [&a](std::int64_t v) { a.close_after = ms(v); },
+         "How long a measure stays over its line before new logins are refused (default 1000)")
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{600'000}));
+  cmd->add_option_function<std::int64_t>(
+         "--admit-reopen-after-ms", [&a](std::int64_t v) { a.reopen_after = ms(v); },
+         "How long every measure stays under 70% of its line before logins are admitted again (default 3000)")
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{600'000}));
+  cmd->add_option_function<std::int64_t>(
+         "--admit-retry-after-ms", [&a](std::int64_t v) { a.retry_after = ms(v); },
+         "What a refused client is told to wait before trying again, plus up to half of it at random "
+         "(default 2000)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{3'600'000}));
+}
+
 }  // namespace
 
 CLI::App* add_run_command(CLI::App& app, run_options& o) {
@@ -114,6 +156,7 @@ CLI::App* add_run_command(CLI::App& app, run_options& o) {
                   "Client connections at once; over it a new one gets a goodbye and a close")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1'000'000}));
   add_client_limit_options(cmd, o);
+  add_admission_options(cmd, o);
   cmd->add_option("--io-threads", o.io_threads,
                   "Threads for the clients' sockets, apart from the pool's workers; connections are "
                   "dealt to them in turn and each fans the lines' events out to its own (default 1)")

@@ -15,6 +15,12 @@
 
 namespace scenert::apps {
 
+/// `scenert run`'s admission: off until `--admit on` (measured all the same), at the lines
+/// docs/operators.md explains. Off by default while a server shares its machine's cores with its load
+/// generator (the main job, the tests): the I/O lag there is the bots', which the server cannot tell
+/// from its own.
+[[nodiscard]] inline net::admission_options default_admission() { return {}; }
+
 /// What `run` was asked to do; filled in by the command-line parser.
 struct run_options {
   std::string table;
@@ -32,6 +38,8 @@ struct run_options {
   std::int64_t max_outbound_bytes = -1;  ///< a reader this far behind is cut; -1: the front's 1 MiB
   std::size_t send_buffer_bytes = 0;     ///< each client socket's SO_SNDBUF; 0: the kernel's
   std::size_t io_threads = 1;            ///< the front's I/O threads
+  /// Admission before overload (--admit and --admit-*): off by default, at the front's lines.
+  net::admission_options admission = default_admission();
   std::string cluster;                ///< nats://HOST:PORT of the cluster's NATS server; empty: one process
   std::string node;                   ///< this node's name in the cluster
   std::int64_t dead_after_ms = 3000;  ///< a cluster node silent this long is declared dead

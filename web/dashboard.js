@@ -75,7 +75,17 @@ const charts = {
   requests: makeChart('chart-requests', 'requests / s', [['requests/s', '#27ae60']]),
   tick: makeChart('chart-tick', 'tick p99 (ms)', [['tick p99', '#d35400']]),
   lateness: makeChart('chart-lateness', 'lateness p99 (ms)', [['lateness p99', '#c0392b']]),
+  headroom: makeChart('chart-headroom', 'front headroom', [['I/O busy %', '#16a085'], ['I/O lag ms', '#2c3e50'], ['write queue p90 KiB', '#7f8c8d']]),
+  admission: makeChart('chart-admission', 'logins refused (server_busy) / s', [['refused/s', '#e67e22']]),
 };
+
+// The front's admission at the newest sample: open, or closed with the measure over its line.
+function showAdmission(last) {
+  if (last.admitting === undefined) return;  // a server without a front
+  const badge = $('admission');
+  badge.textContent = last.admitting ? 'admitting' : `busy: ${last.over}`;
+  badge.className = `conn ${last.admitting ? 'on' : 'off'}`;
+}
 
 function showHistory(h) {
   const samples = h.samples;
@@ -91,6 +101,14 @@ function showHistory(h) {
   set(charts.requests, 'requests_per_s');
   set(charts.tick, 'tick_p99_ms');
   set(charts.lateness, 'lateness_p99_ms');
+  const busyPct = samples.map((s) => ({ x: (s.t_ms - end) / 1000, y: (s.io_busy || 0) * 100 }));
+  charts.headroom.data.datasets[0].data = busyPct;
+  charts.headroom.data.datasets[1].data = series('io_lag_ms');
+  charts.headroom.data.datasets[2].data = series('write_queue_kib');
+  charts.headroom.update('none');
+  set(charts.admission, 'busy_refused_per_s');
+  window.dashboard.admitting = samples[samples.length - 1].admitting;
+  showAdmission(samples[samples.length - 1]);
 }
 
 // ---- the spectator --------------------------------------------------------------------------------

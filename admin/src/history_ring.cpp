@@ -25,7 +25,7 @@ std::chrono::nanoseconds interval_p99(const histogram_snapshot& now, const histo
 }
 
 void history_ring::record(std::int64_t t_ms, std::uint64_t players, std::uint64_t connections,
-                          std::uint64_t requests, const pool_metrics& pool) {
+                          std::uint64_t requests, const pool_metrics& pool, const front_headroom& room) {
   std::lock_guard lock(m_);
   if (last_) {
     using ms = std::chrono::duration<double, std::milli>;
@@ -37,10 +37,14 @@ void history_ring::record(std::int64_t t_ms, std::uint64_t players, std::uint64_
     s.requests_per_s = static_cast<double>(requests - std::min(requests, last_->requests)) / seconds;
     s.tick_p99_ms = ms(interval_p99(pool.tick_duration, last_->ticks)).count();
     s.lateness_p99_ms = ms(interval_p99(pool.lateness, last_->lateness)).count();
+    s.io_busy = room.io_busy, s.write_queue_kib = room.write_queue_kib;
+    s.admitting = room.admitting, s.over = room.over, s.io_lag_ms = room.io_lag_ms;
+    s.busy_refused_per_s =
+        static_cast<double>(room.busy_refused - std::min(room.busy_refused, last_->busy_refused)) / seconds;
     samples_.push_back(s);
     if (samples_.size() > capacity_) samples_.pop_front();
   }
-  last_ = previous{t_ms, requests, pool.tick_duration, pool.lateness};
+  last_ = previous{t_ms, requests, room.busy_refused, pool.tick_duration, pool.lateness};
 }
 
 std::string history_ring::json() const {
@@ -52,7 +56,13 @@ std::string history_ring::json() const {
                     {"connections", s.connections},
                     {"requests_per_s", s.requests_per_s},
                     {"tick_p99_ms", s.tick_p99_ms},
-                    {"lateness_p99_ms", s.lateness_p99_ms}});
+                    {"lateness_p99_ms", s.lateness_p99_ms},
+                    {"io_busy", s.io_busy},
+                    {"io_lag_ms", s.io_lag_ms},
+                    {"write_queue_kib", s.write_queue_kib},
+                    {"admitting", s.admitting},
+                    {"over", s.over},
+                    {"busy_refused_per_s", s.busy_refused_per_s}});
   return nlohmann::json{{"interval_ms", 1000}, {"capacity", capacity_}, {"samples", std::move(list)}}.dump();
 }
 

@@ -291,7 +291,37 @@ void render_world_metrics(prometheus_text& out, const world_snapshot& s) {
             [](const sc& x) { return x.overruns; });
 }
 
+namespace {
+
+// The front's headroom at its last sample (a quarter second) and what admission made of it.
+void render_headroom_metrics(prometheus_text& out, const net::front_stats& s) {
+  out.gauge("scenert_net_admitting",
+            "1 while new logins are admitted, 0 while they are refused (server_busy).", s.admitting ? 1 : 0);
+  out.gauge("scenert_net_headroom_tick_lateness_seconds",
+            "p99 of how late the lines' ticks started over the last quarter second.",
+            std::chrono::duration<double>(s.room.tick_lateness).count());
+  out.gauge("scenert_net_headroom_io_busy_ratio", "The busiest client I/O thread's CPU time per wall time.",
+            s.room.io_busy);
+  out.gauge("scenert_net_headroom_io_lag_seconds",
+            "How late the most lagging client I/O thread ran its timer.",
+            std::chrono::duration<double>(s.room.io_lag).count());
+  out.gauge("scenert_net_headroom_write_queue_bytes",
+            "p90 over connections of the bytes queued to a client and not yet written.",
+            static_cast<double>(s.room.write_queue_bytes));
+  for (std::size_t i = 1; i < std::size(net::headroom_measure_names); ++i)
+    out.gauge("scenert_net_headroom_over", "1 for the measure over its admission line in the last sample.",
+              static_cast<std::size_t>(s.over) == i ? 1 : 0,
+              {{"measure", std::string(net::headroom_measure_names[i])}});
+  out.counter("scenert_net_logins_refused_busy_total", "New logins refused while admission was closed.",
+              static_cast<double>(s.busy_refused));
+  out.counter("scenert_net_admission_closings_total", "Times admission closed (a measure over its line).",
+              static_cast<double>(s.admission_closings));
+}
+
+}  // namespace
+
 void render_front_metrics(prometheus_text& out, const net::front_stats& s) {
+  render_headroom_metrics(out, s);
   out.gauge("scenert_net_connections", "Client connections open now.", static_cast<double>(s.connections));
   out.gauge("scenert_net_detached_players", "Players of dropped connections waiting for their resume.",
             static_cast<double>(s.detached));

@@ -198,7 +198,8 @@ class bots_run {
   static void add(bots_report& r, const bots_report& p) {
     r.connected += p.connected, r.connect_failed += p.connect_failed, r.logged_in += p.logged_in;
     r.connect.merge(p.connect), r.login.merge(p.login);
-    r.resumed += p.resumed, r.resume.merge(p.resume);
+    r.resumed += p.resumed, r.resume.merge(p.resume), r.server_busy += p.server_busy;
+    r.busy_gave_up += p.busy_gave_up;
     for (const auto& [k, v] : p.failed_resumes) r.failed_resumes[k] += v;
     r.move_to_viewer.merge(p.move_to_viewer), r.heartbeat_rtt.merge(p.heartbeat_rtt);
     for (const auto& [k, v] : p.disconnects) r.disconnects[k] += v;

@@ -152,6 +152,11 @@ std::string play_lines(const bots_report& r) {
                                 r.connected, r.connect_failed, r.logged_in, r.max_online);
   out += fmt::format("disconnects {}\n", joined(r.disconnects));
   if (r.resumed != 0) out += fmt::format("resumed     {}\n", r.resumed);
+  if (r.server_busy != 0)
+    out += fmt::format(
+        "server_busy {} logins refused, each tried again after its retry-after; {} gave up at their login "
+        "timeout\n",
+        r.server_busy, r.busy_gave_up);
   if (!r.failed_resumes.empty()) out += fmt::format("not resumed {}\n", joined(r.failed_resumes));
   out += fmt::format("moves       sent {} ({:.0f}/s), refused {}; chats sent {}\n", r.moves_sent,
                      per_second(r.moves_sent, r.wall_seconds), joined(r.moves_refused), r.chats_sent);
@@ -276,6 +281,8 @@ void put_connections(nlohmann::json& j, const bots_report& r) {
   j["login"] = latency_json(r.login);
   j["disconnects"] = r.disconnects;
   j["resumed"] = r.resumed;
+  j["server_busy"] = r.server_busy;
+  j["busy_gave_up"] = r.busy_gave_up;
   j["failed_resumes"] = r.failed_resumes;
   j["resume"] = latency_json(r.resume);
 }

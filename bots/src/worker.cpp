@@ -85,7 +85,7 @@ void worker::check_login_time(bot& b, clock::time_point now) {
                          b.index, b.pid, shared_.opt.login_timeout.count(), b.last_loss));
     ++stats_.failed_resumes[fmt::format("not back in time (last: {})", b.last_loss)];
     close(b, "resume_failed");
-  } else if (!b.resuming && now - b.connect_started > shared_.opt.login_timeout) {
+  } else if (!b.resuming && now - b.login_started > shared_.opt.login_timeout) {
     error(b, fmt::format("bot {}: no view (202) within {} ms of connecting", b.index,
                          shared_.opt.login_timeout.count()));
     close(b, "timeout");

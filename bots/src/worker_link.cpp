@@ -15,6 +15,8 @@ using namespace detail;
 void worker::connect(bot& b) {
   b.at = bot::stage::connecting;
   b.connect_started = clock::now();
+  if (!b.busy_retry) b.login_started = b.connect_started;
+  b.busy_retry = false;
   b.ws = shared_.opt.ws;
   const std::size_t t = (b.index + b.shift) % shared_.targets.size();
   const auto& target = shared_.opt.targets[t];
@@ -152,6 +154,7 @@ void worker::on_control(bot& b, std::uint8_t opcode, std::string_view payload) {
 // not come back lost its player: an error with its reason, never a silent close.
 void worker::lost(bot& b, const std::string& reason) {
   if (b.at == bot::stage::leaving) return close(b, "bye");
+  if (b.goodbye == "server_busy" && !b.resuming && b.at == bot::stage::logging_in) return refused_busy(b);
   const std::string why = b.goodbye.empty() ? reason : b.goodbye;
   const bool dropped = b.goodbye.empty() || b.goodbye == "shutting_down";
   const bool may_resume = shared_.opt.resume && !b.token.empty() && !stopping_ &&
@@ -185,6 +188,7 @@ void worker::reconnect(bot& b, clock::time_point now) {
   b.at = bot::stage::reconnecting;
   b.next_try = now + std::chrono::milliseconds(100);
   b.goodbye.clear();
+  b.retry_after_ms = 0;
   b.reader = net::frame_reader{1u << 20};
   b.unframer = {};
   b.upgrade.clear(), b.pongs.clear(), b.out.clear(), b.sending.clear();
@@ -193,6 +197,23 @@ void worker::reconnect(bot& b, clock::time_point now) {
   b.views = 0;  // the new connection counts its 202s from the start
   b.pending.reset();
   b.has_position = b.own_appeared_due = false;
+}
+
+// The server admits no new player now: the bot connects again once the retry-after passed, unless
+// that is past its login timeout (counted from its first connect): then it gives up, counted apart
+// (the server refusing newcomers past its line is what it is meant to do, not a fault).
+void worker::refused_busy(bot& b) {
+  ++stats_.server_busy;
+  const auto now = clock::now();
+  const auto wait = std::chrono::milliseconds(std::max<std::uint32_t>(b.retry_after_ms, 100));
+  if (now + wait - b.login_started > shared_.opt.login_timeout) {
+    ++stats_.busy_gave_up;
+    return close(b, "server_busy");
+  }
+  reconnect(b, now);
+  --b.shift;  // the same target: its refusal said when to come back
+  b.busy_retry = true;
+  b.next_try = now + wait;
 }
 
 void worker::close(bot& b, const std::string& reason) {

@@ -67,6 +67,7 @@ void worker::on(bot& b, const net::server_message& m, clock::time_point now) {
           on_scene(b, msg);
         } else if constexpr (std::is_same_v<T, net::goodbye>) {
           b.goodbye = msg.reason.empty() ? "goodbye" : msg.reason.substr(0, msg.reason.find(':'));
+          b.retry_after_ms = msg.retry_after_ms;
         } else if constexpr (std::is_same_v<T, net::move_refused>) {
           ++stats_.moves_refused[msg.reason];
         }
@@ -153,7 +154,7 @@ void worker::on_view(bot& b, const net::players_in_view& v, clock::time_point no
     ++stats_.resumed;
     stats_.resume.record(now - b.dropped_at);
   } else {
-    stats_.login.record(now - b.connect_started);
+    stats_.login.record(now - b.login_started);  // its waits after server_busy included
   }
   b.at = bot::stage::playing;
   raise_max(shared_.max_online, shared_.online.fetch_add(1, std::memory_order_relaxed) + 1);

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <map>
 
+#include <scenert/runtime/assert.hpp>
+
 namespace scenert::net {
 
 namespace {
@@ -56,6 +58,7 @@ front::impl::impl(const scene_table& t, front_options o)
       resume_for(opt.resume.value_or(t.network.resume_ms)),
       shards(shards_of(*this, opt.io_threads)),
       next_pid(opt.first_player_id),
+      admission(opt.admission),
       tcp_acceptor(*shards.front()->io),
       ws_acceptor(*shards.front()->io) {
   if (opt.max_payload == 0) opt.max_payload = t.network.max_frame_bytes;
@@ -162,6 +165,8 @@ front::front(std::unique_ptr<impl> i) : impl_(std::move(i)) {}
 front::~front() { stop(); }
 
 std::unique_ptr<front> front::create(const scene_table& table, front_options options) {
+  const std::string problem = admission_problem(options.admission);
+  SCENERT_ASSERT(problem.empty(), "front_options::admission: a line out of range (admission_problem)");
   return std::unique_ptr<front>(new front(std::make_unique<impl>(table, std::move(options))));
 }
 
@@ -315,7 +320,12 @@ front_stats front::stats() const noexcept {
     }
   }
   for (const auto& sh : impl_->shards) s.frames_out += g(sh->sent().frames);
+  add_headroom(s, impl_->admission);
   return s;
+}
+
+void front::report_tick_lateness(std::chrono::microseconds p99) {
+  impl_->admission.reported_lateness_us.store(p99.count(), std::memory_order_relaxed);
 }
 
 std::vector<line_connections> front::connections_by_line() const {

@@ -4,6 +4,7 @@
 // (front_login), a logged-in client's messages (front_play), the lines' events (front_fan_out) and
 // the table's geometry (front_geometry).
 
+#include "front_admission.hpp"
 #include "front_counters.hpp"
 #include "front_fan_out.hpp"
 #include "front_geometry.hpp"
@@ -77,6 +78,7 @@ struct front::impl {
   player_book book;
   player_roll roll;
   front_counters n;
+  admission_watch admission;
 
   // Connections handed over by the web port (adopt_websocket) until stop() closes the door.
   std::mutex adopting_mutex;
@@ -89,6 +91,12 @@ struct front::impl {
   void accept(tcp::acceptor& a, bool websocket);
   void hand_to_shard(int socket, bool websocket, std::string bytes);
   front_shard& next();
+  /// A headroom sample of the whole front fed to the gate (shard 0's thread, every sweep).
+  void sample_headroom(clock::time_point now);
+  /// Whether a new login is admitted now. Any thread.
+  [[nodiscard]] bool admitting() const noexcept {
+    return admission.admitting.load(std::memory_order_relaxed);
+  }
   /// The shard `p` is logged in on, if any (the roll's mutex held by `lock`).
   front_shard* home_of(player_id p, const std::unique_lock<std::mutex>& lock);
 };
@@ -157,7 +165,11 @@ class front_shard final : public session_host {
   out_counts& sent() override { return sent_; }
   std::string& ws_scratch() override { return ws_scratch_; }
 
+  /// Its load at the last sweep (front_admission.cpp).
+  shard_load load;
+
  private:
+  void measure_load(clock::time_point now, clock::duration lag);
   void sweep_once(clock::time_point now);
   void publish_connections();
   void stop_when_quiet();
@@ -166,7 +178,8 @@ class front_shard final : public session_host {
   std::size_t open_sockets_ = 0;
   bool stopping_ = false;
   asio::steady_timer stop_timer_, sweep_timer_;
-  std::string ws_scratch_;  // the frames of a WebSocket write before they became messages
+  clock::time_point sweep_due_{};  // when the sweep timer should fire: how late it ran is the loop's lag
+  std::string ws_scratch_;         // the frames of a WebSocket write before they became messages
   out_counts sent_;
   mutable std::mutex published_mutex_;
   std::vector<line_connections> published_;  // connections per line, every sweep

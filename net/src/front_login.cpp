@@ -49,6 +49,7 @@ std::optional<player_id> login_desk::take_pid() {
 }
 
 void login_desk::log_in_guest(const std::shared_ptr<session>& s) {
+  if (refused_busy(s)) return;
   const auto taken = take_pid();
   if (!taken) return s->close(close_reason::server_full, "server full: no player id left");
   add(shard_.n.guests);
@@ -101,6 +102,7 @@ void login_desk::log_in(const std::shared_ptr<session>& s, const login& l) {
 void login_desk::log_in_afresh(const std::shared_ptr<session>& s, const login& l) {
   if (auto problem = name_problem(l.name); !problem.empty())
     return s->close(close_reason::bad_login, problem);
+  if (refused_busy(s)) return;
   const auto taken = take_pid();
   if (!taken) return s->close(close_reason::server_full, "server full: no player id left");
   add(shard_.n.logins);

@@ -45,6 +45,8 @@ class login_desk {
  private:
   void log_in_afresh(const std::shared_ptr<session>& s, const login& l);
   void welcome(const std::weak_ptr<session>& asking, player_id pid, std::string token, std::string name);
+  /// True when `s` was refused (server_busy) for admission is closed (front_admission.cpp).
+  bool refused_busy(const std::shared_ptr<session>& s);
   void claimed(const std::weak_ptr<session>& asking, const login& l, result<claimed_player, world_errc> r);
   void admit(const std::shared_ptr<session>& s, player_id pid, std::string name);
   void handed_off(player_id pid);

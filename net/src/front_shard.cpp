@@ -115,7 +115,8 @@ void front_shard::flush() {
 // ---- every quarter second ---------------------------------------------------------------------
 
 void front_shard::sweep() {
-  sweep_timer_.expires_after(std::chrono::milliseconds(250));
+  sweep_due_ = clock::now() + std::chrono::milliseconds(250);
+  sweep_timer_.expires_at(sweep_due_);
   sweep_timer_.async_wait([this](boost::system::error_code ec) {
     if (ec || stopping_) return;
     sweep_once(clock::now());
@@ -124,6 +125,7 @@ void front_shard::sweep() {
 }
 
 void front_shard::sweep_once(clock::time_point now) {
+  measure_load(now, std::max(clock::duration::zero(), now - sweep_due_));
   std::vector<std::pair<std::shared_ptr<session>, std::pair<close_reason, std::chrono::milliseconds>>> late;
   for (auto& s : greeting)
     if (auto why = s->overdue(now)) late.emplace_back(s, *why);
@@ -133,6 +135,7 @@ void front_shard::sweep_once(clock::time_point now) {
   if (number == 0) {  // the players waiting for a resume are the shards' in common
     logins.expire_detached(now);
     hub.book.forget_gone(now);
+    hub.sample_headroom(now);
   }
   flush();
   publish_connections();

@@ -213,7 +213,7 @@ result<server_message, wire_errc> decode_server(std::uint32_t id, std::string_vi
     case message_id::scene_info:
       return as.operator()<SceneInfo>(scene_info_of);
     case message_id::goodbye:
-      return as.operator()<Goodbye>([](const Goodbye& m) { return goodbye{m.reason()}; });
+      return as.operator()<Goodbye>([](const Goodbye& m) { return goodbye{m.reason(), m.retry_after_ms()}; });
     case message_id::move_refused:
       return as.operator()<MoveRefused>([](const MoveRefused& m) { return move_refused{m.reason()}; });
     case message_id::monsters_seen:
@@ -386,6 +386,7 @@ void encode(std::string& out, const scene_info& m) {
 void encode(std::string& out, const goodbye& m) {
   auto& g = made<scenert::wire::Goodbye>();
   g.set_reason(m.reason);
+  g.set_retry_after_ms(m.retry_after_ms);
   put(out, message_id::goodbye, g);
 }
 

@@ -212,7 +212,7 @@ void session::start_linger() {
 
 // ---- closing ----------------------------------------------------------------------------------
 
-void session::close(close_reason why, const std::string& text) {
+void session::close(close_reason why, const std::string& text, std::uint32_t retry_after_ms) {
   if (closing_) {
     if (why == close_reason::dropped) shut();  // the socket failed while the goodbye was on its way
     return;
@@ -225,7 +225,7 @@ void session::close(close_reason why, const std::string& text) {
   std::string said(close_reason_names[static_cast<std::size_t>(why)]);
   if (!text.empty()) said += ": " + text;
   out_.clear();  // frames not sent yet would only delay the goodbye
-  append_frame(out_, server_message{goodbye{said}});
+  append_frame(out_, server_message{goodbye{said, retry_after_ms}});
   host_.sent().count(out_);
   if (stage_ == stage::handshake) return shut();
   write();

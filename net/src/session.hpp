@@ -146,8 +146,9 @@ class session : public std::enable_shared_from_this<session> {
   void send(const server_message& m);
   /// Writes what is queued, or cuts a reader over max_outbound_bytes behind (slow_reader).
   void flush();
-  /// Says why (unless the client is gone) and closes once the goodbye is written (or after linger).
-  void close(close_reason why, const std::string& text = {});
+  /// Says why (unless the client is gone) and closes once the goodbye is written (or after linger);
+  /// `retry_after_ms` goes in the goodbye (server_busy).
+  void close(close_reason why, const std::string& text = {}, std::uint32_t retry_after_ms = 0);
   /// Runs `then` after `wait` unless a frame came (or is on its way) or the session moved on.
   void wait_for_login(std::chrono::milliseconds wait, std::function<void()> then);
   /// No guest wait any more (a login is under way).
@@ -158,6 +159,8 @@ class session : public std::enable_shared_from_this<session> {
   [[nodiscard]] std::optional<std::pair<close_reason, std::chrono::milliseconds>> overdue(
       clock::time_point now) const;
 
+  /// Bytes queued for this client and not yet written (its write queue and the write in flight).
+  [[nodiscard]] std::size_t queued_bytes() const noexcept { return out_.size() + sending_.size(); }
   [[nodiscard]] stage at() const noexcept { return stage_; }
   [[nodiscard]] bool closing() const noexcept { return closing_; }
   /// A WebSocket client that asked for the "scenert" subprotocol: it must log in.

@@ -95,6 +95,23 @@ TEST(HistoryRing, KeepsTheLastSamplesOldestFirstWithRates) {
   EXPECT_DOUBLE_EQ(j["samples"][1]["tick_p99_ms"].get<double>(), 1.0);
   EXPECT_DOUBLE_EQ(j["samples"][2]["tick_p99_ms"].get<double>(), 10.0);
   EXPECT_DOUBLE_EQ(j["samples"][2]["lateness_p99_ms"].get<double>(), 0.0);
+  EXPECT_EQ(j["samples"][2]["admitting"], true) << "without a front: the default headroom";
+}
+
+TEST(HistoryRing, KeepsTheFrontsHeadroomAndTheRateOfLoginsRefused) {
+  history_ring ring;
+  pool_metrics pool;
+  ring.record(1000, 0, 0, 0, pool, {0.2, 0, true, "none", 10});
+  ring.record(3000, 0, 0, 0, pool, {0.9, 8, false, "io_busy", 30, 12.5});
+  const auto j = nlohmann::json::parse(ring.json());
+  ASSERT_EQ(j["samples"].size(), 1U);
+  const auto& s = j["samples"][0];
+  EXPECT_DOUBLE_EQ(s["io_busy"].get<double>(), 0.9);
+  EXPECT_DOUBLE_EQ(s["write_queue_kib"].get<double>(), 8.0);
+  EXPECT_EQ(s["admitting"], false);
+  EXPECT_EQ(s["over"], "io_busy");
+  EXPECT_DOUBLE_EQ(s["io_lag_ms"].get<double>(), 12.5);
+  EXPECT_DOUBLE_EQ(s["busy_refused_per_s"].get<double>(), 10.0);
 }
 
 }  // namespace

@@ -11,6 +11,9 @@
 
 #include <atomic>
 #include <memory>
+#include <thread>
+
+#include "../eventually.hpp"
 
 #include "../scene/fixture.hpp"
 
@@ -58,15 +61,17 @@ struct hosted {
     (void)pool->stop();
   }
 
-  bots_report play(std::uint32_t clients) {
+  bots_report play(std::uint32_t clients, std::chrono::milliseconds login_timeout = std::chrono::seconds(10),
+                   double seconds = 2.5) {
     bots_options o;
+    o.login_timeout = login_timeout;
     o.targets = {{"127.0.0.1", door->tcp_port()}};
     o.admins = {endpoint{"127.0.0.1", admin->port()}};
     o.settle = std::chrono::milliseconds(300);
     o.progress = false;
     bots_plan_options po;
     po.clients = clients;
-    po.seconds = 2.5;
+    po.seconds = seconds;
     po.rate = 40;
     po.act_every = 0;  // walking and chat: this test is about views, not travel
     po.chat_every = 1;
@@ -96,6 +101,48 @@ TEST(BotsWorld, AFrontThatHidesAPlayersMovesIsCaught) {
   EXPECT_GT(r.views.wrong_position, 0u);
   EXPECT_EQ(r.views.missing + r.views.extra + r.views.misplaced, 0u);
   EXPECT_GT(r.view_mismatches(), 0u);
+}
+
+// A front whose admission is closed (the lines' ticks said to run late) and opens at once when they
+// are not: what decides is the lateness the test reports.
+net::front_options closed_by_lateness() {
+  net::front_options fo;
+  fo.admission.enabled = true;
+  fo.admission.max_io_busy = 1.0;
+  fo.admission.max_io_lag = std::chrono::milliseconds(10'000);
+  fo.admission.max_write_queue_bytes = std::size_t{1} << 30;
+  fo.admission.close_after = fo.admission.reopen_after = std::chrono::milliseconds(0);
+  fo.admission.retry_after = std::chrono::milliseconds(200);
+  return fo;
+}
+
+TEST(BotsWorld, ALoginRefusedAsServerBusyIsTriedAgainAfterItsRetryAfterAndCounted) {
+  hosted h(closed_by_lateness());
+  h.door->report_tick_lateness(std::chrono::seconds(1));
+  ASSERT_TRUE(test::eventually([&] { return !h.door->stats().admitting; }));
+  std::thread opener([&] {  // once every bot was refused, the lines catch up
+    (void)test::eventually([&] { return h.door->stats().busy_refused >= 4; });
+    h.door->report_tick_lateness(std::chrono::microseconds(0));
+  });
+  const auto r = h.play(4, std::chrono::seconds(10), 1.5);
+  opener.join();
+  EXPECT_GE(r.server_busy, 4u);
+  EXPECT_EQ(r.server_busy, h.door->stats().busy_refused);
+  EXPECT_EQ(r.logged_in, 4u);
+  EXPECT_EQ(r.errors, 0u) << (r.error_examples.empty() ? "" : r.error_examples.front());
+  EXPECT_EQ(r.disconnects.count("server_busy"), 0u);
+}
+
+TEST(BotsWorld, ABotStillRefusedAtItsLoginTimeoutGivesUpCountedNotAnError) {
+  hosted h(closed_by_lateness());
+  h.door->report_tick_lateness(std::chrono::seconds(1));
+  ASSERT_TRUE(test::eventually([&] { return !h.door->stats().admitting; }));
+  const auto r = h.play(2, std::chrono::milliseconds(500), 1.0);
+  EXPECT_EQ(r.logged_in, 0u);
+  EXPECT_GE(r.server_busy, 2u);
+  EXPECT_EQ(r.busy_gave_up, 2u);
+  EXPECT_EQ(r.errors, 0u) << (r.error_examples.empty() ? "" : r.error_examples.front());
+  EXPECT_EQ(r.disconnects.at("server_busy"), 2u);
 }
 
 }  // namespace

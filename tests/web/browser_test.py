@@ -474,6 +474,8 @@ class Pages(harness.Case):
             check_dashboard_numbers(driver, admin)
             check_spectator(driver, admin, 2001, 1)  # a field: monsters, and bots walk there
             eventually(lambda: js(driver, "return window.dashboard.samples") > 1, 5, "the dashboard's charts drawn")
+            eventually(lambda: js(driver, "return window.dashboard.admitting") is True, 5,
+                       "the dashboard's admission badge (admitting)")
             self.shot("dashboard")
             self.console.check("dashboard")
 

@@ -20,6 +20,21 @@ struct history_sample {
   std::uint64_t players = 0, connections = 0;
   double requests_per_s = 0;
   double tick_p99_ms = 0, lateness_p99_ms = 0;  ///< over the interval only, not since start
+  double io_busy = 0;                           ///< the busiest client I/O thread's CPU share (0..1)
+  double write_queue_kib = 0;                   ///< p90 over connections of what waits to be written
+  bool admitting = true;                        ///< new logins admitted at the interval's end
+  std::string over;                             ///< the headroom measure over its line, or "none"
+  double busy_refused_per_s = 0;                ///< new logins refused (server_busy)
+  double io_lag_ms = 0;                         ///< how late the most lagging I/O thread ran its timer
+};
+
+/// The front's headroom at a sample's end (net::front_stats); the default without a front.
+struct front_headroom {
+  double io_busy = 0, write_queue_kib = 0;
+  bool admitting = true;
+  std::string over = "none";
+  std::uint64_t busy_refused = 0;  ///< cumulative: the ring keeps its rate
+  double io_lag_ms = 0;            ///< how late the most lagging I/O thread ran its timer
 };
 
 /// The p99 of the values a histogram counted between two snapshots of it (the bucket's upper bound,
@@ -35,7 +50,7 @@ class history_ring {
   /// Adds a sample from the interval since the previous one: counters are cumulative, the ring
   /// keeps their rates.
   void record(std::int64_t t_ms, std::uint64_t players, std::uint64_t connections, std::uint64_t requests,
-              const pool_metrics& pool);
+              const pool_metrics& pool, const front_headroom& room = {});
   /// {"interval_ms":1000,"capacity":N,"samples":[{...}, ...]}, oldest first.
   [[nodiscard]] std::string json() const;
   [[nodiscard]] std::size_t size() const;
@@ -43,7 +58,7 @@ class history_ring {
  private:
   struct previous {
     std::int64_t t_ms = 0;
-    std::uint64_t requests = 0;
+    std::uint64_t requests = 0, busy_refused = 0;
     histogram_snapshot ticks, lateness;
   };
   mutable std::mutex m_;

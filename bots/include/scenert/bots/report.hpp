@@ -48,6 +48,10 @@ struct bots_report {
   /// "token refused", "closed by the server (REASON)"); each is an error too.
   std::map<std::string, std::uint64_t> failed_resumes;
   latency_histogram resume;  ///< --resume: dropped to its first view (202) on the new connection
+  /// Logins the server refused (server_busy); each bot tried again after the retry-after its goodbye
+  /// said, within its login timeout. Past it the bot gave up (busy_gave_up, a disconnect
+  /// "server_busy"; no error: refusing newcomers past its line is the server's job).
+  std::uint64_t server_busy = 0, busy_gave_up = 0;
 
   // ---- hostile bots (--hostile): apart from the well-behaved bots, whose figures the rest are ----
   std::uint32_t well_behaved = 0;  ///< bots that played the plan as clients should

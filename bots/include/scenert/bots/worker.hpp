@@ -99,8 +99,11 @@ struct bot {
   std::uint32_t shift = 0;       // it connects to targets[(index + shift) % size]
   bool resuming = false;         // logging in again with its token after its server dropped it
   clock::time_point dropped_at, resume_by, next_try;
-  std::string goodbye;    // the server's reason, when it said goodbye
-  std::string last_loss;  // resuming: why its last connection (or attempt) ended
+  std::string goodbye;               // the server's reason, when it said goodbye
+  std::uint32_t retry_after_ms = 0;  // what its goodbye said to wait (server_busy)
+  bool busy_retry = false;           // connecting again after a server_busy: its login began earlier
+  clock::time_point login_started;   // its first connect for this login (its login timeout counts from it)
+  std::string last_loss;             // resuming: why its last connection (or attempt) ended
   standing where;
   bool has_position = false;
   bool appeared_since_request = false;  // its 202 (or its own 200 Tp 2) came after its last request
@@ -155,6 +158,8 @@ class worker {
   void connect(bot& b);
   void reconnect(bot& b, clock::time_point now);
   void check_login_time(bot& b, clock::time_point now);
+  /// Its login was refused (server_busy): it tries again after the retry-after, inside its login timeout.
+  void refused_busy(bot& b);
   void upgrade(bot& b);
   void read_upgrade(bot& b);
   void upgrade_failed(bot& b, const std::string& why);

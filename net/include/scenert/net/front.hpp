@@ -17,6 +17,7 @@
 #include <vector>
 
 #include <scenert/config/scene_table.hpp>
+#include <scenert/net/admission.hpp>
 #include <scenert/net/frame.hpp>
 #include <scenert/net/message_id.hpp>
 #include <scenert/runtime/result.hpp>
@@ -41,11 +42,12 @@ enum class close_reason : std::uint8_t {
   replaced,       ///< the player logged in again on another connection
   no_place,       ///< the world found no line to land on
   flooding,       ///< kept sending over its rates past front_options::flooding
+  server_busy,    ///< a new login while admission is closed (front_options::admission)
   count_
 };
 inline constexpr std::string_view close_reason_names[] = {
     "dropped",   "idle",        "half_frame",    "login_timeout", "slow_reader", "oversize", "bad_frames",
-    "bad_login", "server_full", "shutting_down", "replaced",      "no_place",    "flooding"};
+    "bad_login", "server_full", "shutting_down", "replaced",      "no_place",    "flooding", "server_busy"};
 static_assert(std::size(close_reason_names) == static_cast<std::size_t>(close_reason::count_),
               "close_reason: name every reason");
 
@@ -109,6 +111,9 @@ struct front_options {
   /// Where players' items are kept (must outlive the front); null: none. A player logged in by name
   /// signs in as the account of its name and hears what it holds (1014); guests have no account.
   player_store* store = nullptr;
+  /// Past its lines new logins (named or guests) are refused with server_busy and a retry-after;
+  /// logged-in players and resumes never are. Off by default here; `scenert run` turns it on.
+  admission_options admission{};
 };
 
 /// Frames and bytes of one message id.
@@ -127,6 +132,12 @@ struct front_stats {
   std::uint64_t detached = 0;  ///< players of dropped connections waiting for their resume now
   std::array<std::uint64_t, static_cast<std::size_t>(close_reason::count_)> closed_by{};
   std::array<message_counts, std::size(all_message_ids)> in_by_id{}, out_by_id{};
+  /// The last headroom sample (every quarter second) and what admission made of it.
+  headroom room;
+  bool admitting = true;                           ///< new logins are admitted now
+  headroom_measure over = headroom_measure::none;  ///< the measure over its line in the last sample
+  std::uint64_t busy_refused = 0;                  ///< new logins refused (server_busy)
+  std::uint64_t admission_closings = 0;            ///< times admission closed
 };
 
 /// How many connections stand on one line (at the last publication, every quarter second).
@@ -180,6 +191,10 @@ class front {
   /// cluster. Its connection here, if any, closes (replaced); one waiting for its resume waits no
   /// more. Any thread.
   void let_go(player_id player);
+
+  /// The p99 of how late the lines' ticks started over the host's last interval (a quarter second):
+  /// the front's admission takes it into its next headroom sample. Any thread.
+  void report_tick_lateness(std::chrono::microseconds p99);
 
   /// Where clients land: the table's first town, else its first field (0: none).
   [[nodiscard]] scene_id landing_scene() const noexcept;

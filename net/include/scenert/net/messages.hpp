@@ -132,6 +132,7 @@ struct scene_info {  ///< 1006
 };
 struct goodbye {  ///< 1007
   std::string reason;
+  std::uint32_t retry_after_ms = 0;  ///< server_busy: try again after this long (0: not said)
 };
 struct move_refused {  ///< 1008
   std::string reason;
