@@ -63,9 +63,12 @@ cluster_result<void> node_lease::beat(std::uint32_t load) {
               fmt::format("cluster: node '{}' epoch {} is fenced: {}", next.name, next.epoch, why));
 }
 
-cluster_result<std::vector<node_entry>> list_nodes(const kv_bucket& nodes) {
+cluster_result<std::vector<node_entry>> list_nodes(const kv_bucket& nodes,
+                                                   std::span<const std::string> expected) {
   auto keys = nodes.keys();
   if (!keys) return keys.error();
+  for (const auto& name : expected)
+    if (std::find(keys->begin(), keys->end(), key_of(name)) == keys->end()) keys->push_back(key_of(name));
   std::vector<node_entry> out;
   for (const auto& key : *keys) {
     if (!key.starts_with("node.")) continue;

@@ -222,7 +222,14 @@ void remote_world::impl::time_out(clock::time_point now) {
 }
 
 void remote_world::impl::read_nodes(clock::time_point now) {
-  auto all = list_nodes(nodes_bucket);
+  std::vector<std::string> known;
+  {
+    std::lock_guard lock(m);
+    for (const auto& [name, n] : nodes) known.push_back(name);
+  }
+  // A node known here and left out of a listing is read on its own: losing it would place its
+  // players again while it still holds them.
+  auto all = list_nodes(nodes_bucket, known);
   if (!all) return warn(fmt::format("gateway {}: {}", opt.gateway, all.error().message));
   std::vector<std::string> lost;
   {

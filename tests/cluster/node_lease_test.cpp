@@ -2,6 +2,8 @@
 
 #include <scenert/cluster/node_lease.hpp>
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "nats_server.hpp"
@@ -68,6 +70,22 @@ TEST(NodeLease, EachJoinTakesTheNextEpochAndFencesThePreviousOne) {
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.code(), cluster_errc::bad_name);
   EXPECT_NE(bad.error().message.find("'no spaces'"), std::string::npos);
+}
+
+// The names a caller expects are read on their own when a listing leaves them out (a listing may miss
+// a key written meanwhile): each record once, and a name nobody wrote is simply absent.
+TEST(NodeLease, AnExpectedNameIsListedOnceAndAnUnknownOneNotAtAll) {
+  test::nats_server server;
+  auto [link, nodes] = test::open_bucket(server, "nodes");
+  ASSERT_TRUE(node_lease::join(nodes, "a", 0));
+  ASSERT_TRUE(node_lease::join(nodes, "b", 0));
+  const std::vector<std::string> expected{"b", "gone"};
+  auto listed = list_nodes(nodes, expected);
+  ASSERT_TRUE(listed) << listed.error().message;
+  std::vector<std::string> names;
+  for (const auto& e : *listed) names.push_back(e.record.name);
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"a", "b"}));
 }
 
 // A node hosting some scenes says which in its record, beat after beat; one hosting all says none.

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -57,8 +58,11 @@ class node_lease {
   node_entry entry_;
 };
 
-/// Every node record, dead ones included.
-[[nodiscard]] cluster_result<std::vector<node_entry>> list_nodes(const kv_bucket& nodes);
+/// Every node record, dead ones included. A listing is a watch over the bucket, and a key written
+/// meanwhile (a node's beat) may be left out of it: each name of `expected` the listing left out is
+/// read on its own (absent only when that read says so).
+[[nodiscard]] cluster_result<std::vector<node_entry>> list_nodes(const kv_bucket& nodes,
+                                                                 std::span<const std::string> expected = {});
 
 /// Declares a node dead if its record is still at `seen` (it has not beaten since): one
 /// compare-and-set, so of several watchers exactly one wins, and a node that beat meanwhile lives.
