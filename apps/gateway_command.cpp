@@ -95,6 +95,7 @@ CLI::App* add_gateway_command(CLI::App& app, gateway_options& o) {
   cmd->add_option("--tcp", o.front.tcp, "Let game clients connect on HOST:PORT (port 0 = any)");
   cmd->add_option("--ws", o.front.ws, "Let WebSocket clients connect on HOST:PORT");
   cmd->add_option("--admin", o.front.admin, "Serve /livez /readyz /metrics on HOST:PORT");
+  add_guest_wait_option(cmd, o.front);
   cmd->add_option("--max-frame", o.front.max_frame,
                   "Largest frame payload in bytes (default: the table's network.max_frame_bytes)")
       ->check(CLI::Range(16u, 16u * 1024 * 1024));

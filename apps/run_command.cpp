@@ -35,6 +35,7 @@ result<net::front_options, admin_errc> front_options_for(const run_options& o) {
   if (o.resume_ms >= 0) f.resume = milliseconds(o.resume_ms);
   f.max_connections = o.max_connections;
   if (o.read_timeout_ms >= 0) f.read_timeout = milliseconds(o.read_timeout_ms);
+  if (o.guest_wait_ms >= 0) f.guest_wait = milliseconds(o.guest_wait_ms);
   if (o.max_outbound_bytes >= 0) f.max_outbound_bytes = static_cast<std::size_t>(o.max_outbound_bytes);
   f.send_buffer_bytes = o.send_buffer_bytes;
   f.io_threads = o.io_threads;
@@ -64,8 +65,21 @@ void add_cluster_options(CLI::App* cmd, run_options& o) {
       ->check(CLI::Range(std::int64_t{500}, std::int64_t{600'000}));
 }
 
+}  // namespace
+
+void add_guest_wait_option(CLI::App* cmd, run_options& o) {
+  cmd->add_option(
+         "--guest-wait-ms", o.guest_wait_ms,
+         "A TCP client that sends nothing this long after connecting plays as a guest, as seed 002's "
+         "clients do (default 50); raise it where every client logs in from a loaded machine")
+      ->check(CLI::Range(std::int64_t{10}, std::int64_t{60'000}));
+}
+
+namespace {
+
 // The limits a client meets beyond the table's network settings: timeouts and write buffers.
 void add_client_limit_options(CLI::App* cmd, run_options& o) {
+  add_guest_wait_option(cmd, o);
   cmd->add_option("--read-timeout-ms", o.read_timeout_ms,
                   "A client holding half a frame this long is closed (half_frame; default 10000)")
       ->check(CLI::Range(std::int64_t{100}, std::int64_t{600'000}));

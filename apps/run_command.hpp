@@ -34,7 +34,8 @@ struct run_options {
   std::uint32_t max_frame = 0;  ///< a frame's payload limit; 0: the table's network.max_frame_bytes
   std::int64_t resume_ms = -1;  ///< a dropped player's wait for its resume; -1: the table's
   std::size_t max_connections = 10'000;
-  std::int64_t read_timeout_ms = -1;     ///< half a frame held this long closes it; -1: the front's 10 s
+  std::int64_t read_timeout_ms = -1;  ///< half a frame held this long closes it; -1: the front's 10 s
+  std::int64_t guest_wait_ms = -1;  ///< a TCP client silent this long plays as a guest; -1: the front's 50 ms
   std::int64_t max_outbound_bytes = -1;  ///< a reader this far behind is cut; -1: the front's 1 MiB
   std::size_t send_buffer_bytes = 0;     ///< each client socket's SO_SNDBUF; 0: the kernel's
   std::size_t io_threads = 1;            ///< the front's I/O threads
@@ -54,6 +55,9 @@ void set_up_logging();
 
 /// The front's options from the flags: endpoints checked, the table's network settings unless given.
 [[nodiscard]] result<net::front_options, admin::admin_errc> front_options_for(const run_options& o);
+
+/// `--guest-wait-ms` (run and gateway): how long a silent TCP client waits before it plays as a guest.
+void add_guest_wait_option(CLI::App* cmd, run_options& o);
 
 /// Adds the `run` subcommand to `app`; `options` is filled in when it is parsed.
 CLI::App* add_run_command(CLI::App& app, run_options& options);

@@ -436,6 +436,7 @@ class LoadTest(harness.Case):
             (["run", small, "--max-frame", "8"], 2, "--max-frame"),
             (["run", small, "--realtime", "100"], 2, "--realtime"),
             (["run", small, "--admit", "maybe"], 2, "--admit: maybe not in {on,off}"),
+            (["run", small, "--guest-wait-ms", "5"], 2, "--guest-wait-ms: Value 5 not in range"),
             (["run", small, "--admit-io-busy", "1.5"], 2, "--admit-io-busy: Value 1.5 not in range"),
             (["run", small, "--admit-tick-lateness-ms", "0"], 2, "--admit-tick-lateness-ms"),
             (["run", small, "--web", "nonsense"], 2, "--web nonsense"),

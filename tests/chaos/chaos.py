@@ -117,7 +117,9 @@ class Chaos(harness.Case):
         return cluster.node(self, server, name, table, DEAD_AFTER_MS, admin=admin, start=start)
 
     def start_gateway(self, server, table, name, tcp, admin, start=1):
-        return cluster.gateway(self, server, name, table, tcp, admin, start)
+        # Every bot logs in, from a process as loaded as the servers: one whose login left later than the
+        # default 50 ms would play as a guest, with no token to come back with when its gateway dies.
+        return cluster.gateway(self, server, name, table, tcp, admin, start, "--guest-wait-ms", 2000)
 
     def placed(self, nodes, gateways):
         """Players on the live nodes and players routed by the live gateways."""

@@ -62,11 +62,11 @@ def node(case, server, name, table, dead_after_ms=3000, hosts=None, admin=0, sta
     return p
 
 
-def gateway(case, server, name, table, tcp=0, admin=0, start=1):
-    """`scenert gateway TABLE --cluster URL --name NAME --tcp 127.0.0.1:TCP --admin 127.0.0.1:ADMIN`, its
-    ports read (0: ones the system picks); START numbers a name's starts (its log)."""
+def gateway(case, server, name, table, tcp=0, admin=0, start=1, *extra):
+    """`scenert gateway TABLE --cluster URL --name NAME --tcp 127.0.0.1:TCP --admin 127.0.0.1:ADMIN [EXTRA]`,
+    its ports read (0: ones the system picks); START numbers a name's starts (its log)."""
     p = case.scenert(f"gateway {name}" + (f" start {start}" if start > 1 else ""), "gateway", table, "--cluster", server.url, "--name", name,
-                     "--tcp", f"127.0.0.1:{tcp}", "--admin", f"127.0.0.1:{admin}")
+                     "--tcp", f"127.0.0.1:{tcp}", "--admin", f"127.0.0.1:{admin}", *extra)
     m = p.wait_for_line(r"clients on tcp://127\.0\.0\.1:(\d+); admin endpoint http://127\.0\.0\.1:(\d+)")
     p.tcp, p.admin, p.member, p.start = int(m.group(1)), int(m.group(2)), name, start
     return p
