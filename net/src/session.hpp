@@ -72,7 +72,7 @@ struct player_state {
   clock::time_point admitted{};  // logged in (or resumed) on this connection
   std::string name;
   std::string token;            // its resume token (explicit logins only)
-  bool claiming = false;        // its login waits on the cluster (its token asked or shared): so do its frames
+  bool claiming = false;        // its login waits on the cluster (token asked or shared), so do its frames
   bool placed = false;          // the world placed the player (its line's events concern it)
   bool speaks_scenert = false;  // sent an id of scenert's own: it gets scenert's frames too
   std::uint32_t views = 0;      // 202s sent on this connection: a walk (1011) names the one it was made on
