@@ -1,4 +1,4 @@
-// The admission gate's decision, fed samples at times the test says: no clock, no sleep.
+// The admission gate's decision, fed samples at times the test says: no clock is read, nothing waits.
 #include <scenert/net/admission.hpp>
 
 #include <gtest/gtest.h>
