@@ -26,7 +26,7 @@ cluster_result<node_entry> read(const kv_bucket& nodes, const std::string& key) 
 }  // namespace
 
 cluster_result<node_lease> node_lease::join(kv_bucket& nodes, const std::string& name, std::uint32_t load,
-                                            std::vector<scene_id> scenes) {
+                                            std::vector<scene_id> scenes, listening from) {
   if (!valid_name(name))
     return fail(cluster_errc::bad_name,
                 fmt::format("cluster: node name '{}' is not 1-64 letters, digits, '-' or '_'", name));
@@ -34,7 +34,8 @@ cluster_result<node_lease> node_lease::join(kv_bucket& nodes, const std::string&
   for (int i = 0; i < cas_tries; ++i) {
     auto old = read(nodes, key);
     if (!old && old.code() != cluster_errc::not_found) return old.error();
-    node_record r{name, old ? old->record.epoch + 1 : 1, load, false, scenes};
+    node_record r{name,   old ? old->record.epoch + 1 : 1,   load, false,
+                  scenes, from == listening::from_first_beat};
     auto rev =
         old ? nodes.update(key, detail::encode(r), old->revision) : nodes.create(key, detail::encode(r));
     if (rev) return node_lease(nodes, node_entry{std::move(r), *rev});
@@ -47,6 +48,7 @@ cluster_result<node_lease> node_lease::join(kv_bucket& nodes, const std::string&
 cluster_result<void> node_lease::beat(std::uint32_t load) {
   node_record next = entry_.record;
   next.load = load;
+  next.starting = false;
   const std::string key = key_of(next.name);
   auto rev = nodes_.update(key, detail::encode(next), entry_.revision);
   if (rev) {

@@ -21,6 +21,7 @@ error<cluster_errc> bad(std::string_view key, std::string_view why) {
 std::string encode(const node_record& r) {
   json j{{"name", r.name}, {"epoch", r.epoch}, {"load", r.load}, {"dead", r.dead}};
   if (!r.scenes.empty()) j["scenes"] = r.scenes;
+  if (r.starting) j["starting"] = true;
   return j.dump();
 }
 
@@ -63,11 +64,15 @@ cluster_result<node_record> decode_node(std::string_view key, std::string_view t
   auto j = json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.is_object()) return bad(key, "not a JSON object");
   try {
-    // A node hosting every scene writes no "scenes" (as records written before they were added).
+    // A node hosting every scene writes no "scenes" (as records written before they were added),
+    // a node past its start no "starting".
     auto scenes = j.find("scenes");
-    return node_record{j.at("name").get<std::string>(), j.at("epoch").get<std::uint64_t>(),
-                       j.at("load").get<std::uint32_t>(), j.at("dead").get<bool>(),
-                       scenes != j.end() ? scenes->get<std::vector<scene_id>>() : std::vector<scene_id>{}};
+    return node_record{j.at("name").get<std::string>(),
+                       j.at("epoch").get<std::uint64_t>(),
+                       j.at("load").get<std::uint32_t>(),
+                       j.at("dead").get<bool>(),
+                       scenes != j.end() ? scenes->get<std::vector<scene_id>>() : std::vector<scene_id>{},
+                       j.value("starting", false)};
   } catch (const json::exception& e) {
     return bad(key, fmt::format("not a node record ({})", e.what()));
   }

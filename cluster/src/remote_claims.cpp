@@ -42,19 +42,17 @@ void remote_world::impl::forget(const std::string& token) {
     warn(fmt::format("gateway {}: {}", opt.gateway, gone.error().message));
 }
 
-// Every node is asked: a gateway that died in the middle of a journey left the player on both its
-// nodes. It goes on where the first says; the others let it go.
-std::optional<std::pair<std::string, placement>> remote_world::impl::claim_on_nodes(player_id player,
-                                                                                    const std::string& ask) {
-  std::vector<std::string> live;
-  {
-    std::lock_guard lock(m);
-    for (const auto& [name, n] : nodes) live.push_back(name);
-  }
-  std::optional<std::pair<std::string, placement>> found;
-  for (const auto& node : live) {
+// Every node asked is asked: a gateway that died in the middle of a journey left the player on both
+// its nodes. It goes on where the first says; the others let it go.
+remote_world::impl::claim_round remote_world::impl::claim_on_nodes(player_id player, const std::string& ask,
+                                                                   const std::vector<std::string>& asked) {
+  claim_round round;
+  for (const auto& node : asked) {
     auto answer = link.request(subjects::claim(node), ask, claim_timeout);
-    if (!answer) continue;  // not there now: its players wait for it to be declared dead
+    if (!answer) {  // down (its players wait for it to be declared dead) or slow: asked again
+      round.silent.push_back(node);
+      continue;
+    }
     auto a = wire::decode_claim_answer(*answer);
     if (!a) {
       bad_messages.fetch_add(1, std::memory_order_relaxed);
@@ -63,8 +61,8 @@ std::optional<std::pair<std::string, placement>> remote_world::impl::claim_on_no
     }
     if (!a->result) continue;
     std::lock_guard lock(m);
-    if (!found) {
-      found.emplace(node, *a->result);
+    if (!round.found) {
+      round.found.emplace(node, *a->result);
       // On a line of a dungeon of private instances it holds a ticket there, its way home not
       // known here: when it leaves the party, the world's (the table's first town) is taken.
       const scene_id scene = a->result->line.scene;
@@ -85,7 +83,26 @@ std::optional<std::pair<std::string, placement>> remote_world::impl::claim_on_no
                                             {}});
     push(node, ticket, world_request::leave(player));
   }
-  return found;
+  return round;
+}
+
+// The live nodes, then those of them that stayed silent (still live), up to claim_rounds: the
+// player is on no node only when every live node said so.
+std::optional<std::pair<std::string, placement>> remote_world::impl::find_claimed(player_id player,
+                                                                                  const std::string& ask) {
+  std::vector<std::string> asked;
+  {
+    std::lock_guard lock(m);
+    for (const auto& [name, n] : nodes) asked.push_back(name);
+  }
+  for (int round = 0; round < detail::claim_rounds && !asked.empty(); ++round) {
+    auto r = claim_on_nodes(player, ask, asked);
+    if (r.found) return r.found;
+    std::lock_guard lock(m);
+    std::erase_if(r.silent, [this](const std::string& node) { return !nodes.contains(node); });
+    asked = std::move(r.silent);
+  }
+  return std::nullopt;
 }
 
 result<claimed_player, world_errc> remote_world::impl::claim(const std::string& token) {
@@ -105,7 +122,7 @@ result<claimed_player, world_errc> remote_world::impl::claim(const std::string& 
   if (auto taken = opt.sessions->update(key, detail::encode(*record), got->revision); !taken)
     return refuse(fmt::format("player {}: {}", record->player, taken.error().message));
   const std::string ask = wire::encode(wire::claim{record->player, opt.gateway});
-  const auto found = claim_on_nodes(record->player, ask);
+  const auto found = find_claimed(record->player, ask);
   if (!found) {
     forget(token);
     return refuse(fmt::format("player {}: on no live scene node", record->player));

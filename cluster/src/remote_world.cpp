@@ -237,7 +237,7 @@ void remote_world::impl::read_nodes(clock::time_point now) {
     nodes_read = now;
     std::map<std::string, known_node> live;
     for (auto& e : *all) {
-      if (e.record.dead) continue;
+      if (e.record.dead || e.record.starting) continue;  // a starting node does not listen yet
       std::string name = e.record.name;
       live.emplace(std::move(name), known_node{std::move(e.record), 0});
     }

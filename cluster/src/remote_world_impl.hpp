@@ -38,6 +38,9 @@ using clock = std::chrono::steady_clock;
 // How long a node may take to say whether it hosts a claimed player (one on its way somewhere is
 // answered once it got there: up to a second).
 constexpr auto claim_timeout = std::chrono::milliseconds(2000);
+// Rounds of a claim among the nodes that did not answer in time (a busy node's answer may take longer
+// than claim_timeout): a silent node is no proof that the player is gone.
+constexpr int claim_rounds = 3;
 
 // A line players were sent to, counted there until its events show them: a node's line by its id,
 // or (line 0, until answered) a line a node opens for them because every line was full, numbered
@@ -232,7 +235,12 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
   void remember(const std::string& token, player_id player, const std::string& name);
   void forget(const std::string& token);
   result<claimed_player, world_errc> claim(const std::string& token);
-  std::optional<std::pair<std::string, placement>> claim_on_nodes(player_id player, const std::string& ask);
+  struct claim_round {
+    std::optional<std::pair<std::string, placement>> found;
+    std::vector<std::string> silent;  // nodes that did not answer in time: they may hold the player
+  };
+  claim_round claim_on_nodes(player_id player, const std::string& ask, const std::vector<std::string>& asked);
+  std::optional<std::pair<std::string, placement>> find_claimed(player_id player, const std::string& ask);
   void on_claimed(std::string_view data);
 
   // --- line events and views (remote_views.cpp) ---

@@ -94,7 +94,8 @@ cluster_result<std::unique_ptr<scene_node>> scene_node::join(const scene_table& 
   if (!nodes) return nodes.error();
   auto lines = (*link)->bucket(lines_bucket);
   if (!lines) return lines.error();
-  auto lease = node_lease::join(*nodes, o.name, 0, o.scenes);
+  // Gateways send it nothing until its first beat, which `start` makes once it listens.
+  auto lease = node_lease::join(*nodes, o.name, 0, o.scenes, node_lease::listening::from_first_beat);
   if (!lease) return lease.error();
   auto i =
       std::make_unique<impl>(std::move(o), std::move(link).value(), *nodes, *lines, std::move(lease).value());
@@ -129,7 +130,11 @@ cluster_result<void> scene_node::start(world& w) {
     w.query([p, answer = std::move(answer)](const line_directory& d) mutable { answer(d.locate(p)); });
   };
   if (auto started = impl_->endpoint->start(w, std::move(where)); !started) return started;
-  impl_->beat_later();
+  // The first beat at once: until it, gateways send this start nothing (`node_record::starting`).
+  asio::post(impl_->io, [i = impl_.get()] {
+    i->beat(clock::now());
+    if (!i->is_fenced) i->beat_later();
+  });
   impl_->poll_later();
   impl_->io_thread = std::thread([i = impl_.get()] { i->io.run(); });
   return {};

@@ -23,6 +23,9 @@ struct node_record {
   std::uint32_t load = 0;        ///< players it hosts (the least-loaded node gets the next line)
   bool dead = false;             ///< declared dead: its lines are tombstoned, its epoch is over
   std::vector<scene_id> scenes;  ///< the scenes it hosts (`scenert run --hosts`); empty: every scene
+  /// Joined but not listening for requests yet (its world is being built): gateways send it none,
+  /// since a request published before it subscribes is lost. Its first beat clears it.
+  bool starting = false;
 
   /// Whether it hosts the scene's lines.
   [[nodiscard]] bool hosts(scene_id scene) const {
@@ -42,11 +45,16 @@ struct node_entry {
 /// Thread-safety: one thread at a time.
 class node_lease {
  public:
+  /// Whether the joined record says the node already listens for requests.
+  enum class listening : std::uint8_t { now, from_first_beat };
+
   /// Takes the name with the next epoch (1 for a name never seen), whatever the last one's state,
-  /// for the scenes it hosts (empty: every scene).
+  /// for the scenes it hosts (empty: every scene). A node that subscribes after its join joins
+  /// `from_first_beat` (`node_record::starting`).
   [[nodiscard]] static cluster_result<node_lease> join(kv_bucket& nodes, const std::string& name,
-                                                       std::uint32_t load, std::vector<scene_id> scenes = {});
-  /// Renews the lease with the node's current load.
+                                                       std::uint32_t load, std::vector<scene_id> scenes = {},
+                                                       listening from = listening::now);
+  /// Renews the lease with the node's current load (and ends its `starting`).
   [[nodiscard]] cluster_result<void> beat(std::uint32_t load);
 
   [[nodiscard]] const node_record& record() const noexcept { return entry_.record; }
