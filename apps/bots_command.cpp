@@ -116,6 +116,7 @@ result<bots_options, std::string> options_of(const bots_command_options& c) {
   o.resume = c.resume;
   o.hostile = c.hostile;
   o.progress = !c.quiet;
+  o.keep_request_samples = !c.request_log.empty();
   const std::string& admin = c.verify_views.empty() ? c.admin : c.verify_views;
   if (!admin.empty()) {
     auto a = addresses(c.verify_views.empty() ? "--admin" : "--verify-views", admin);
@@ -138,6 +139,14 @@ result<bots_options, std::string> options_of(const bots_command_options& c) {
 bool write_report(const std::string& path, const bots_report& r) {
   std::ofstream out(path);
   out << bots_report_json(r) << '\n';
+  return static_cast<bool>(out);
+}
+
+bool write_request_log(const std::string& path, const bots_report& r) {
+  std::ofstream out(path);
+  out << "sent_unix_ms,rtt_ms,kind,code\n";
+  for (const auto& s : r.request_samples)
+    out << fmt::format("{},{:.3f},{},{}\n", s.sent_unix_ms, s.rtt_us / 1000.0, s.kind, s.code);
   return static_cast<bool>(out);
 }
 
@@ -189,6 +198,9 @@ void add_check_options(CLI::App* cmd, bots_command_options& o) {
                 "logs in with its resume token, as after a cluster's gateway died; it has --login-timeout-ms "
                 "to get its player back");
   cmd->add_option("--report", o.report, "Write a JSON report to this file");
+  cmd->add_option("--request-log", o.request_log,
+                  "Write every answered world request to this CSV file: when it was sent (Unix ms), its "
+                  "round trip (ms), its kind and the answer's code");
   cmd->add_option("--threshold", o.thresholds,
                   "Fail (exit 3) unless it holds, e.g. 'move_p99_ms<50' (repeatable)");
   cmd->add_flag("--quiet", o.quiet, "No progress lines on stderr");
@@ -268,6 +280,10 @@ int run_bots_command(const bots_command_options& c) {
   fmt::print("{}", bots_summary_text(r));
   if (!c.report.empty() && !write_report(c.report, r)) {
     fmt::print(stderr, "{}: cannot write the report to {}\n", me, c.report);
+    return exit_usage;
+  }
+  if (!c.request_log.empty() && !write_request_log(c.request_log, r)) {
+    fmt::print(stderr, "{}: cannot write the request log to {}\n", me, c.request_log);
     return exit_usage;
   }
   return r.view_mismatches() != 0 || !r.missed_thresholds.empty() ? exit_invariant_broken : exit_ok;

@@ -37,6 +37,7 @@ struct bots_command_options {
   bool resume = false;
   double hostile = 0;  ///< percent of the bots that misbehave (--hostile)
   std::string report;
+  std::string request_log;  ///< every answered request as CSV; empty: none
   std::vector<std::string> thresholds;
   bool quiet = false;
 };

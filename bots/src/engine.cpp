@@ -205,6 +205,7 @@ class bots_run {
     for (const auto& [k, v] : p.disconnects) r.disconnects[k] += v;
     for (const auto& [k, v] : p.moves_refused) r.moves_refused[k] += v;
     for (const auto& [k, h] : p.request_rtt) r.request_rtt[k].merge(h);
+    r.request_samples.insert(r.request_samples.end(), p.request_samples.begin(), p.request_samples.end());
     for (const auto& [k, codes] : p.answers)
       for (const auto& [code, n] : codes) r.answers[k][code] += n;
     for (std::size_t i = 0; i < r.wire.size(); ++i) {

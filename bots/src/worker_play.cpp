@@ -170,6 +170,7 @@ void worker::on_view(bot& b, const net::players_in_view& v, clock::time_point no
 void worker::on_answer(bot& b, const net::answer& a, clock::time_point now) {
   if (!b.pending || b.pending->id != a.request_id) return;
   stats_.request_rtt[b.pending->kind].record(now - b.pending->sent);
+  if (shared_.opt.keep_request_samples) keep_sample(*b.pending, a.code, now);
   ++stats_.answers[b.pending->kind][a.code];
   const bool leaving = b.pending->kind == "leave";
   b.pending.reset();
@@ -178,6 +179,15 @@ void worker::on_answer(bot& b, const net::answer& a, clock::time_point now) {
   b.where.scene = a.scene, b.where.line = a.line, b.where.phase = a.phase;
   // Its place on the new line comes with its 202, which may come before or after this.
   b.has_position = b.appeared_since_request;
+}
+
+void worker::keep_sample(const bot::pending_request& q, const std::string& code, clock::time_point now) {
+  using namespace std::chrono;
+  const auto rtt = now - q.sent;
+  const auto sent = system_clock::now() - duration_cast<system_clock::duration>(rtt);
+  stats_.request_samples.push_back({duration_cast<milliseconds>(sent.time_since_epoch()).count(),
+                                    static_cast<std::uint32_t>(duration_cast<microseconds>(rtt).count()),
+                                    q.kind, code});
 }
 
 // ---- what the bot says ------------------------------------------------------------------------

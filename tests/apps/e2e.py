@@ -462,7 +462,7 @@ class Bots(harness.Case):
         port = port_of(p, TCP)
         with_admin(p)
         p.wait_for_line(r"; 2 I/O threads for clients")
-        report = f"{self.work}/bots.json"
+        report, requests = f"{self.work}/bots.json", f"{self.work}/requests.csv"
         # Under a sanitizer the server is slow enough that a checkpoint in the run's middle finds most
         # bots still logging in: only the final check is asked for there.
         sanitized = bool(os.environ.get("SCENERT_SANITIZE"))
@@ -473,11 +473,22 @@ class Bots(harness.Case):
                                    # A sanitized server on a busy machine may take longer than 10 s to log
                                    # 150 bots in: slow, not wrong.
                                    "--login-timeout-ms", "30000" if sanitized else "10000",
-                                   "--report", report, "--threshold", "errors<1", "--threshold", "view_mismatches<1")
+                                   "--report", report, "--threshold", "errors<1", "--threshold", "view_mismatches<1",
+                                   "--request-log", requests)
         check(code == 0, f"bots exited {code}: {out}{err}")
         with open(report) as f:
             r = json.load(f)
         check(r["protocol"] == "scenert" and r["transport"] == "tcp", f"report run: {r['protocol']} {r['transport']}")
+        # The request log holds every answered request, the report's counts by kind and code.
+        with open(requests) as f:
+            rows = [line.rstrip("\n").split(",") for line in f]
+        check(rows[0] == ["sent_unix_ms", "rtt_ms", "kind", "code"], f"request log header: {rows[0]}")
+        logged = {}
+        for sent_ms, rtt_ms, kind, code_ in rows[1:]:
+            check(abs(int(sent_ms) / 1000 - time.time()) < 120 and float(rtt_ms) >= 0, f"request row {sent_ms},{rtt_ms}")
+            logged.setdefault(kind, {}).setdefault(code_, 0)
+            logged[kind][code_] += 1
+        check(logged == r["answers"] and len(rows) > 1, f"request log {logged} vs answers {r['answers']}")
         # A sanitizer build logs in slower: every bot connects, not every one plays before the end.
         check(r["logged_in"] > 0 and r["connected"] == 150 and r["connect_failed"] == 0, f"logins: {r['logged_in']}")
         views = r["views"]

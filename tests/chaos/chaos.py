@@ -42,6 +42,7 @@ class Fault:
     def __init__(self, kind, target, pause, gap):
         self.kind, self.target, self.pause, self.gap = kind, target, pause, gap
         self.began = self.recovered = None
+        self.window = None  # (began, recovered) by the wall clock, as the bots' request log says
 
     def __str__(self):
         stop = f" for {self.pause:.1f} s" if self.kind.endswith("_stop") else ""
@@ -146,6 +147,7 @@ class Chaos(harness.Case):
         """Applies one fault and brings the cluster back to full strength (a killed or fenced process is
         started again under its name and ports)."""
         fault.began = time.monotonic()
+        fault.window = (time.time(), None)
         if fault.kind == "nats_restart":
             server.stop()
             cluster.wait_link_down([p for p in nodes + gateways])
@@ -186,8 +188,9 @@ class Chaos(harness.Case):
         gateways = [self.start_gateway(server, table, name, harness.free_port(), harness.free_port())
                     for name in ("g1", "g2")]
         watch = LineWatch(list(nodes), max_lines_of(table))
+        requests = os.path.join(self.work, "requests.csv")
         bots = cluster.Bots(self, gateways, nodes, CLIENTS, BOT_SECONDS, "--resume", "--seed", seed,
-                            "--login-timeout-ms", RECOVERY_DEADLINE * 1000)
+                            "--login-timeout-ms", RECOVERY_DEADLINE * 1000, "--request-log", requests)
         started = time.monotonic()
         stuck = self.wait_placed(nodes, gateways, "every bot placed before the first fault")
         done = []
@@ -197,14 +200,15 @@ class Chaos(harness.Case):
             self.apply(fault, server, nodes, gateways, watch, table)
             stuck = self.wait_placed(nodes, gateways, f"every bot placed again after {fault}")
             fault.recovered = time.monotonic()
+            fault.window = (fault.window[0], time.time())
             done.append(fault)
             time.sleep(fault.gap)  # the seeded quiet gap between two faults
         result = bots.report()
         over = watch.stop()
         check(not stuck, f"{stuck}; the bots' errors: {result['errors']}, disconnects: {result['disconnects']}")
-        self.judge(result, nodes, gateways, faults, done, over, watch.rounds)
+        self.judge(result, nodes, gateways, faults, done, over, watch.rounds, requests)
 
-    def judge(self, result, nodes, gateways, faults, done, over, rounds):
+    def judge(self, result, nodes, gateways, faults, done, over, rounds, requests):
         cluster.still_running(nodes + gateways)
         views = cluster.check_views(result, "after the faults")
         check(views["final"]["bots"] == CLIENTS, f"{views['final']['bots']} bots checked at the end of {CLIENTS}")
@@ -217,12 +221,31 @@ class Chaos(harness.Case):
             f"chaos: {CLIENTS} bots, {len(done)} faults, each recovered (every player placed again) in: "
             + ", ".join(f"{f.kind} {f.recovered - f.began:.1f} s" for f in done)
             + f"; {result['resumed']} resumes (p50 {resume['p50_ms']:.0f} ms, p99 {resume['p99_ms']:.0f} ms); "
-            f"requests' p99 {request_p99(result):.0f} ms; disconnects {result['disconnects']}; "
+            f"requests' p99 {request_p99(result):.0f} ms ({windowed_p99(requests, done)}); "
+            f"disconnects {result['disconnects']}; "
             f"0 clients lost, 0 view mismatches, lines within max_lines over {rounds} reads")
 
 
 def request_p99(result):
     return max((r["p99_ms"] for r in result["request_rtt"].values() if r["count"]), default=0)
+
+
+def windowed_p99(path, faults):
+    """The requests' p99 apart for those sent inside a fault's window (from the fault until every
+    player was placed again) and outside every window, from the bots' request log."""
+    inside, outside = [], []
+    with open(path) as f:
+        next(f)  # the header
+        for line in f:
+            sent_ms, rtt_ms = line.split(",")[:2]
+            sent = int(sent_ms) / 1000.0
+            hit = any(began <= sent <= recovered for began, recovered in (f.window for f in faults))
+            (inside if hit else outside).append(float(rtt_ms))
+
+    def p99(values):
+        return f"{sorted(values)[min(len(values) - 1, int(len(values) * 0.99))]:.0f} ms" if values else "none"
+    return (f"inside the faults' windows {p99(inside)} of {len(inside)}, "
+            f"outside {p99(outside)} of {len(outside)}")
 
 
 if __name__ == "__main__":

@@ -44,7 +44,8 @@ struct bots_options {
   /// Percent of the bots (0-100, chosen by the plan's seed) that misbehave, each in one seeded way
   /// (hostile.hpp); their outcomes are reported apart and their disconnects are no errors.
   double hostile = 0;
-  bool progress = true;  ///< a line a second on stderr
+  bool progress = true;               ///< a line a second on stderr
+  bool keep_request_samples = false;  ///< every answered request in the report (`--request-log`)
   /// Asked about every 100 ms during the run (on the caller's thread): true ends the run there, with
   /// its last view check and its report as at the planned end (`scenert bots` on SIGINT or SIGTERM).
   std::function<bool()> stop_early;

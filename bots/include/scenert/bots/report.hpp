@@ -24,6 +24,14 @@ struct wire_count {
   std::uint64_t frames_in = 0, bytes_in = 0, frames_out = 0, bytes_out = 0;
 };
 
+/// One answered world request (`--request-log`): when it was sent by the wall clock, so that a run's
+/// requests can be set against events outside it (a fault's window), and how long its answer took.
+struct request_sample {
+  std::int64_t sent_unix_ms = 0;
+  std::uint32_t rtt_us = 0;
+  std::string kind, code;
+};
+
 /// Everything a bots run measured.
 struct bots_report {
   // ---- the run, as asked ----
@@ -64,7 +72,8 @@ struct bots_report {
   latency_histogram heartbeat_rtt;
   std::map<std::string, latency_histogram> request_rtt;                 ///< by request kind
   std::map<std::string, std::map<std::string, std::uint64_t>> answers;  ///< request kind -> code -> count
-  std::array<wire_count, std::size(net::all_message_ids)> wire{};       ///< by message id
+  std::vector<request_sample> request_samples;  ///< every answer, when `keep_request_samples` (by worker)
+  std::array<wire_count, std::size(net::all_message_ids)> wire{};  ///< by message id
   std::uint64_t unknown_frames = 0;  ///< frames with an id or payload the bots could not decode
 
   // ---- errors and views ----

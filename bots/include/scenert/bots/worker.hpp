@@ -173,6 +173,7 @@ class worker {
   void on(bot& b, const net::server_message& m, clock::time_point now);
   void on_broadcast(bot& b, const net::broadcast& m, clock::time_point now);
   void on_answer(bot& b, const net::answer& a, clock::time_point now);
+  void keep_sample(const bot::pending_request& q, const std::string& code, clock::time_point now);
   void on_view(bot& b, const net::players_in_view& v, clock::time_point now);
   void on_scene(bot& b, const net::scene_info& m);
   [[nodiscard]] std::vector<std::uint64_t> maps_held() const;
