@@ -16,13 +16,11 @@ using detail::clock;
 using detail::line_key;
 using detail::line_view;
 using detail::pending_request;
+using detail::settle_within;
 using detail::view_key;
 
 namespace {
 
-// A journey whose nodes do not answer (the link or the server is away) is asked about again for
-// this long before its route is left where it was; its player's requests wait meanwhile.
-constexpr auto settle_within = std::chrono::seconds(30);
 // A journey given up is watched this long for its target's line showing the player entering and
 // leaving (longer than a target node remembers an arrival it was told to let go).
 constexpr auto given_up_for = std::chrono::seconds(30);

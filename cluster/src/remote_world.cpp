@@ -194,10 +194,11 @@ void remote_world::impl::time_out(clock::time_point now) {
         ++p;
         continue;
       }
-      if (p->second.again && !p->second.waited && nodes.contains(p->second.node)) {
-        p->second.waited = true;  // its node may be declared dead meanwhile: then it goes elsewhere
-        p->second.deadline = now + opt.answer_timeout;
-        ++p;
+      if (p->second.again) {  // placed or not? Its node is asked
+        later([this, ticket = p->first, r = std::move(p->second), now]() mutable {
+          settle_entry(ticket, std::move(r), now);
+        });
+        p = pending.erase(p);
         continue;
       }
       if (!p->second.journey_to.empty()) {  // moved or not? The nodes are asked; its requests wait
@@ -207,11 +208,10 @@ void remote_world::impl::time_out(clock::time_point now) {
         p = pending.erase(p);
         continue;
       }
-      ready.emplace_back(
-          std::move(p->second.reply),
-          fail(world_errc::node_unavailable,
-               fmt::format("player {}: node {} did not answer within {} ms", p->second.player, p->second.node,
-                           opt.answer_timeout.count() * (p->second.waited ? 2 : 1))));
+      ready.emplace_back(std::move(p->second.reply),
+                         fail(world_errc::node_unavailable,
+                              fmt::format("player {}: node {} did not answer within {} ms", p->second.player,
+                                          p->second.node, opt.answer_timeout.count())));
       p = pending.erase(p);
     }
   }
@@ -219,6 +219,43 @@ void remote_world::impl::time_out(clock::time_point now) {
   for (auto& [reply, result] : ready)
     if (reply) reply(std::move(result));
   for (auto& [q, reply] : resubmit) submit(q, std::move(reply));
+}
+
+// An entry of a player standing nowhere whose answer did not come in time (lost, or late from a busy
+// node): placed there, it stands there; its node gone, it goes to a live node. Otherwise it waits
+// again under its ticket (a late answer settles it too) until settle_within: a request still queued
+// on a slow node must not place the player twice. Then a node that says "not here" has it sent
+// elsewhere, and a silent one is given up: the client is closed (no_place).
+void remote_world::impl::settle_entry(std::uint64_t ticket, pending_request r, clock::time_point now) {
+  if (r.settle_by == clock::time_point{}) {
+    timeouts.fetch_add(1, std::memory_order_relaxed);
+    r.settle_by = now + detail::settle_within;
+  }
+  const auto there = ask_where(r.node, r.player);
+  world_result result =
+      fail(world_errc::node_unavailable, fmt::format("player {}: node {} did not place it within {} s",
+                                                     r.player, r.node, detail::settle_within.count()));
+  bool elsewhere = false;
+  {
+    std::lock_guard lock(m);
+    const bool live = nodes.contains(r.node);
+    if (there && *there) {
+      result = **there;
+      follow(r, r.node, result);
+    } else if (live && now < r.settle_by && !stopping) {
+      r.deadline = now + opt.answer_timeout;
+      pending.emplace(ticket, std::move(r));
+      return;
+    } else {
+      elsewhere = !stopping && (there || !live);
+    }
+  }
+  if (elsewhere) {
+    sent_again.fetch_add(1, std::memory_order_relaxed);
+    return submit(*r.again, std::move(r.reply));
+  }
+  if (!result) warn(fmt::format("gateway {}: {}", opt.gateway, result.error().message));
+  if (r.reply) r.reply(std::move(result));
 }
 
 void remote_world::impl::read_nodes(clock::time_point now) {

@@ -38,6 +38,9 @@ using clock = std::chrono::steady_clock;
 // How long a node may take to say whether it hosts a claimed player (one on its way somewhere is
 // answered once it got there: up to a second).
 constexpr auto claim_timeout = std::chrono::milliseconds(2000);
+// A journey or an entry whose answer did not come in time is asked about (where does its player stand?)
+// for this long: a node that answers neither is given up, its player's requests waiting meanwhile.
+constexpr auto settle_within = std::chrono::seconds(30);
 // Rounds of a claim among the nodes that did not answer in time (a busy node's answer may take longer
 // than claim_timeout): a silent node is no proof that the player is gone.
 constexpr int claim_rounds = 3;
@@ -78,9 +81,9 @@ struct pending_request {
   bool instance = false;          // it enters a private instance: the scene it stood in is its way home
   clock::time_point settle_by{};  // a journey asked about since its answer timed out: until when
   // An entry of a player standing nowhere yet (a login, a player placed again): sent to another
-  // node if its node is declared dead before it answered; waited for once past its timeout.
+  // node if its node is declared dead before it answered; past its timeout, its node is asked
+  // where the player stands (`settle_entry`).
   std::optional<world_request> again{};
-  bool waited = false;  // `again`'s one wait past the timeout is spent
   // A journey: its handing node's epoch when it was sent. An answer from another start of that node
   // (it died and came back) does not say where the player went: the journey is settled by asking.
   std::uint64_t epoch = 0;
@@ -226,6 +229,7 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
   void to_party(const world_request& q, world_reply reply);
   cluster_result<std::optional<placement>> ask_where(const std::string& node, player_id p);
   void settle(std::uint64_t ticket, detail::pending_request r, detail::clock::time_point now);
+  void settle_entry(std::uint64_t ticket, detail::pending_request r, detail::clock::time_point now);
   void find_mate(detail::pending_request r, std::string from, world_result not_found);
   void given_up(player_id p, const std::string& from, const std::string& to);
   void show_kept(player_id p);

@@ -25,6 +25,9 @@ namespace scenert::cluster {
 namespace asio = boost::asio;
 using clock = std::chrono::steady_clock;
 
+// Tries of a start's step that found the cluster's server unavailable (a timeout under load).
+constexpr int start_tries = 3;
+
 namespace {
 // The buckets every node and gateway of a cluster shares.
 constexpr const char* nodes_bucket = "scenert-nodes";
@@ -231,7 +234,14 @@ void scene_node::impl::watch_others(clock::time_point now) {
 cluster_result<void> scene_node::impl::take_predecessors_lines() {
   const auto& me = lease.record();
   if (me.epoch <= 1) return {};
+  // The listing of the lines may time out on a loaded machine or a busy server: a start is not given
+  // up for one such (the tombstoning is idempotent: a retry marks what the last try did not).
   auto taken = line_store(lines).tombstone(me.name, me.epoch - 1);
+  for (int tries = 1; !taken && taken.code() == cluster_errc::unavailable && tries < start_tries; ++tries) {
+    warn(fmt::format("node {}: taking epoch {}'s lines, try {} of {}: {}", me.name, me.epoch - 1, tries,
+                     start_tries, taken.error().message));
+    taken = line_store(lines).tombstone(me.name, me.epoch - 1);
+  }
   if (!taken) return taken.error();
   if (taken->empty()) return {};  // it was declared dead: its lines went then
   tombstoned.fetch_add(taken->size(), std::memory_order_relaxed);

@@ -26,7 +26,8 @@ from scenert_harness import check, eventually  # noqa: E402
 import cluster_e2e as cluster  # noqa: E402
 
 CLIENTS = int(os.environ.get("SCENERT_CHAOS_CLIENTS", "1000"))
-BOT_SECONDS = 150  # the bots' run; the nemesis starts no fault in its last LAST_QUIET seconds
+BOT_SECONDS = 150  # the bots' longest run (ended once the last fault healed); no fault starts in its
+# last LAST_QUIET seconds
 LAST_QUIET = 25
 DEAD_AFTER_MS = 3000  # a node or gateway silent this long is declared dead (the default)
 RECOVERY_DEADLINE = 60  # seconds for every bot's player to be placed again after a fault
@@ -203,6 +204,11 @@ class Chaos(harness.Case):
             fault.window = (fault.window[0], time.time())
             done.append(fault)
             time.sleep(fault.gap)  # the seeded quiet gap between two faults
+        if not stuck:  # the bots play on for about two seconds' worth of frames, then the run ends
+            played = cluster.total(gateways, "scenert_net_frames_in_total")
+            eventually(lambda: cluster.total(gateways, "scenert_net_frames_in_total") >= played + CLIENTS * 4, 30,
+                       "the bots play on after the last fault")
+            bots.end()
         result = bots.report()
         over = watch.stop()
         check(not stuck, f"{stuck}; the bots' errors: {result['errors']}, disconnects: {result['disconnects']}")

@@ -44,12 +44,14 @@ struct host_world final : world_port {
   bool full = false;
   bool park = false;        // answers wait for answer_parked() (a slow world)
   bool park_moves = false;  // only the moves' answers wait
+  bool stuck = false;       // requests are heard, never carried out nor answered (a stuck world)
   std::vector<std::pair<world_reply, world_result>> parked;
   void submit(const world_request& q, world_reply reply) override {
     world_result r = placement{line_handle{q.scene != 0 ? q.scene : 1, line, 1}, 0, 0};
     {
       std::unique_lock lock(m);
       heard.push_back(q);
+      if (stuck) return;
       using k = world_request::kind;
       if (q.what == k::enter || q.what == k::enter_line || q.what == k::enter_instance) {
         players.insert(q.player);

@@ -39,9 +39,10 @@ struct stands_on_log {
   }
 };
 
-// A login in flight to a node that never answers: past its timeout it waits for its node once more;
-// declared dead meanwhile, the node's entry goes to the live node, answered once, the player placed
-// there alone. Its other requests to the dead node are answered node_unavailable at once.
+// A login in flight to a node that never carries it out: past its timeout the node is asked where the
+// player stands ("not here": the entry waits for its node); declared dead meanwhile, the node's entry
+// goes to the live node, answered once, the player placed there alone. Its other requests to the dead
+// node are answered node_unavailable at once.
 TEST_F(Gateways, AnEntryInFlightToANodeDeclaredDeadIsPlacedOnALiveNode) {
   two_hosts h(*link, nodes);  // b looks busy: entries go to a
   ASSERT_TRUE(h.ok);
@@ -50,7 +51,7 @@ TEST_F(Gateways, AnEntryInFlightToANodeDeclaredDeadIsPlacedOnALiveNode) {
   ASSERT_TRUE(ask(*g, world_request::enter(10, 1)));  // 10 stands on a
   {
     std::lock_guard lock(h.on_a.m);
-    h.on_a.park = true;  // a hears, and never answers
+    h.on_a.stuck = true;  // a hears, and never carries out nor answers
   }
   auto entered = std::make_shared<std::promise<world_result>>();
   auto moved = std::make_shared<std::promise<world_result>>();
@@ -59,7 +60,7 @@ TEST_F(Gateways, AnEntryInFlightToANodeDeclaredDeadIsPlacedOnALiveNode) {
   auto entry = entered->get_future();
   auto move = moved->get_future();
   ASSERT_TRUE(eventually([&] { return h.on_a.heard_of(20).size() == 1; }));
-  g->poll(std::chrono::steady_clock::now() + 400ms);  // past the timeout: the entry waits once more
+  g->poll(std::chrono::steady_clock::now() + 400ms);  // past the timeout: a is asked, the entry waits
   EXPECT_EQ(entry.wait_for(100ms), std::future_status::timeout);
   ASSERT_EQ(move.wait_for(1s), std::future_status::ready);  // a move is not waited for
   EXPECT_EQ(move.get().code(), world_errc::node_unavailable);
