@@ -168,6 +168,12 @@ int join_cluster(hosting& h) {
     to_gateways(l, p, events);
     if (to_front) to_front(l, p, events);
   };
+  h.wo.on_module_frames = [to_gateways = h.node->on_module_frames(),
+                           to_front = std::move(h.wo.on_module_frames)](
+                              line_handle l, std::span<const module_frame> frames) {
+    to_gateways(l, frames);
+    if (to_front) to_front(l, frames);
+  };
   spdlog::info("node {} joined the cluster at {} with epoch {}", h.o.node, h.o.cluster, h.node->self().epoch);
   return exit_ok;
 }

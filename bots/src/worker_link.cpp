@@ -163,7 +163,7 @@ void worker::lost(bot& b, const std::string& reason) {
   if (!may_resume) {
     if (shared_.opt.resume && !stopping_ && b.pid != 0) {
       error(b, fmt::format("bot {} (player {}): lost its player: the server closed it ({})", b.index, b.pid,
-                           why));
+                           b.goodbye_said.empty() ? why : b.goodbye_said));
       ++stats_.failed_resumes[fmt::format("closed by the server ({})", why)];
     }
     return close(b, why);
@@ -188,6 +188,7 @@ void worker::reconnect(bot& b, clock::time_point now) {
   b.at = bot::stage::reconnecting;
   b.next_try = now + std::chrono::milliseconds(100);
   b.goodbye.clear();
+  b.goodbye_said.clear();
   b.retry_after_ms = 0;
   b.reader = net::frame_reader{1u << 20};
   b.unframer = {};

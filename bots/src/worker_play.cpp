@@ -67,6 +67,7 @@ void worker::on(bot& b, const net::server_message& m, clock::time_point now) {
           on_scene(b, msg);
         } else if constexpr (std::is_same_v<T, net::goodbye>) {
           b.goodbye = msg.reason.empty() ? "goodbye" : msg.reason.substr(0, msg.reason.find(':'));
+          b.goodbye_said = msg.reason;
           b.retry_after_ms = msg.retry_after_ms;
         } else if constexpr (std::is_same_v<T, net::move_refused>) {
           ++stats_.moves_refused[msg.reason];

@@ -104,6 +104,7 @@ remote_world_options gateway::impl::world_options() {
   return {.gateway = fmt::format("{}-{}", opt.name, ids.first),
           .answer_timeout = opt.answer_timeout,
           .on_line_events = door->on_line_events(),
+          .on_module_frames = door->on_module_frames(),
           .warn = opt.warn,
           .on_node_lost = [this](const std::string& node,
                                  std::vector<orphan> players) { place_again(node, players); },

@@ -47,6 +47,11 @@ std::function<void(line_handle, phase_id, std::span<const line_event>)> node_end
   };
 }
 
+std::function<void(line_handle, std::span<const module_frame>)> node_endpoint::on_module_frames() {
+  return
+      [i = impl_](line_handle line, std::span<const module_frame> frames) { i->line_frames(line, frames); };
+}
+
 cluster_result<void> node_endpoint::start(world_port& w, player_locator where) {
   impl_->w = &w;
   impl_->where = std::move(where);
@@ -78,6 +83,7 @@ node_endpoint_stats node_endpoint::stats() const {
   s.request_batches = n(i.request_batches), s.requests = n(i.requests), s.bad_batches = n(i.bad_batches);
   s.claims = n(i.claims), s.gateways_lost = n(i.gateways_lost), s.players_abandoned = n(i.players_abandoned);
   s.answer_batches = n(i.answer_batches), s.answers = n(i.answers), s.event_batches = n(i.event_batches);
+  s.frame_batches = n(i.frame_batches);
   s.views_asked = n(i.views_asked), s.publish_failures = n(i.publish_failures);
   s.handoffs_out = n(i.handoffs_out), s.handoffs_in = n(i.handoffs_in),
   s.handoffs_failed = n(i.handoffs_failed), s.releases_again = n(i.releases_again);

@@ -136,8 +136,8 @@ struct node_endpoint::impl : std::enable_shared_from_this<impl> {
   std::vector<std::unique_ptr<subscription>> subs;
 
   std::atomic<std::uint64_t> request_batches{0}, requests{0}, bad_batches{0}, answer_batches{0}, answers{0},
-      event_batches{0}, views_asked{0}, publish_failures{0}, releases_again{0}, claims{0}, gateways_lost{0},
-      players_abandoned{0}, handoffs_out{0}, handoffs_in{0}, handoffs_failed{0};
+      event_batches{0}, frame_batches{0}, views_asked{0}, publish_failures{0}, releases_again{0}, claims{0},
+      gateways_lost{0}, players_abandoned{0}, handoffs_out{0}, handoffs_in{0}, handoffs_failed{0};
 
   cluster_result<void> subscribe_all();
   void publish(const std::string& subject, std::string_view bytes);
@@ -152,6 +152,7 @@ struct node_endpoint::impl : std::enable_shared_from_this<impl> {
 
   // node_views.cpp
   void line_events(line_handle line, phase_id phase, std::span<const line_event> events);
+  void line_frames(line_handle line, std::span<const module_frame> frames);
   void on_views(std::string_view reply);
 
   // node_claims.cpp

@@ -19,6 +19,12 @@ void node_endpoint::impl::line_events(line_handle line, phase_id phase, std::spa
   event_batches.fetch_add(1, std::memory_order_relaxed);
 }
 
+// Called on the line's thread right after its events of the tick: the same subject keeps their order.
+void node_endpoint::impl::line_frames(line_handle line, std::span<const module_frame> frames) {
+  publish(subjects::line(node, line), wire::encode(wire::frame_batch{line, {frames.begin(), frames.end()}}));
+  frame_batches.fetch_add(1, std::memory_order_relaxed);
+}
+
 void node_endpoint::impl::on_views(std::string_view reply) {
   if (reply.empty()) return;
   views_asked.fetch_add(1, std::memory_order_relaxed);

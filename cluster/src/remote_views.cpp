@@ -66,7 +66,18 @@ void remote_world::impl::replace(line_view& v, const wire::view_state& state) {
   after_leaving(diff);
 }
 
+// A line's game-module frames go to the front as they come (they ride behind the line's events).
+void remote_world::impl::on_frames(std::string_view data) {
+  auto b = wire::decode_frame_batch(data);
+  if (!b) {
+    bad_messages.fetch_add(1, std::memory_order_relaxed);
+    return warn(fmt::format("gateway {}: {}", opt.gateway, b.error().message));
+  }
+  if (opt.on_module_frames) opt.on_module_frames(b->line, b->frames);
+}
+
 void remote_world::impl::on_events(std::string_view subject, std::string_view data) {
+  if (wire::is_frame_batch(data)) return on_frames(data);
   auto b = wire::decode_event_batch(data);
   const auto node = subjects::node_of_line(subject);
   if (!b || node.empty()) {

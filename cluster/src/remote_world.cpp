@@ -425,14 +425,7 @@ cluster_result<std::unique_ptr<remote_world>> remote_world::start(nats_link& lin
   return w;
 }
 
-// A game module's message does not cross the cluster yet: it is refused here (the client hears 1012
-// not_in_scene) rather than sent to a node that would not read the batch it rides in.
 void remote_world::submit(const world_request& request, world_reply reply) {
-  if (request.what == world_request::kind::message) {
-    if (reply)
-      reply(fail(world_errc::not_in_scene, "game module messages do not reach a cluster's nodes yet"));
-    return;
-  }
   impl_->submit(request, std::move(reply));
 }
 

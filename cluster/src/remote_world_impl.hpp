@@ -253,6 +253,7 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
   void apply(detail::line_view& v, const wire::event_batch& b);
   void replace(detail::line_view& v, const wire::view_state& state);
   void on_events(std::string_view subject, std::string_view data);
+  void on_frames(std::string_view data);
   void on_views(std::string_view data);
   void retry_waiting();
   void resync_all();

@@ -126,6 +126,10 @@ std::function<void(line_handle, phase_id, std::span<const line_event>)> scene_no
   return impl_->endpoint->on_line_events();
 }
 
+std::function<void(line_handle, std::span<const module_frame>)> scene_node::on_module_frames() {
+  return impl_->endpoint->on_module_frames();
+}
+
 cluster_result<void> scene_node::start(world& w) {
   impl_->w = &w;
   // A claim asks the world where its player stands; the answer comes on the world's thread.

@@ -12,9 +12,9 @@ namespace scenert::cluster::wire {
 
 namespace {
 
-constexpr std::uint8_t version = 2;
+constexpr std::uint8_t version = 3;
 constexpr char request_kind = 'R', answer_kind = 'A', event_kind = 'E', views_kind = 'V', claim_kind = 'C',
-               claim_answer_kind = 'c', arrival_kind = 'T', arrival_answer_kind = 't';
+               claim_answer_kind = 'c', arrival_kind = 'T', arrival_answer_kind = 't', frames_kind = 'F';
 
 // Encoded sizes: what the writer reserves and the least an entry can take, so that a count the
 // remaining bytes cannot hold is refused before anything is allocated for it.
@@ -25,6 +25,8 @@ constexpr std::size_t result_ok_size = 1 + line_size + 4 + 4;
 constexpr std::size_t result_min_size = 1 + 1 + string_head;  // an error with an empty message
 constexpr std::size_t answer_min_size = 8 + result_min_size;
 constexpr std::size_t event_size = 1 + 8 + 4 + 4 + 1;
+constexpr std::size_t blob_head = 4;
+constexpr std::size_t frame_min_size = 1 + 8 + 4 + blob_head + 1 + 1;  // a module frame, no grant
 constexpr std::size_t view_min_size = line_size + 4 + 8 + count_size;
 constexpr std::size_t max_string = 0xFFFF;
 
@@ -55,6 +57,11 @@ struct writer {
   void count(std::size_t n) {
     SCENERT_ASSERT(n <= 0xFFFFFFFFu, "wire: more than 2^32-1 entries in one message");
     uint(static_cast<std::uint32_t>(n));
+  }
+  // A module's bytes, whole: opaque and of any size a frame may carry (never cut, unlike a name).
+  void blob(std::string_view s) {
+    count(s.size());
+    out.append(s);
   }
   void line(line_handle l) {
     uint(l.scene);
@@ -104,8 +111,9 @@ struct reader {
     const auto v = uint<std::uint8_t>("the version byte");
     if (ok() && v != version) bad(fmt::format("unsupported version {} at byte 1 (expected {})", v, version));
   }
-  std::string str(const char* reading) {
-    const auto n = uint<std::uint16_t>(reading);
+  std::string str(const char* reading) { return take(uint<std::uint16_t>(reading), reading); }
+  std::string blob(const char* reading) { return take(uint<std::uint32_t>(reading), reading); }
+  std::string take(std::size_t n, const char* reading) {
     if (!need(n, reading)) return {};
     std::string s(bytes.substr(pos, n));
     pos += n;
@@ -201,10 +209,18 @@ void put_request(writer& w, const world_request& q) {
   w.uint(q.to.y);
   w.uint(q.party);
   w.uint(q.phase);
+  if (q.what != world_request::kind::message) return;  // a module's message: its opcode and bytes
+  w.uint(q.opcode);
+  w.blob(q.bytes ? std::string_view(*q.bytes) : std::string_view());
+}
+
+// The bytes a request takes beyond query_size.
+std::size_t request_extra(const world_request& q) {
+  return q.what == world_request::kind::message ? 4 + blob_head + (q.bytes ? q.bytes->size() : 0) : 0;
 }
 
 world_request get_request(reader& r) {
-  constexpr auto last = static_cast<std::uint8_t>(world_request::kind::leave_party);
+  constexpr auto last = static_cast<std::uint8_t>(world_request::kind::message);
   world_request q;
   q.what = static_cast<world_request::kind>(r.code(0, last, "request kind"));
   q.player = r.uint<std::uint64_t>("a request's player");
@@ -215,7 +231,39 @@ world_request get_request(reader& r) {
   q.to.y = r.uint<std::uint32_t>("a request's cell");
   q.party = r.uint<std::uint64_t>("a request's party");
   q.phase = r.uint<std::uint32_t>("a request's phase");
+  if (q.what == world_request::kind::message) {
+    q.opcode = r.uint<std::uint32_t>("a message's opcode");
+    q.bytes = std::make_shared<const std::string>(r.blob("a message's bytes"));
+  }
   return q;
+}
+
+void put_frame(writer& w, const module_frame& f) {
+  w.code(f.to);
+  w.uint(f.who);
+  w.uint(f.opcode);
+  w.blob(f.bytes);
+  w.uint(f.refusal);
+  w.uint(static_cast<std::uint8_t>(f.granted ? 1 : 0));
+  if (!f.granted) return;
+  w.uint(f.item);
+  w.uint(static_cast<std::uint64_t>(f.count));
+}
+
+module_frame get_frame(reader& r) {
+  module_frame f;
+  f.to = static_cast<module_frame::audience>(
+      r.code(0, static_cast<std::uint8_t>(module_frame::audience::line), "frame audience"));
+  f.who = r.uint<std::uint64_t>("a frame's addressee");
+  f.opcode = r.uint<std::uint32_t>("a frame's opcode");
+  f.bytes = r.blob("a frame's bytes");
+  f.refusal = r.uint<std::uint8_t>("a frame's refusal");
+  f.granted = r.code(0, 1, "grant flag") == 1;
+  if (f.granted) {
+    f.item = r.uint<std::uint32_t>("a grant's item");
+    f.count = static_cast<std::int64_t>(r.uint<std::uint64_t>("a grant's count"));
+  }
+  return f;
 }
 
 world_result get_result(reader& r) {
@@ -235,7 +283,7 @@ world_result get_result(reader& r) {
 
 std::string encode(const request_batch& b) {
   std::size_t size = header_size + string_head + b.gateway.size() + count_size;
-  for (const auto& e : b.requests) size += request_size + e.to.size();
+  for (const auto& e : b.requests) size += request_size + request_extra(e.request) + e.to.size();
   writer w(size, request_kind);
   w.str(b.gateway);
   w.count(b.requests.size());
@@ -270,6 +318,16 @@ std::string encode(const event_batch& b) {
   return std::move(w.out);
 }
 
+std::string encode(const frame_batch& b) {
+  std::size_t size = header_size + line_size + count_size;
+  for (const auto& f : b.frames) size += frame_min_size + f.bytes.size() + (f.granted ? 12 : 0);
+  writer w(size, frames_kind);
+  w.line(b.line);
+  w.count(b.frames.size());
+  for (const auto& f : b.frames) put_frame(w, f);
+  return std::move(w.out);
+}
+
 std::string encode(const views& v) {
   std::size_t size = header_size + string_head + v.node.size() + count_size;
   for (const auto& s : v.lines) size += view_min_size + event_size * s.standing.size();
@@ -300,7 +358,9 @@ std::string encode(const claim_answer& a) {
 }
 
 std::string encode(const arrival& a) {
-  writer w(header_size + 8 + 2 * string_head + a.from.size() + a.gateway.size() + query_size, arrival_kind);
+  writer w(header_size + 8 + 2 * string_head + a.from.size() + a.gateway.size() + query_size +
+               request_extra(a.request),
+           arrival_kind);
   w.uint(a.id);
   w.str(a.from);
   w.str(a.gateway);
@@ -354,6 +414,18 @@ cluster_result<event_batch> decode_event_batch(std::string_view bytes) {
   b.events = get_events(r, "the events' count");
   return r.finish(std::move(b));
 }
+
+cluster_result<frame_batch> decode_frame_batch(std::string_view bytes) {
+  reader r{bytes, "frame batch"};
+  r.header(frames_kind);
+  frame_batch b;
+  b.line = r.line();
+  b.frames.resize(r.count(frame_min_size, "the frames' count"));
+  for (auto& f : b.frames) f = get_frame(r);
+  return r.finish(std::move(b));
+}
+
+bool is_frame_batch(std::string_view bytes) { return !bytes.empty() && bytes[0] == frames_kind; }
 
 cluster_result<views> decode_views(std::string_view bytes) {
   reader r{bytes, "views"};

@@ -53,6 +53,27 @@ event_batch some_events() {
   return b;
 }
 
+// A game module's traffic: clients' messages to their lines, the lines' frames back.
+request_batch some_messages() {
+  request_batch b;
+  b.gateway = "gate-1";
+  b.requests = {{7, world_request::message(20, {3, 2, 7}, 2001, std::string("\x01\x00\xff attack", 10))},
+                {8, world_request::message(21, {3, 2, 7}, 2002, "")}};
+  return b;
+}
+
+frame_batch some_frames() {
+  using to = module_frame::audience;
+  frame_batch b;
+  b.line = {3, 2, 7};
+  b.frames = {{to::player, 20, 2005, std::string("\x00hit", 4)},
+              {to::viewers, 0x8000000000000001ull, 2006, "roar"},
+              {to::line, 0, 2007, ""},
+              {to::player, 21, 2001, "too far", 3},
+              {to::player, 20, 0, "crypt-1-20-0", 0, true, 17, -5}};
+  return b;
+}
+
 views some_views() {
   views v;
   v.node = "node_a";
@@ -98,6 +119,8 @@ std::vector<codec> codecs() {
       {"request batch", encode(some_requests()), round_trip(decode_request_batch)},
       {"answer batch", encode(some_answers()), round_trip(decode_answer_batch)},
       {"event batch", encode(some_events()), round_trip(decode_event_batch)},
+      {"request batch", encode(some_messages()), round_trip(decode_request_batch)},
+      {"frame batch", encode(some_frames()), round_trip(decode_frame_batch)},
       {"views", encode(some_views()), round_trip(decode_views)},
       {"claim", encode(claim{0x0102030405060708ull, "gate-2"}), round_trip(decode_claim)},
       {"claim answer", encode(claim_answer{"node_b", placement{{4, 1, 2}, 8, 5}}),
@@ -134,6 +157,46 @@ TEST(Wire, RoundTripsRequests) {
   }
   EXPECT_EQ(got->requests[3].request.phase, 42u);
   EXPECT_EQ(got->requests[3].request.what, world_request::kind::move);
+}
+
+TEST(Wire, RoundTripsModuleMessagesAndFrames) {
+  const auto sent = some_messages();
+  auto got = decode_request_batch(encode(sent));
+  ASSERT_TRUE(got) << got.error().message;
+  ASSERT_EQ(got->requests.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    const auto& q = got->requests[i].request;
+    EXPECT_EQ(q.what, world_request::kind::message);
+    EXPECT_EQ(q.player, sent.requests[i].request.player);
+    EXPECT_EQ(q.line, sent.requests[i].request.line);
+    EXPECT_EQ(q.opcode, sent.requests[i].request.opcode);
+    ASSERT_TRUE(q.bytes);
+    EXPECT_EQ(*q.bytes, *sent.requests[i].request.bytes);  // opaque bytes, zeros included
+  }
+  const auto frames = some_frames();
+  const auto bytes = encode(frames);
+  EXPECT_TRUE(is_frame_batch(bytes));
+  EXPECT_FALSE(is_frame_batch(encode(some_events())));
+  auto back = decode_frame_batch(bytes);
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(back->line, frames.line);
+  ASSERT_EQ(back->frames.size(), frames.frames.size());
+  for (std::size_t i = 0; i < frames.frames.size(); ++i) {
+    const auto &a = back->frames[i], &b = frames.frames[i];
+    EXPECT_EQ(a.to, b.to);
+    EXPECT_EQ(a.who, b.who);
+    EXPECT_EQ(a.opcode, b.opcode);
+    EXPECT_EQ(a.bytes, b.bytes);
+    EXPECT_EQ(a.refusal, b.refusal);
+    EXPECT_EQ(a.granted, b.granted);
+    EXPECT_EQ(a.item, b.item);
+    EXPECT_EQ(a.count, b.count);
+  }
+  // Bytes past a name's 64 KiB go whole (a module's payload is never cut).
+  frame_batch big{{3, 2, 7}, {{module_frame::audience::line, 0, 2010, std::string(100'000, 'x')}}};
+  auto whole = decode_frame_batch(encode(big));
+  ASSERT_TRUE(whole) << whole.error().message;
+  EXPECT_EQ(whole->frames[0].bytes.size(), 100'000u);
 }
 
 TEST(Wire, RoundTripsAnswersWithErrorsAndTheirMessages) {
@@ -246,7 +309,11 @@ TEST(Wire, EncodesToTheExactSizeOfTheLayout) {
   EXPECT_EQ(encode(some_events()).size(), 2u + 12 + 4 + 8 + 4 + 6 * 18 + 2 * 8);
   const auto e = encode(some_events());
   EXPECT_EQ(e[0], 'E');
-  EXPECT_EQ(e[1], 2);
+  EXPECT_EQ(e[1], 3);
+  // A module's message: a request's 63 bytes, its opcode and its bytes (u32 + 10).
+  EXPECT_EQ(encode(some_messages()).size(), 2u + 2 + 6 + 4 + 2 * (63 + 4 + 4) + 10);
+  // kind, version, line, count, 5 frames of 19 bytes and their payloads, one grant (12 bytes more).
+  EXPECT_EQ(encode(some_frames()).size(), 2u + 12 + 4 + 5 * 19 + (4 + 4 + 0 + 7 + 12) + 12);
   EXPECT_EQ(e[2], 3);  // little-endian: the line's scene, low byte first
   EXPECT_EQ(e[3], 0);
 }

@@ -100,6 +100,7 @@ struct bot {
   bool resuming = false;         // logging in again with its token after its server dropped it
   clock::time_point dropped_at, resume_by, next_try;
   std::string goodbye;               // the server's reason, when it said goodbye
+  std::string goodbye_said;          // and its whole text (the reason, then why), for an error
   std::uint32_t retry_after_ms = 0;  // what its goodbye said to wait (server_busy)
   bool busy_retry = false;           // connecting again after a server_busy: its login began earlier
   clock::time_point login_started;   // its first connect for this login (its login timeout counts from it)

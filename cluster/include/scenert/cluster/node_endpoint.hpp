@@ -38,7 +38,7 @@ struct node_endpoint_stats {
   std::uint64_t players_abandoned = 0;  ///< their players nobody claimed within resume: taken off
   std::uint32_t gateways = 0;           ///< gateways heard from and alive now
   std::uint64_t answer_batches = 0, answers = 0;
-  std::uint64_t event_batches = 0, views_asked = 0, publish_failures = 0;
+  std::uint64_t event_batches = 0, frame_batches = 0, views_asked = 0, publish_failures = 0;
   std::uint64_t handoffs_out = 0;          ///< players this node handed over to another (journeys)
   std::uint64_t handoffs_in = 0;           ///< players handed over to this node
   std::uint64_t handoffs_failed = 0;       ///< hand-overs from here refused there or not answered in time
@@ -58,6 +58,8 @@ class node_endpoint {
 
   /// For world_options::on_line_events.
   [[nodiscard]] std::function<void(line_handle, phase_id, std::span<const line_event>)> on_line_events();
+  /// For world_options::on_module_frames: on the line's events subject, after its events.
+  [[nodiscard]] std::function<void(line_handle, std::span<const module_frame>)> on_module_frames();
   /// Subscribes to the node's requests, views, claims and journeys; `w` and `where` must outlive
   /// stop(). A claim (a gateway resuming a client whose gateway died) is answered with where the
   /// player stands; from then on its answers go to the claiming gateway, which sends its requests.

@@ -37,6 +37,8 @@ struct remote_world_options {
   std::chrono::milliseconds answer_timeout{5000};
   /// The front's: every line's events, in order per line and phase.
   std::function<void(line_handle, phase_id, std::span<const line_event>)> on_line_events;
+  /// The front's: every line's game-module frames, in the line's order with its events.
+  std::function<void(line_handle, std::span<const module_frame>)> on_module_frames;
   std::function<void(std::string_view)> warn;  ///< what went wrong, for the log
   /// A node the cluster declared dead, with the players this gateway had on it: the front places
   /// them again. Its lines' players and monsters have left the front's views (from the poll's thread).

@@ -72,6 +72,8 @@ class scene_node {
   [[nodiscard]] std::shared_ptr<line_directory> take_directory();
   /// For world_options::on_line_events: the lines' events to the gateways.
   [[nodiscard]] std::function<void(line_handle, phase_id, std::span<const line_event>)> on_line_events();
+  /// For world_options::on_module_frames: the lines' game-module frames to the gateways.
+  [[nodiscard]] std::function<void(line_handle, std::span<const module_frame>)> on_module_frames();
   /// Answers the gateways and starts the node's timers (beats, the watch, the endpoint's polls).
   [[nodiscard]] cluster_result<void> start(world& w);
   /// Once true, this node was declared dead or replaced: it must stop serving.

@@ -51,6 +51,14 @@ struct event_batch {
   std::vector<line_event> events;
 };
 
+/// One line's game-module frames of a tick, on the line's events subject right after its events
+/// (so a gateway reads them in the line's order). Not numbered: a batch lost is not made good (a
+/// module's frames are its own to repeat).
+struct frame_batch {
+  line_handle line;
+  std::vector<module_frame> frames;
+};
+
 /// Who stands on one line (or phase) after its batch `seq`: every player and monster as `entered`.
 struct view_state {
   line_handle line;
@@ -97,6 +105,7 @@ struct arrival_answer {
 [[nodiscard]] std::string encode(const request_batch& b);
 [[nodiscard]] std::string encode(const answer_batch& b);
 [[nodiscard]] std::string encode(const event_batch& b);
+[[nodiscard]] std::string encode(const frame_batch& b);
 [[nodiscard]] std::string encode(const views& v);
 [[nodiscard]] std::string encode(const claim& c);
 [[nodiscard]] std::string encode(const claim_answer& a);
@@ -106,6 +115,9 @@ struct arrival_answer {
 [[nodiscard]] cluster_result<request_batch> decode_request_batch(std::string_view bytes);
 [[nodiscard]] cluster_result<answer_batch> decode_answer_batch(std::string_view bytes);
 [[nodiscard]] cluster_result<event_batch> decode_event_batch(std::string_view bytes);
+[[nodiscard]] cluster_result<frame_batch> decode_frame_batch(std::string_view bytes);
+/// Whether a message on a line's subject is a frame batch (else an event batch).
+[[nodiscard]] bool is_frame_batch(std::string_view bytes);
 [[nodiscard]] cluster_result<views> decode_views(std::string_view bytes);
 [[nodiscard]] cluster_result<claim> decode_claim(std::string_view bytes);
 [[nodiscard]] cluster_result<claim_answer> decode_claim_answer(std::string_view bytes);
