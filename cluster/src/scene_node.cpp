@@ -25,8 +25,12 @@ namespace scenert::cluster {
 namespace asio = boost::asio;
 using clock = std::chrono::steady_clock;
 
-// Tries of a start's step that found the cluster's server unavailable (a timeout under load).
-constexpr int start_tries = 3;
+// Tries of a start's step that found the cluster's server unavailable (a timeout under load, or a
+// listing of keys that fails at once: nats.c, 3.4.1 in Debian 12, may answer kvStore_Keys with
+// NATS_TIMEOUT well within its timeout, nats-io/nats.c#916, as seen right after a nats-server
+// restart), the wait before the next try doubling from start_backoff: about 8 s in all.
+constexpr int start_tries = 6;
+constexpr auto start_backoff = std::chrono::milliseconds(250);
 
 namespace {
 // The buckets every node and gateway of a cluster shares.
@@ -241,9 +245,12 @@ cluster_result<void> scene_node::impl::take_predecessors_lines() {
   // The listing of the lines may time out on a loaded machine or a busy server: a start is not given
   // up for one such (the tombstoning is idempotent: a retry marks what the last try did not).
   auto taken = line_store(lines).tombstone(me.name, me.epoch - 1);
+  auto backoff = start_backoff;
   for (int tries = 1; !taken && taken.code() == cluster_errc::unavailable && tries < start_tries; ++tries) {
     warn(fmt::format("node {}: taking epoch {}'s lines, try {} of {}: {}", me.name, me.epoch - 1, tries,
                      start_tries, taken.error().message));
+    std::this_thread::sleep_for(backoff);  // the joining thread: nothing is served yet
+    backoff *= 2;
     taken = line_store(lines).tombstone(me.name, me.epoch - 1);
   }
   if (!taken) return taken.error();
