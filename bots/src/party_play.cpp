@@ -71,13 +71,19 @@ class play_run {
     for (auto& p : parties_) {
       if (p.failed || p.through == o_.party_size) continue;
       std::string stages;
-      for (std::uint32_t m = 0; m < o_.party_size; ++m)
-        stages +=
-            fmt::format("{}{}", m == 0 ? "" : ",", stage_name(bots_[p.index * o_.party_size + m]->at()));
+      bool unheard = false;  // logged in, yet no 1014: a server without a player store sends none
+      for (std::uint32_t m = 0; m < o_.party_size; ++m) {
+        const auto at = bots_[p.index * o_.party_size + m]->at();
+        unheard = unheard || at == party_bot::stage::logging_in;
+        stages += fmt::format("{}{}", m == 0 ? "" : ",", stage_name(at));
+      }
       shared_.fail(p,
-                   fmt::format("not through within {} s (members: {}; phases seen {}, kills {}, chests {})",
+                   fmt::format("not through within {} s (members: {}; phases seen {}, kills {}, chests {}){}",
                                std::chrono::duration<double>(o_.deadline).count(), stages, phases_text(p),
-                               p.kills.size(), p.chests.size()));
+                               p.kills.size(), p.chests.size(),
+                               unheard ? "; a member logging in heard no inventory (1014): does the server "
+                                         "keep a player store (--store)?"
+                                       : ""));
     }
     for (auto& b : bots_) b->stop();
     io_.stop();

@@ -117,7 +117,7 @@ class DungeonPage(harness.Case):
         driver.find_element(By.ID, "name").send_keys("hero")
         driver.find_element(By.ID, "login").click()
         eventually(lambda: js(driver, "return window.scenert.scene && window.scenert.myCell"), WAIT_S, "the login")
-        eventually(lambda: js(driver, "return window.scenert.inventory"), WAIT_S, "the account's inventory (1014)")
+        eventually(lambda: js(driver, "return window.scenert.inventory !== null"), WAIT_S, "the account's inventory (1014)")
         eventually(lambda: driver.find_elements(By.CSS_SELECTOR, "#dungeon-scene option[value='2']"), WAIT_S,
                    "the crypt among the dungeons")
         Select(driver.find_element(By.ID, "dungeon-scene")).select_by_value("2")
