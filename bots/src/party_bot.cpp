@@ -229,7 +229,7 @@ void party_bot::done() {
   if (at_ != stage::playing) return;
   at_ = stage::looting;
   goal_.reset();
-  quiet_since_ = clock::now();
+  done_at_ = quiet_since_ = clock::now();
 }
 
 void party_bot::fail(std::string reason) {
@@ -254,11 +254,18 @@ void party_bot::tick(clock::time_point now) {
   if (at_ == stage::playing) {
     script_->on_tick(*this);
     if (at_ == stage::playing || at_ == stage::looting) step(now);
-  } else if (at_ == stage::looting && now - quiet_since_ >= shared_.opt.loot_quiet) {
+  } else if (at_ == stage::looting && loot_heard(now)) {
     at_ = stage::relogging;  // off, and in again by name: its account must hold its loot
     close();
     connect();
   }
+}
+
+// Its loot is all heard once a grant came and none for loot_quiet since (a module grants a member's
+// rolls at once, and the store writes what queued up in one go), or, with none, after loot_wait.
+bool party_bot::loot_heard(clock::time_point now) const {
+  if (granted_.empty()) return now - done_at_ >= shared_.opt.loot_wait;
+  return now - quiet_since_ >= shared_.opt.loot_quiet;
 }
 
 // ---- walking ----------------------------------------------------------------------------------

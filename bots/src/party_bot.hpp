@@ -99,6 +99,7 @@ class party_bot final : public party_member {
   void step(clock::time_point now);
   [[nodiscard]] bool walkable(float wx, float wz) const;
   void check_loot(const net::inventory& after);
+  [[nodiscard]] bool loot_heard(clock::time_point now) const;
   void close();
 
   struct ground {
@@ -132,7 +133,7 @@ class party_bot final : public party_member {
   ground ground_;
   std::map<std::uint32_t, seen_entity> entities_;
   std::optional<goal> goal_;
-  clock::time_point next_move_{}, quiet_since_{};
+  clock::time_point next_move_{}, quiet_since_{}, done_at_{};
   std::unique_ptr<party_script> script_;
 };
 

@@ -3,10 +3,12 @@
 
 #include <dungeon/wire.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cmath>
 #include <optional>
+#include <utility>
 
 namespace dungeon {
 
@@ -41,7 +43,8 @@ class crypt_member final : public scenert::bots::party_script {
     const bool in_reach = std::max(std::abs(boss->x - m.x()), std::abs(boss->z - m.z())) <= 2 * cell;
     if (in_reach && now >= next_attack_) {
       m.send(attack_opcode, encode_target(boss->id));
-      next_attack_ = now + std::chrono::milliseconds(100);
+      before_last_ = std::exchange(last_attack_, now);
+      next_attack_ = now + cooldown_;
     }
   }
 
@@ -67,7 +70,10 @@ class crypt_member final : public scenert::bots::party_script {
                   std::string_view reason) override {
     // Out of reach or on cooldown is the fight's way: wait and try again. Anything else is a fault.
     if (auto left = cooldown_left_ms(reason)) {
+      // The attack before the refused one landed: the cooldown runs from it. Learnt, the member waits
+      // it out from then on instead of asking again (the next refusal corrects a wrong guess).
       next_attack_ = m.now() + std::chrono::milliseconds(*left);
+      cooldown_ = std::max<clock::duration>(next_attack_ - before_last_, std::chrono::milliseconds(100));
       return;
     }
     if (opcode == attack_opcode && (reason.find("cells away") != std::string_view::npos ||
@@ -99,7 +105,8 @@ class crypt_member final : public scenert::bots::party_script {
   std::uint32_t boss_id_ = 0;
   std::optional<std::uint32_t> chest_;
   bool asked_ = false;
-  clock::time_point next_attack_{};
+  clock::time_point next_attack_{}, last_attack_{}, before_last_{};
+  clock::duration cooldown_ = std::chrono::milliseconds(100);  // at first a guess; refusals teach it
 };
 
 }  // namespace

@@ -27,8 +27,10 @@ struct party_play_options {
   std::uint64_t seed = 1;  ///< names the bots' accounts and parties (a run with another seed starts afresh)
   std::chrono::milliseconds deadline{60'000};  ///< a party not through by then failed
   double move_hz = 10;
-  /// A member done waits until no grant came for this long before it logs in again.
+  /// A member done waits until a grant came and none for this long before it logs in again...
   std::chrono::milliseconds loot_quiet{500};
+  /// ... or, with no grant heard, this long after it was done.
+  std::chrono::milliseconds loot_wait{5000};
   bool progress = true;  ///< a line a second on stderr
 };
 

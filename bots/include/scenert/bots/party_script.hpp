@@ -58,8 +58,8 @@ class party_member {
   virtual void phase(std::uint32_t phase) = 0;
   /// The party's chest was opened (counted once per party and entity id).
   virtual void chest_opened(std::uint32_t entity) = 0;
-  /// This member's fight is over: once its grants (1013) have stopped coming, it logs in again and
-  /// checks that its account holds them (1014).
+  /// This member's fight is over: once its grants (1013) have stopped coming (one heard and none for
+  /// half a second; or none within 5 s), it logs in again and checks its account gained them (1014).
   virtual void done() = 0;
   /// The party failed: an error of the run, with this reason.
   virtual void fail(std::string reason) = 0;
