@@ -221,6 +221,11 @@ int run_play(const bots_command_options& c) {
                              : "known: " + known);
     return exit_usage;
   }
+  if (c.ws || c.protocol != "scenert") {
+    fmt::print(stderr,
+               "{}: --play speaks scenert's protocol over TCP: leave out --ws and --protocol seed002\n", me);
+    return exit_usage;
+  }
   if (c.play_scene == 0) {
     fmt::print(stderr, "{}: --play needs --play-scene ID, the dungeon scene the parties enter\n", me);
     return exit_usage;

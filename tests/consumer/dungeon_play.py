@@ -144,6 +144,8 @@ class DungeonPlay(harness.Case):
               f"exit {code}:\n{out}\n{err}")
         code, _, err = self.run_scenert("bots", f"127.0.0.1:{port}", "--play", "raid", "--play-scene", "2")
         check(code == 2 and "--play 'raid': no such party script (known: crypt)" in err, f"exit {code}: {err}")
+        code, _, err = self.run_scenert("bots", f"127.0.0.1:{port}", "--play", "crypt", "--play-scene", "2", "--ws")
+        check(code == 2 and "--play speaks scenert's protocol over TCP" in err, f"exit {code}: {err}")
         p.stop(want=0)
 
 
