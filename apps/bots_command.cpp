@@ -1,6 +1,7 @@
 #include "bots_command.hpp"
 
 #include <scenert/bots/engine.hpp>
+#include <scenert/bots/party_play.hpp>
 #include <scenert/loadtest/threshold.hpp>
 #include "exit_codes.hpp"
 #include "shutdown_signal.hpp"
@@ -206,6 +207,64 @@ void add_check_options(CLI::App* cmd, bots_command_options& o) {
   cmd->add_flag("--quiet", o.quiet, "No progress lines on stderr");
 }
 
+// Parties that play a game's dungeon through the party script its server executable registered.
+void add_play_options(CLI::App* cmd, bots_command_options& o) {
+  cmd->add_option("--play", o.play,
+                  "NAME: parties play the dungeon through this party script of the server executable "
+                  "(e.g. dungeon_server's 'crypt'): enter, fight, loot, log in again and find the loot; "
+                  "--seconds is then their deadline, --clients unused");
+  cmd->add_option("--play-scene", o.play_scene, "With --play: the dungeon scene the parties enter")
+      ->check(CLI::Range(1u, 1'000'000u));
+  cmd->add_option("--parties", o.parties, "With --play: parties (of --party-size bots)")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 100'000u));
+}
+
+// `--play NAME`: the parties' run, its summary and report; exit 3 when a party failed.
+int run_play(const bots_command_options& c) {
+  const party_script_factory* script = c.scripts ? c.scripts->find(c.play) : nullptr;
+  if (!script) {
+    std::string known;
+    if (c.scripts)
+      for (const auto& n : c.scripts->names()) known += (known.empty() ? "" : ", ") + n;
+    fmt::print(stderr, "{}: --play '{}': no such party script ({})\n", me, c.play,
+               known.empty() ? "this executable registers none: a studio's server passes its own to "
+                               "scenert::apps::main"
+                             : "known: " + known);
+    return exit_usage;
+  }
+  if (c.ws || c.protocol != "scenert") {
+    fmt::print(stderr,
+               "{}: --play speaks scenert's protocol over TCP: leave out --ws and --protocol seed002\n", me);
+    return exit_usage;
+  }
+  if (c.play_scene == 0) {
+    fmt::print(stderr, "{}: --play needs --play-scene ID, the dungeon scene the parties enter\n", me);
+    return exit_usage;
+  }
+  auto target = address("target", c.target);
+  if (!target) {
+    fmt::print(stderr, "{}: {}\n", me, target.error().message);
+    return exit_usage;
+  }
+  party_play_options o;
+  o.target = *target, o.script_name = c.play, o.script = script, o.scene = c.play_scene;
+  o.parties = c.parties, o.party_size = c.party_size, o.seed = c.seed, o.move_hz = c.move_hz;
+  o.deadline = std::chrono::milliseconds(static_cast<std::int64_t>(c.seconds * 1000));
+  o.progress = !c.quiet;
+  const party_play_report r = run_party_play(o);
+  fmt::print("{}", party_play_text(r));
+  if (!c.report.empty()) {
+    std::ofstream out(c.report);
+    out << party_play_json(r) << '\n';
+    if (!out) {
+      fmt::print(stderr, "{}: cannot write the report to {}\n", me, c.report);
+      return exit_usage;
+    }
+  }
+  return r.parties_failed != 0 || r.errors != 0 ? exit_invariant_broken : exit_ok;
+}
+
 }  // namespace
 
 CLI::App* add_bots_command(CLI::App& app, bots_command_options& o) {
@@ -238,13 +297,15 @@ CLI::App* add_bots_command(CLI::App& app, bots_command_options& o) {
       ->check(CLI::Range(0.01, 1000.0));
   add_behaviour_options(cmd, o);
   add_check_options(cmd, o);
+  add_play_options(cmd, o);
   cmd->footer(
       "Exit status: 0 views and thresholds held; 2 usage error or unreachable admin endpoint;\n"
-      "3 a view mismatch or a missed threshold.");
+      "3 a view mismatch or a missed threshold (--play: a party failed).");
   return cmd;
 }
 
 int run_bots_command(const bots_command_options& c) {
+  if (!c.play.empty()) return run_play(c);
   std::vector<threshold> thresholds;
   for (const auto& text : c.thresholds) {
     auto t = parse_threshold(text, bots_threshold_metrics());

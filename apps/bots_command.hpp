@@ -5,6 +5,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include <scenert/bots/party_script.hpp>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -40,6 +42,10 @@ struct bots_command_options {
   std::string request_log;  ///< every answered request as CSV; empty: none
   std::vector<std::string> thresholds;
   bool quiet = false;
+  std::string play;              ///< --play NAME: parties play a game's dungeon through its party script
+  std::uint32_t play_scene = 0;  ///< --play-scene: the dungeon scene they enter
+  std::uint32_t parties = 1;     ///< --parties
+  const bots::party_scripts* scripts = nullptr;  ///< the scripts --play may name (a studio's executable)
 };
 
 /// Adds the `bots` subcommand to `app`; `options` is filled in when it is parsed.

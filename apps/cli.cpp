@@ -15,6 +15,11 @@
 #include <CLI/CLI.hpp>
 
 int scenert::apps::main(int argc, char** argv, const module_registry& modules) {
+  return main(argc, argv, modules, bots::party_scripts{});
+}
+
+int scenert::apps::main(int argc, char** argv, const module_registry& modules,
+                        const bots::party_scripts& parties) {
   CLI::App app{
       "scenert: host MMO game scenes, validate scene tables, load-test line allocation and real clients"};
   app.set_version_flag("--version", SCENERT_VERSION);
@@ -31,6 +36,7 @@ int scenert::apps::main(int argc, char** argv, const module_registry& modules) {
   loadtest_options loadtest;
   CLI::App* loadtest_cmd = add_loadtest_command(app, loadtest);
   bots_command_options bots;
+  bots.scripts = &parties;
   CLI::App* bots_cmd = add_bots_command(app, bots);
   gateway_options gateway;
   CLI::App* gateway_cmd = add_gateway_command(app, gateway);

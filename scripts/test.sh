@@ -92,7 +92,8 @@ for stage in "${stages[@]}"; do
       /usr/bin/python3 "$root/tests/consumer/installed_pages.py" --scenert "$prefix/bin/scenert" --source "$root" \
         --work "$root/build/consumer/pages"
       # The reference dungeon (examples/dungeon), a studio's own project: its module's tests, its
-      # server's check of its table, and one client playing it through (about 6 s).
+      # server's check of its table, one client playing it through, then 3 parties of its bots
+      # (dungeon_server bots --play crypt; about 10 s in all).
       build_source "$root/examples/dungeon" "$root/build/dungeon" -DCMAKE_PREFIX_PATH="$prefix"
       run_ctest "$root/build/dungeon"
       "$root/build/dungeon/dungeon_server" check "$root/examples/dungeon/table.json" >/dev/null

@@ -6,6 +6,9 @@ const COLOURS = {
   floor: [222, 228, 214], floorAlt: [208, 216, 200], blocked: [70, 74, 84],
   grid: 'rgba(0,0,0,0.08)', area: 'rgba(40,60,120,0.35)', view: '#2f6fdf', edge: '#222',
   me: '#f2b705', player: '#2a7ab8', monster: '#c0392b', label: '#111', flash: '#e0245e',
+  // A game module's entities by kind (1, 2, 3, ...: kind 0 is a table's monster).
+  tints: ['#c0392b', '#7d1f6b', '#d35400', '#b8860b', '#16a085', '#2c3e50'],
+  barBack: '#333', bar: '#27ae60', barLow: '#e74c3c',
 };
 
 /** The geometry of one line's map: from a SceneInfo (1006) or from /lines' "geometry". */
@@ -76,7 +79,8 @@ export class MapView {
     this.scale = 10;           // pixels per cell, when following
     this.follow = true;        // camera on `focus`; false: the whole map fits
     this.focus = { x: 0, y: 0 };
-    this.entities = [];        // {x, y (cells), label, kind: 'me'|'player'|'monster'}
+    // {x, y (cells), label, kind: 'me'|'player'|'monster', tint (a module's kind), bar (0..1 health)}
+    this.entities = [];
     this.viewRect = null;
     this.flashes = [];         // {cell, until}: refused moves, drawn for a moment
     this.pending = false;
@@ -118,6 +122,14 @@ export class MapView {
     }
     const s = this.scale;
     return { s, ox: cw / 2 - (this.focus.x + 0.5) * s, oy: ch / 2 - (this.focus.y + 0.5) * s };
+  }
+
+  /** Where a cell's centre is drawn, in CSS pixels from the canvas's top-left corner. */
+  pixelOf(c) {
+    if (!this.geometry) return null;
+    const r = this.canvas.getBoundingClientRect(), { s, ox, oy } = this.camera();
+    const k = r.width / this.canvas.width;
+    return { x: (ox + (c.x + 0.5) * s) * k, y: (oy + (c.y + 0.5) * s) * k };
   }
 
   /** The cell under a mouse event, or null off the map. */
@@ -200,12 +212,13 @@ export class MapView {
     const ctx = this.ctx;
     const cx = ox + (e.x + 0.5) * s, cy = oy + (e.y + 0.5) * s;
     const r = Math.max(e.kind === 'me' ? 4 : 2.5, s * (e.kind === 'me' ? 0.55 : 0.4));
-    ctx.fillStyle = COLOURS[e.kind] || COLOURS.player;
+    ctx.fillStyle = e.tint ? COLOURS.tints[e.tint % COLOURS.tints.length] : COLOURS[e.kind] || COLOURS.player;
     ctx.beginPath();
     if (e.kind === 'monster') ctx.rect(cx - r, cy - r, 2 * r, 2 * r);
     else ctx.arc(cx, cy, r, 0, 2 * Math.PI);
     ctx.fill();
     if (e.kind === 'me') { ctx.strokeStyle = '#000'; ctx.lineWidth = 2; ctx.stroke(); }
+    if (e.bar != null) this.drawBar(e.bar, cx, cy - r - 4, Math.max(2 * r, 14));
     // Labels only where they do not bury the map: close up, or always for yourself.
     if (e.label && (s >= 5 || e.kind === 'me')) {
       ctx.font = `${e.kind === 'me' ? 'bold ' : ''}11px system-ui, sans-serif`;
@@ -215,6 +228,15 @@ export class MapView {
       if (e.kind === 'me') ctx.fillText(e.label, cx, cy - r - 3);
       else ctx.fillText(e.label, cx, cy + r + 11);
     }
+  }
+
+  // A health bar centred above an entity: green, red below a third.
+  drawBar(share, cx, top, width) {
+    const ctx = this.ctx, h = 4, left = cx - width / 2, f = Math.max(0, Math.min(1, share));
+    ctx.fillStyle = COLOURS.barBack;
+    ctx.fillRect(left - 1, top - h - 1, width + 2, h + 2);
+    ctx.fillStyle = f < 1 / 3 ? COLOURS.barLow : COLOURS.bar;
+    ctx.fillRect(left, top - h, width * f, h);
   }
 
   drawFlashes(s, ox, oy) {

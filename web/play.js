@@ -20,6 +20,29 @@ let shownChat = 0;
 let shownAnswers = 0;
 let scenes = [];
 
+// ---- what a click on a game module's entity sends: from the page's query, never hard-coded -------
+// ?click=KIND:OPCODE[:RANGE],...  a click on an entity of that kind sends OPCODE with the entity's id
+//                                 (8 bytes, little-endian) when the player is within RANGE cells of it
+//                                 (Chebyshev; no RANGE: any distance); farther, the player walks closer.
+// ?names=KIND:NAME,...            what the map calls each kind. docs/modules.md, "The play page".
+function parseActions(params) {
+  const click = new Map(), names = new Map();
+  for (const item of (params.get('click') || '').split(',').filter(Boolean)) {
+    const [kind, opcode, range] = item.split(':').map(Number);
+    if (Number.isInteger(kind) && Number.isInteger(opcode) && opcode >= 2000)
+      click.set(kind, { opcode, range: Number.isFinite(range) ? range : Infinity });
+    else say(`?click: '${item}' is not KIND:OPCODE[:RANGE] with OPCODE from 2000 up`, 'bad');
+  }
+  for (const item of (params.get('names') || '').split(',').filter(Boolean)) {
+    const [kind, name] = item.split(':');
+    if (name) names.set(Number(kind), name);
+  }
+  return { click, names };
+}
+const actions = parseActions(new URLSearchParams(location.search));
+const maxHealth = new Map();  // entity id -> the most health seen: its bar's full length
+let actionsSent = 0;
+
 // ---- the state tests and curious developers read: window.scenert --------------------------------
 function exposeState() {
   const s = () => session ? session.state : null;
@@ -34,6 +57,11 @@ function exposeState() {
     map: { get: () => geometry && { width: geometry.width, height: geometry.height, cell_size: geometry.cell_size } },
     myCell: { get: () => (geometry && session ? geometry.cellOf(session.state.me) : null) },
     cellOf: { value: (p) => (geometry ? geometry.cellOf(p) : null) },
+    refusals: { get: get('refusals', []) }, loot: { get: get('loot', []) },
+    inventory: { get: get('inventory', null) }, moduleFrames: { get: get('moduleFrames', 0) },
+    actionsSent: { get: () => actionsSent },
+    // Where a cell's centre is drawn, in CSS pixels from the canvas's top-left (a test clicks there).
+    pixelOf: { value: (c) => view.pixelOf(c) },
     // What the 1006 geometry says of a cell: on the map and not blocked (a test picks moves by it).
     walkable: { value: (x, y) => !!geometry && geometry.contains({ x, y }) && !geometry.isBlocked({ x, y }) },
   }));
@@ -46,12 +74,22 @@ function monsterState(m) {
   return m.kind ? `k${m.kind} s${m.state}` : (BRAIN_STATES[m.state || 0] || `s${m.state}`);
 }
 
+// A module's entity is named by its kind (?names=); its health bar is its health against the most seen.
+function entityOf(id, m, states) {
+  if (m.health > (maxHealth.get(id) || 0)) maxHealth.set(id, m.health);
+  const full = maxHealth.get(id) || 0;
+  const name = actions.names.get(m.kind) || `m${id}`;
+  return {
+    ...geometry.cellOf(m), label: states ? `${name} ${monsterState(m)}` : name, kind: 'monster',
+    tint: m.kind || 0, bar: full > 0 ? m.health / full : null,
+  };
+}
+
 function redraw() {
   if (!session || !geometry) return;
   const st = session.state, me = geometry.cellOf(st.me);
   const states = $('monster-states').checked;  // a table monster's state: its brain's (1009 `state`)
-  const entities = [...st.monsters].map(([id, m]) => ({
-    ...geometry.cellOf(m), label: states ? `m${id} ${monsterState(m)}` : `m${id}`, kind: 'monster' }));
+  const entities = [...st.monsters].map(([id, m]) => entityOf(id, m, states));
   for (const [pid, p] of st.view) entities.push({ ...geometry.cellOf(p), label: p.name || `#${pid}`, kind: 'player' });
   entities.push({ ...me, label: `${st.name || 'you'} #${st.pid}`, kind: 'me' });
   view.setScene({ entities, viewRect: geometry.viewRect(me), focus: me });
@@ -245,9 +283,38 @@ function wireButtons() {
   $('map').addEventListener('click', (e) => {
     const cell = view.cellAt(e);
     $('map').focus();
-    if (cell && session && session.state.connected) walkTo(cell);
+    if (cell && session && session.state.connected && !clickEntity(cell)) walkTo(cell);
   });
   document.addEventListener('keydown', onKey);
+}
+
+// A click on an entity whose kind has an action (?click=): within reach its message goes to the
+// module (the module checks it again and may refuse: 1012); out of reach the player walks closer.
+function clickEntity(cell) {
+  const st = session.state;
+  for (const [id, m] of st.monsters) {
+    const at = geometry.cellOf(m), act = actions.click.get(m.kind);
+    if (!act || at.x !== cell.x || at.y !== cell.y) continue;
+    const me = geometry.cellOf(st.me);
+    if (Math.max(Math.abs(at.x - me.x), Math.abs(at.y - me.y)) > act.range) {
+      say(`${actions.names.get(m.kind) || `m${id}`} is out of reach (${act.range} cells): walking closer`);
+      walkTo(cell);
+      return true;
+    }
+    stopWalking();
+    const bytes = new Uint8Array(8);
+    new DataView(bytes.buffer).setBigUint64(0, BigInt(id), true);
+    if (session.sendModule(act.opcode, bytes)) ++actionsSent;
+    return true;
+  }
+  return false;
+}
+
+function showLoot() {
+  const st = session.state;
+  $('loot').replaceChildren(...st.loot.map((g) => el('li', { title: g.id }, `item ${g.item} × ${g.count}`)));
+  $('inventory').textContent = st.inventory == null ? '—'
+    : st.inventory.map((i) => `item ${i.item} × ${i.count}`).join(', ') || 'nothing';
 }
 
 function sendChat() {
@@ -264,6 +331,7 @@ function login(how) {
   if (session) session.stop();
   session = new GameSession(wire, wsUrl);
   shownChat = shownAnswers = 0;
+  maxHealth.clear();
   $('chat-log').replaceChildren();
   $('answers').replaceChildren();
   session.addEventListener('change', (e) => onChange(e.detail.type));
@@ -289,6 +357,11 @@ function onChange(type) {
   if (type === 'status' && session.state.status === 'resumed') say('resumed: the same player, the same place');
   if (type === 'chat') showChat();
   if (type === 'answer') showAnswers();
+  if (type === 'loot' || type === 'inventory') showLoot();
+  if (type === 'refusal') {
+    const r = session.state.refusals[session.state.refusals.length - 1];
+    say(`${r.opcode} refused (${r.code}): ${r.reason}`, 'bad');
+  }
   if (type === 'view' || type === 'scene') showViewList();
   if (type === 'view' || type === 'me' || type === 'scene') redraw();
 }

@@ -17,6 +17,9 @@ export class GameSession extends EventTarget {
       pid: 0, name: '', scene: 0, sceneName: '', kind: '', line: 0, phase: 0, geometry: null,
       connected: false, status: 'not connected', resumed: false,
       me: { x: 0, z: 0 }, view: new Map(), monsters: new Map(), chat: [], answers: [], errors: [],
+      // Game modules: what they refused (1012), gave (1013), what the account holds (1014), and how
+      // many of their own frames (2000 and up) came.
+      refusals: [], loot: [], inventory: null, moduleFrames: 0,
       rtt_ms: null, fps: 0,
     };
     this.token = '';
@@ -100,6 +103,18 @@ export class GameSession extends EventTarget {
 
   say(text) { return this.send(ID.TALK, { Content: text }); }
 
+  /** A message to the game module of the player's line: an opcode from 2000 up, the game's bytes. */
+  sendModule(opcode, bytes) {
+    if (!this.ws || this.ws.readyState !== WebSocket.OPEN) return false;
+    this.ws.send(this.wire.encodeRaw(opcode, bytes));
+    return true;
+  }
+
+  moduleFrame(opcode, bytes) {
+    this.state.moduleFrames++;
+    this.emit('module', { opcode, bytes });
+  }
+
   /** Sends a Request; the answer lands in state.answers under the same request id. */
   request(kind, fields = {}, label = '') {
     const request_id = this.nextRequest++;
@@ -128,7 +143,10 @@ export class GameSession extends EventTarget {
       return;
     }
     this.framesThisSecond += frames.length;
-    for (const { id, msg } of frames) if (msg) this.handle(id, msg);
+    for (const { id, msg, bytes } of frames) {
+      if (msg) this.handle(id, msg);
+      else if (bytes) this.moduleFrame(id, bytes);
+    }
   }
 
   handle(id, m) {
@@ -181,6 +199,16 @@ export class GameSession extends EventTarget {
         this.refused = m.reason;
         this.error(`move refused: ${m.reason}`);
         return this.emit('refused', { reason: m.reason });
+      case ID.MODULE_ERROR:
+        s.refusals.push({ opcode: m.opcode, code: m.code, reason: m.reason, at: Date.now() });
+        if (s.refusals.length > 100) s.refusals.shift();
+        return this.emit('refusal', m);
+      case ID.GRANTED:
+        s.loot.push({ id: m.id, item: m.item, count: m.count });
+        return this.emit('loot', m);
+      case ID.INVENTORY:
+        s.inventory = m.items.map((i) => ({ item: i.item, count: i.count }));
+        return this.emit('inventory');
       case ID.GOODBYE:
         this.goodbye = m.reason;
         this.error(`goodbye: ${m.reason}`);

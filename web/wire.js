@@ -9,6 +9,9 @@ export const ID = Object.freeze({
   LOGIN: 1000, LOGIN_OK: 1001, REQUEST: 1002, ANSWER: 1003,
   HEARTBEAT: 1004, HEARTBEAT_ECHO: 1005, SCENE_INFO: 1006, GOODBYE: 1007, MOVE_REFUSED: 1008,
   MONSTERS_SEEN: 1009, MONSTERS_GONE: 1010, WALK: 1011,
+  MODULE_ERROR: 1012, GRANTED: 1013, INVENTORY: 1014,
+  /** Frames from here up are a game module's: bytes in the game's own format (docs/modules.md). */
+  MODULE_FIRST: 2000,
 });
 
 /** BroadCast.Tp values. */
@@ -29,7 +32,8 @@ const TYPE_OF = {
   1002: 'scenert.wire.Request', 1003: 'scenert.wire.Answer', 1004: 'scenert.wire.Heartbeat',
   1005: 'scenert.wire.Heartbeat', 1006: 'scenert.wire.SceneInfo', 1007: 'scenert.wire.Goodbye',
   1008: 'scenert.wire.MoveRefused', 1009: 'scenert.wire.MonstersSeen', 1010: 'scenert.wire.MonstersGone',
-  1011: 'scenert.wire.Walk',
+  1011: 'scenert.wire.Walk', 1012: 'scenert.wire.ModuleError', 1013: 'scenert.wire.Granted',
+  1014: 'scenert.wire.Inventory',
 };
 
 // Plain objects out: 64-bit ints as numbers (nanosecond clocks and party ids stay below 2^53),
@@ -55,9 +59,20 @@ export class Wire {
     return frame;
   }
 
+  /** A game module's frame (id from 2000 up): the game's own bytes, unread by scenert. */
+  encodeRaw(id, bytes) {
+    const frame = new Uint8Array(HEADER + bytes.length);
+    const view = new DataView(frame.buffer);
+    view.setUint32(0, bytes.length, true);
+    view.setUint32(4, id, true);
+    frame.set(bytes, HEADER);
+    return frame;
+  }
+
   /**
    * Every whole frame in `buffer` (a WebSocket message holds one, but reading a sequence costs
-   * nothing and survives a server that gathers). Unknown ids come back with msg null.
+   * nothing and survives a server that gathers). Unknown ids come back with msg null; a game
+   * module's frames (2000 and up) with msg null and their `bytes`.
    */
   decode(buffer) {
     const bytes = new Uint8Array(buffer);
@@ -69,7 +84,8 @@ export class Wire {
       if (at + HEADER + length > bytes.length) throw new Error(`frame ${id}: ${length} bytes announced, fewer sent`);
       const type = this.types[id];
       const payload = bytes.subarray(at + HEADER, at + HEADER + length);
-      frames.push({ id, msg: type ? type.toObject(type.decode(payload), TO_OBJECT) : null });
+      if (id >= ID.MODULE_FIRST) frames.push({ id, msg: null, bytes: payload.slice() });
+      else frames.push({ id, msg: type ? type.toObject(type.decode(payload), TO_OBJECT) : null });
       at += HEADER + length;
     }
     return frames;

@@ -1,12 +1,16 @@
 #!/usr/bin/python3
 """The reference dungeon played end to end: `dungeon_server run` (examples/dungeon, built against the
-installed package) with its table made quick (a weak boss, short cooldowns), one client over TCP.
+installed package) with its table made quick (a weak boss, short cooldowns), one client over TCP; then
+parties of scenert's bots playing it through the dungeon's own party script (`dungeon_server bots
+--play crypt`).
 
 Run through tests/harness:
     dungeon_play.py --scenert BUILD/dungeon/dungeon_server --source DIR --work DIR --protos DIR
 The client logs in by name, enters an instance of the crypt, waits for the boss to walk to it, attacks
 until the boss dies (seeing its phases 2 then 3 on the way), opens the chest (once: a second opening is
 refused), hears its loot granted (1013) and finds it in its inventory (1014) after logging in again.
+The bots' parties do the same, each in an instance of its own; their report counts it all, and a party
+that cannot get in fails the run (exit 3) with its reason.
 """
 import json
 import os
@@ -103,6 +107,46 @@ class DungeonPlay(harness.Case):
         check(held == want, f"after logging in again ann holds {held}, was granted {want}")
         p.stop(want=0)
         harness.report(f"dungeon played: phases {phases}, chest {chest} opened once, loot {want} kept")
+
+
+    def start_quick_server(self):
+        p = self.scenert("server", "run", quick_table(self.work), "--tcp", "127.0.0.1:0",
+                         "--store", f"{self.work}/crypt.sqlite")
+        return p, port_of(p, TCP)
+
+    def test_parties_of_bots_fight_loot_and_find_their_loot_again(self):
+        p, port = self.start_quick_server()
+        report = f"{self.work}/play.json"
+        code, out, err = self.run_scenert("bots", f"127.0.0.1:{port}", "--play", "crypt", "--play-scene", "2",
+                                          "--parties", "3", "--party-size", "3", "--seconds", "40",
+                                          "--report", report, "--quiet", timeout=60)
+        check(code == 0, f"dungeon_server bots --play crypt exited {code}:\n{out}\n{err}")
+        with open(report) as f:
+            r = json.load(f)
+        check(r["parties_through"] == 3 and r["parties_failed"] == 0 and r["errors"] == 0, f"the parties: {r}")
+        check(r["kills"] == 3 and r["chests_opened"] == 3, f"kills and chests: {r}")
+        check(r["phases_in_order"] == 3 and r["phase_orders"] == {"1,2,3": 3}, f"the phases: {r['phase_orders']}")
+        # Each member gets loot_rolls (2) grants; each one held again after logging in anew.
+        check(r["grants"] == 3 * 3 * 2, f"grants: {r['grants']}")
+        check(r["items_found"] == r["items_granted"] > 0 and r["items_missing"] == 0, f"the loot: {r}")
+        check("phases in order    3 parties" in out, f"the summary:\n{out}")
+        p.stop(want=0)
+        harness.report(f"bots played the crypt: 3 parties of 3 through in {r['wall_seconds']:.1f} s, "
+                       f"{r['items_granted']} items granted and found again, refused {r['refused']}")
+
+    def test_a_party_that_cannot_get_in_fails_the_run(self):
+        p, port = self.start_quick_server()
+        # Scene 1 is the town: no private instance there, so the party's entry is refused.
+        code, out, err = self.run_scenert("bots", f"127.0.0.1:{port}", "--play", "crypt", "--play-scene", "1",
+                                          "--parties", "1", "--party-size", "2", "--seconds", "20", "--quiet",
+                                          timeout=40)
+        check(code == 3 and "party 0: member 0: entering scene 1:" in out and "parties through    0 (failed 1)" in out,
+              f"exit {code}:\n{out}\n{err}")
+        code, _, err = self.run_scenert("bots", f"127.0.0.1:{port}", "--play", "raid", "--play-scene", "2")
+        check(code == 2 and "--play 'raid': no such party script (known: crypt)" in err, f"exit {code}: {err}")
+        code, _, err = self.run_scenert("bots", f"127.0.0.1:{port}", "--play", "crypt", "--play-scene", "2", "--ws")
+        check(code == 2 and "--play speaks scenert's protocol over TCP" in err, f"exit {code}: {err}")
+        p.stop(want=0)
 
 
 if __name__ == "__main__":

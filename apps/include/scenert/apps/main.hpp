@@ -8,6 +8,7 @@
 ///       return scenert::apps::main(argc, argv, modules);
 ///     }
 
+#include <scenert/bots/party_script.hpp>
 #include <scenert/scene/module_registry.hpp>
 
 namespace scenert::apps {
@@ -16,5 +17,10 @@ namespace scenert::apps {
 /// may name (`--module PATH.so` adds more). Returns the exit code (0 ok, 1 invalid table, 2 usage or
 /// unreadable file, 3 an invariant broke). Runs on the calling thread until the command ends.
 [[nodiscard]] int main(int argc, char** argv, const module_registry& modules);
+
+/// As above, and `parties` are the party scripts `bots --play NAME` may name: how a party plays the
+/// studio's dungeons (scenert/bots/party_script.hpp).
+[[nodiscard]] int main(int argc, char** argv, const module_registry& modules,
+                       const bots::party_scripts& parties);
 
 }  // namespace scenert::apps
