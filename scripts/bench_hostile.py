@@ -91,7 +91,8 @@ def one_run(a, clients, hostile):
         "server_alive_at_end": alive, "server_exit": code,
         "well_behaved": h.get("well_behaved"), "logged_in": r["logged_in"],
         "move_p50_ms": mv.get("p50_ms"), "move_p99_ms": mv.get("p99_ms"), "deliveries": mv.get("count"),
-        "errors": r["errors"]["count"], "view_mismatches": r["views"]["mismatches"],
+        "errors": r["errors"]["count"], "error_examples": r["errors"]["examples"][:3],
+        "view_mismatches": r["views"]["mismatches"], "view_examples": r["views"]["final"].get("examples", [])[:3],
         "hostile_bots": h.get("bots", 0), "hostile_unexpected": h.get("unexpected", 0),
         "hostile_cut": {kind: o["reasons"] for kind, o in h.get("by_kind", {}).items()},
         "rss_mib_third": round(rss.get("third", 0) / 1024, 1), "rss_mib_end": round(rss.get("end", 0) / 1024, 1),
@@ -115,7 +116,12 @@ def main():
             for hostile in (0, a.hostile):  # interleaved: the machine's drift hits both alike
                 r = one_run(a, n, hostile)
                 runs.append(r)
-                print(json.dumps({k: v for k, v in r.items() if k not in ("bots_stderr", "hostile_cut")}), flush=True)
+                print(json.dumps({k: v for k, v in r.items() if k not in ("bots_stderr", "hostile_cut", "error_examples", "view_examples")}),
+                      flush=True)
+                if r["errors"]:
+                    print(f"  errors, e.g.: {r['error_examples']}", flush=True)
+                if r["view_mismatches"]:
+                    print(f"  view mismatches, e.g.: {r['view_examples']}", flush=True)
     for n in {r["clients"] for r in runs}:
         clean = [r["move_p99_ms"] for r in runs if r["clients"] == n and r["hostile_percent"] == 0]
         base = statistics.median(clean) if clean else None
