@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """What the server spent on its clients over a run: its CPU (user + system, every thread) per delivered
-frame, per connected client and second, and per move, and the share of one core it used.
+frame, per connected client and second, and per move, the share of one core it used, and how long its
+threads waited, runnable, for a core busy with other work (their scheduler statistics: other processes
+on the server's core make it late without its CPU showing it).
 
   scripts/server_cost.py watch PID ADMIN_PORT   reads the server now, then its connections twice a
                                                 second until SIGTERM or SIGINT, then prints its table
@@ -22,6 +24,18 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / TICK  # utime, stime
 
 
+def wait_seconds(pid, proc="/proc"):
+    """How long the threads of `pid` alive now have waited, runnable, for a core (schedstat's second field)."""
+    total = 0
+    task = os.path.join(proc, str(pid), "task")
+    for tid in os.listdir(task):
+        try:
+            total += int(open(os.path.join(task, tid, "schedstat")).read().split()[1])
+        except (FileNotFoundError, IndexError):  # the thread ended, or no scheduler statistics
+            pass
+    return total / 1e9
+
+
 def parse_metrics(text):
     """The counters the table needs, from the text of /metrics."""
     out = {}
@@ -37,14 +51,15 @@ def metrics(admin):
     return parse_metrics(urllib.request.urlopen(f"http://127.0.0.1:{admin}/metrics", timeout=10).read().decode())
 
 
-def figures(cpu_s, seconds, frames, moves, mean_clients):
+def figures(cpu_s, seconds, frames, moves, mean_clients, wait_s=0.0):
     """The server's cost: ns of CPU per delivered frame, µs per connected client and second, µs per move,
-    and its share of one core (1.0: a core full)."""
+    its share of one core (1.0: a core full) and its threads' wait for a core."""
     def per(total, n, unit):
         return round(total * unit / n, 1) if n else None
     return {
         "server_cpu_s": round(cpu_s, 2),
         "server_core_share": round(cpu_s / seconds, 2) if seconds else None,
+        "server_wait_s": round(wait_s, 2),
         "cpu_ns_per_frame": per(cpu_s, frames, 1e9),
         "cpu_us_per_client_s": per(cpu_s, mean_clients * seconds, 1e6),
         "cpu_us_per_move": per(cpu_s, moves, 1e6),
@@ -54,7 +69,8 @@ def figures(cpu_s, seconds, frames, moves, mean_clients):
 
 def table(f):
     return "\n".join([
-        "server cost  cpu {server_cpu_s} s over {seconds} s ({server_core_share} of a core)".format(**f),
+        "server cost  cpu {server_cpu_s} s over {seconds} s ({server_core_share} of a core); its threads waited "
+        "{server_wait_s} s for a core".format(**f),
         "  per delivered frame       {} ns  ({} frames)".format(f["cpu_ns_per_frame"], f["frames"]),
         "  per connected client      {} us per second  ({} clients on average)".format(
             f["cpu_us_per_client_s"], f["mean_clients"]),
@@ -68,6 +84,7 @@ class watch:
     def __init__(self, pid, admin):
         self.pid, self.admin = pid, admin
         self.t0, self.cpu0, self.m0 = time.time(), cpu_seconds(pid), metrics(admin)
+        self.wait0 = wait_seconds(pid)
         self.samples, self.peak = [], 0
         self.done = threading.Event()
         self.thread = threading.Thread(target=self._sample, daemon=True)
@@ -88,7 +105,7 @@ class watch:
         cpu, m1, seconds = cpu_seconds(self.pid) - self.cpu0, metrics(self.admin), time.time() - self.t0
         mean = sum(self.samples) / len(self.samples) if self.samples else m1["connections"]
         return figures(cpu, seconds, m1["frames_out_total"] - self.m0["frames_out_total"],
-                       m1["moves"] - self.m0["moves"], mean) | {
+                       m1["moves"] - self.m0["moves"], mean, wait_seconds(self.pid) - self.wait0) | {
             "bytes_out": m1["bytes_out_total"] - self.m0["bytes_out_total"], "peak_clients": self.peak}
 
 

@@ -8,6 +8,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <fstream>
 
 namespace scenert::bots {
 namespace {
@@ -49,7 +50,11 @@ nlohmann::json lag_json(const latency_histogram& h) {
 void own_load::merge(const own_load& worker) noexcept {
   read_lag.merge(worker.read_lag);
   loop_lag.merge(worker.loop_lag);
-  busiest_thread_cpu_seconds = std::max(busiest_thread_cpu_seconds, worker.busiest_thread_cpu_seconds);
+  if (worker.busiest_thread_cpu_seconds + worker.busiest_thread_wait_seconds >
+      busiest_thread_cpu_seconds + busiest_thread_wait_seconds) {
+    busiest_thread_cpu_seconds = worker.busiest_thread_cpu_seconds;
+    busiest_thread_wait_seconds = worker.busiest_thread_wait_seconds;
+  }
 }
 
 double busy_share(const own_load& o) noexcept {
@@ -60,15 +65,22 @@ double busiest_thread_share(const own_load& o) noexcept {
   return o.wall_seconds > 0 ? o.busiest_thread_cpu_seconds / o.wall_seconds : 0;
 }
 
+double busiest_thread_wait_share(const own_load& o) noexcept {
+  return o.wall_seconds > 0 ? o.busiest_thread_wait_seconds / o.wall_seconds : 0;
+}
+
 std::vector<std::string> own_load_warnings(const own_load& o, const latency_histogram& move_to_viewer) {
   std::vector<std::string> out;
   const auto tail = " (latency figures include the load generator's own lag)";
   if (busy_share(o) >= full_core_share)
     out.push_back(fmt::format("the bots' {} core{} {} {:.0f}% busy{}", o.cores, o.cores == 1 ? "" : "s",
                               o.cores == 1 ? "was" : "were", 100 * busy_share(o), tail));
-  else if (busiest_thread_share(o) >= full_core_share)
-    out.push_back(fmt::format("a bots worker thread kept its core {:.0f}% busy{}",
-                              100 * busiest_thread_share(o), tail));
+  else if (const double wanted = busiest_thread_share(o) + busiest_thread_wait_share(o);
+           wanted >= full_core_share)
+    out.push_back(
+        fmt::format("a bots worker thread wanted its core {:.0f}% of the run (ran {:.0f}%, waited {:.0f}% "
+                    "for it){}",
+                    100 * wanted, 100 * busiest_thread_share(o), 100 * busiest_thread_wait_share(o), tail));
   const auto move_p99 = move_to_viewer.quantile(0.99);
   if (move_p99 > 0 && static_cast<double>(lag_p99(o)) >= large_lag_share * static_cast<double>(move_p99))
     out.push_back(fmt::format(
@@ -82,10 +94,11 @@ std::string own_load_text(const own_load& o, const latency_histogram& move_to_vi
       fmt::format("{:<26} {:>9} {:>9} {:>9} {:>9}\n", "bots' own lag (ms)", "count", "p50", "p99", "max");
   out += lag_line("frame waiting to be read", o.read_lag);
   out += lag_line("worker loop late", o.loop_lag);
-  out +=
-      fmt::format("bots' cpu   {:.2f} s over {:.1f} s: {:.0f}% of {} core{}; busiest worker thread {:.0f}%\n",
-                  o.cpu_seconds, o.wall_seconds, 100 * busy_share(o), o.cores, o.cores == 1 ? "" : "s",
-                  100 * busiest_thread_share(o));
+  out += fmt::format(
+      "bots' cpu   {:.2f} s over {:.1f} s: {:.0f}% of {} core{}; busiest worker thread ran {:.0f}%, waited "
+      "{:.0f}% for its core\n",
+      o.cpu_seconds, o.wall_seconds, 100 * busy_share(o), o.cores, o.cores == 1 ? "" : "s",
+      100 * busiest_thread_share(o), 100 * busiest_thread_wait_share(o));
   for (const auto& w : own_load_warnings(o, move_to_viewer)) out += fmt::format("warning:    {}\n", w);
   return out;
 }
@@ -98,12 +111,19 @@ nlohmann::json own_load_json(const own_load& o, const latency_histogram& move_to
           {"cores", o.cores},
           {"busy_share", busy_share(o)},
           {"busiest_thread_share", busiest_thread_share(o)},
+          {"busiest_thread_wait_share", busiest_thread_wait_share(o)},
           {"warnings", own_load_warnings(o, move_to_viewer)}};
 }
 
 double process_cpu_seconds() noexcept { return cpu_seconds_of(RUSAGE_SELF); }
 
 double thread_cpu_seconds() noexcept { return cpu_seconds_of(RUSAGE_THREAD); }
+
+double thread_wait_seconds() noexcept {
+  std::ifstream stats("/proc/thread-self/schedstat");  // ran ns, waited ns, time slices
+  long long ran = 0, waited = 0;
+  return stats >> ran >> waited ? static_cast<double>(waited) / 1e9 : 0;
+}
 
 unsigned allowed_cores() noexcept {
   cpu_set_t set;

@@ -8,7 +8,7 @@
 namespace scenert::bots {
 
 // {"read_lag": {...}, "loop_lag": {...}, "cpu_seconds", "busy_share", "cores", "busiest_thread_share",
-//  "warnings": [...]}
+//  "busiest_thread_wait_share", "warnings": [...]}
 nlohmann::json own_load_json(const own_load& o, const latency_histogram& move_to_viewer);
 
 }  // namespace scenert::bots

@@ -41,6 +41,7 @@ void worker::run() {
   tick();
   io_.run();
   stats_.own.busiest_thread_cpu_seconds = thread_cpu_seconds();
+  stats_.own.busiest_thread_wait_seconds = thread_wait_seconds();
 }
 
 void worker::stop() {

@@ -85,6 +85,16 @@ class ServerCostTest(unittest.TestCase):
         self.assertIn("per delivered frame       2000.0 ns", server_cost.table(f))
         self.assertIsNone(server_cost.figures(1.0, 10, 0, 0, 0)["cpu_ns_per_frame"])
 
+    def test_the_wait_for_a_core_adds_up_every_thread(self):
+        with tempfile.TemporaryDirectory() as proc:
+            for tid, waited in ((9, 1_500_000_000), (10, 500_000_000)):
+                d = os.path.join(proc, "9", "task", str(tid))
+                os.makedirs(d)
+                with open(os.path.join(d, "schedstat"), "w") as f:
+                    f.write(f"123 {waited} 4\n")
+            self.assertEqual(server_cost.wait_seconds(9, proc), 2.0)
+        self.assertGreaterEqual(server_cost.wait_seconds(os.getpid()), 0)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -43,7 +43,19 @@ TEST(BotsOwnLoad, WarnsWhenOneWorkerThreadWasFullThoughTheCoresHadRoom) {
   o.cores = 2, o.busiest_thread_cpu_seconds = 9.2;
   const auto w = own_load_warnings(o, moves(100));
   ASSERT_EQ(w.size(), 1u);
-  EXPECT_NE(w[0].find("worker thread kept its core 92% busy"), std::string::npos) << w[0];
+  EXPECT_NE(w[0].find("worker thread wanted its core 92% of the run (ran 92%, waited 0% for it)"),
+            std::string::npos)
+      << w[0];
+}
+
+// Other processes on the bots' core: the thread ran little but waited for its core most of the run.
+TEST(BotsOwnLoad, WarnsWhenAWorkerThreadWaitedForItsCoreBehindOtherWork) {
+  auto o = load(2, 1, 1);
+  o.busiest_thread_cpu_seconds = 1, o.busiest_thread_wait_seconds = 8.5;
+  const auto w = own_load_warnings(o, moves(100));
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].find("wanted its core 95% of the run (ran 10%, waited 85% for it)"), std::string::npos)
+      << w[0];
 }
 
 TEST(BotsOwnLoad, WarnsWhenTheLagIsALargeShareOfTheLatency) {
@@ -56,13 +68,14 @@ TEST(BotsOwnLoad, WarnsWhenTheLagIsALargeShareOfTheLatency) {
 
 TEST(BotsOwnLoad, MergeAddsTheLagsAndKeepsTheBusiestThread) {
   auto all = load(0, 1, 1);
-  all.busiest_thread_cpu_seconds = 1;
+  all.busiest_thread_cpu_seconds = 2, all.busiest_thread_wait_seconds = 0;
   auto other = load(0, 2, 2);
-  other.busiest_thread_cpu_seconds = 3;
+  other.busiest_thread_cpu_seconds = 1, other.busiest_thread_wait_seconds = 3;  // wanted its core longer
   all.merge(other);
   EXPECT_EQ(all.read_lag.total(), 200u);
   EXPECT_EQ(all.loop_lag.total(), 200u);
-  EXPECT_DOUBLE_EQ(all.busiest_thread_cpu_seconds, 3);
+  EXPECT_DOUBLE_EQ(all.busiest_thread_cpu_seconds, 1);
+  EXPECT_DOUBLE_EQ(all.busiest_thread_wait_seconds, 3);
 }
 
 TEST(BotsOwnLoad, TheReportCarriesTheLagsTheCpuAndTheWarning) {
@@ -86,6 +99,7 @@ TEST(BotsOwnLoad, TheProcessAndThreadCpuAndCoresAreRead) {
   EXPECT_GE(allowed_cores(), 1u);
   EXPECT_GE(process_cpu_seconds(), thread_cpu_seconds());
   EXPECT_GE(thread_cpu_seconds(), 0);
+  EXPECT_GE(thread_wait_seconds(), 0);
 }
 
 }  // namespace

@@ -19,10 +19,13 @@ struct own_load {
   /// Per worker tick (every 10 ms): how late its timer's handler ran, which is how long anything ready
   /// waited for that worker's loop.
   latency_histogram loop_lag;
-  double cpu_seconds = 0;                 ///< the bots' process, user + system, over the run
-  double busiest_thread_cpu_seconds = 0;  ///< the busiest worker thread's share of that
-  double wall_seconds = 0;                ///< how long the run took
-  unsigned cores = 0;                     ///< the cores the process may run on (its affinity); 0 unknown
+  double cpu_seconds = 0;  ///< the bots' process, user + system, over the run
+  /// The busiest worker thread (the one that wanted a core longest): how long it ran, and how long it
+  /// waited, runnable, for a core busy with other work (its scheduler statistics; other processes
+  /// on the bots' core count too).
+  double busiest_thread_cpu_seconds = 0, busiest_thread_wait_seconds = 0;
+  double wall_seconds = 0;  ///< how long the run took
+  unsigned cores = 0;       ///< the cores the process may run on (its affinity); 0 unknown
 
   /// Adds a worker's histograms and keeps the busier thread.
   void merge(const own_load& worker) noexcept;
@@ -32,6 +35,8 @@ struct own_load {
 [[nodiscard]] double busy_share(const own_load& o) noexcept;
 /// The share of one core the busiest worker thread used; 0 if unknown.
 [[nodiscard]] double busiest_thread_share(const own_load& o) noexcept;
+/// The share of the run the busiest worker thread waited, runnable, for its core; 0 if unknown.
+[[nodiscard]] double busiest_thread_wait_share(const own_load& o) noexcept;
 
 /// A busy share from which a core is called full.
 inline constexpr double full_core_share = 0.9;
@@ -39,8 +44,9 @@ inline constexpr double full_core_share = 0.9;
 inline constexpr double large_lag_share = 0.25;
 
 /// Why a latency figure of this run may be the load generator's and not only the server's: the bots'
-/// cores (or a worker's thread) were at least 90% busy, or their lag p99 is at least a quarter of
-/// the move-to-viewer p99. Empty when the figures are the server's.
+/// cores were at least 90% busy, a worker thread ran or waited for its core at least 90% of the run,
+/// or their lag p99 is at least a quarter of the move-to-viewer p99. Empty when the figures are the
+/// server's.
 [[nodiscard]] std::vector<std::string> own_load_warnings(const own_load& o,
                                                          const latency_histogram& move_to_viewer);
 
@@ -51,6 +57,9 @@ inline constexpr double large_lag_share = 0.25;
 [[nodiscard]] double process_cpu_seconds() noexcept;
 /// Reads the calling thread's CPU seconds now.
 [[nodiscard]] double thread_cpu_seconds() noexcept;
+/// Reads how long the calling thread has waited, runnable, for a core (/proc/thread-self/schedstat);
+/// 0 if the kernel does not say.
+[[nodiscard]] double thread_wait_seconds() noexcept;
 /// The cores the calling process may run on (its affinity mask); 0 if it cannot tell.
 [[nodiscard]] unsigned allowed_cores() noexcept;
 
