@@ -99,7 +99,7 @@ def one_run(a, protocol, clients, idle):
                 time.sleep(0.5)
 
         children0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cost = server_cost.watch(server.pid, admin)
+        cost = server_cost.watch(server.pid, admin, a.pin)
         bot = subprocess.Popen(pinning.pinned(bots, a.pin and a.pin[1]), stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE, text=True)
         sampler = threading.Thread(target=sample, daemon=True)
@@ -137,6 +137,8 @@ def one_run(a, protocol, clients, idle):
         "mb_per_s": round(spent["bytes_out"] / a.seconds / 1e6, 1),
         "server_cpu_s": spent["server_cpu_s"], "server_core": spent["server_core_share"],
         "server_wait_s": spent["server_wait_s"],
+        "core_busy": {who: share for who, _, share in spent["cores"]},
+        "server_core_busy": next((share for who, _, share in spent["cores"] if who == "the server's"), None),
         "bots_cpu_s": round(bots_cpu, 2),
         "cpu_ns_per_frame": spent["cpu_ns_per_frame"], "cpu_us_per_client_s": spent["cpu_us_per_client_s"],
         "cpu_us_per_move": spent["cpu_us_per_move"], "mean_clients": spent["mean_clients"],
@@ -187,7 +189,7 @@ def main():
     if a.json:
         json.dump(runs, open(a.json, "w"), indent=1)
     cols = ("protocol", "transport", "clients", "logged_in", "login_p99_ms", "moves_per_s", "frames_per_s", "mb_per_s",
-            "server_cpu_s", "server_core", "server_wait_s", "cpu_ns_per_frame", "cpu_us_per_client_s", "cpu_us_per_move",
+            "server_cpu_s", "server_core", "server_core_busy", "server_wait_s", "cpu_ns_per_frame", "cpu_us_per_client_s", "cpu_us_per_move",
             "bots_cpu_s", "bots_busy", "bots_read_lag_p99_ms", "bots_loop_lag_p99_ms",
             "rss_kib_per_connection", "move_p50_ms", "move_p99_ms", "move_max_ms", "view_mismatches")
     print(" ".join(f"{c:>14}" for c in cols))

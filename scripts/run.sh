@@ -50,7 +50,7 @@ check_pinned() {
 check_pinned "scenert run" "$server" "${server_core:-}"
 
 echo "== scenert bots: 2,000 clients for 20 s, views checked against the server's lines"
-python3 "$here/server_cost.py" watch "$server" "$admin" >"$log.cost" &
+python3 "$here/server_cost.py" watch "$server" "$admin" ${server_core:+"$server_core" "$bots_core"} >"$log.cost" &
 watcher=$!
 # The bots stay in the foreground (Ctrl-C ends their run with its report); their threads are read
 # once their workers started, by a watcher that learns their pid from the file they write first.

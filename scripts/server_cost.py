@@ -4,8 +4,12 @@ frame, per connected client and second, and per move, the share of one core it u
 threads waited, runnable, for a core busy with other work (their scheduler statistics: other processes
 on the server's core make it late without its CPU showing it).
 
-  scripts/server_cost.py watch PID ADMIN_PORT   reads the server now, then its connections twice a
-                                                second until SIGTERM or SIGINT, then prints its table
+With the cores the server and the bots were pinned to, it also says how busy each core was over the
+run and how much of that was the server (the rest of the server's core: other processes).
+
+  scripts/server_cost.py watch PID ADMIN_PORT [SERVER_CORE BOTS_CORE]
+      reads the server now, then its connections twice a second until SIGTERM or SIGINT, then prints
+      its table
 """
 import os
 import re
@@ -34,6 +38,23 @@ def wait_seconds(pid, proc="/proc"):
         except (FileNotFoundError, IndexError):  # the thread ended, or no scheduler statistics
             pass
     return total / 1e9
+
+
+def core_ticks(proc="/proc"):
+    """{core: (busy ticks, all ticks)} from /proc/stat (idle and iowait are not busy)."""
+    out = {}
+    for line in open(os.path.join(proc, "stat")):
+        name, *values = line.split()
+        if name.startswith("cpu") and name != "cpu":
+            v = [int(x) for x in values]
+            out[int(name[3:])] = (sum(v) - v[3] - v[4], sum(v))
+    return out
+
+
+def core_shares(before, after):
+    """{core: share of its time busy} between two core_ticks readings."""
+    return {c: round((after[c][0] - before[c][0]) / max(after[c][1] - before[c][1], 1), 2)
+            for c in after if c in before}
 
 
 def parse_metrics(text):
@@ -68,21 +89,25 @@ def figures(cpu_s, seconds, frames, moves, mean_clients, wait_s=0.0):
 
 
 def table(f):
+    cores = [f"  core {c} ({who}) {share} busy" + (
+        f", {f['server_core_share']} of it the server" if who == "the server's" else "")
+        for who, c, share in f.get("cores", [])]
     return "\n".join([
         "server cost  cpu {server_cpu_s} s over {seconds} s ({server_core_share} of a core); its threads waited "
-        "{server_wait_s} s for a core".format(**f),
+        "{server_wait_s} s for a core (each other's turns included)".format(**f),
         "  per delivered frame       {} ns  ({} frames)".format(f["cpu_ns_per_frame"], f["frames"]),
         "  per connected client      {} us per second  ({} clients on average)".format(
             f["cpu_us_per_client_s"], f["mean_clients"]),
         "  per move                  {} us  ({} moves)".format(f["cpu_us_per_move"], f["moves"]),
-    ])
+    ] + cores)
 
 
 class watch:
     """The server's counters from now on, its connections sampled twice a second on a thread."""
 
-    def __init__(self, pid, admin):
-        self.pid, self.admin = pid, admin
+    def __init__(self, pid, admin, cores=None):
+        """cores: (the server's core, the bots' core) when pinned."""
+        self.pid, self.admin, self.cores, self.ticks0 = pid, admin, cores, core_ticks()
         self.t0, self.cpu0, self.m0 = time.time(), cpu_seconds(pid), metrics(admin)
         self.wait0 = wait_seconds(pid)
         self.samples, self.peak = [], 0
@@ -106,14 +131,16 @@ class watch:
         mean = sum(self.samples) / len(self.samples) if self.samples else m1["connections"]
         return figures(cpu, seconds, m1["frames_out_total"] - self.m0["frames_out_total"],
                        m1["moves"] - self.m0["moves"], mean, wait_seconds(self.pid) - self.wait0) | {
+            "cores": [(who, int(c), core_shares(self.ticks0, core_ticks()).get(int(c)))
+                      for who, c in zip(("the server's", "the bots'"), self.cores or ())],
             "bytes_out": m1["bytes_out_total"] - self.m0["bytes_out_total"], "peak_clients": self.peak}
 
 
 def main(argv):
-    if len(argv) != 4 or argv[1] != "watch":
+    if len(argv) not in (4, 6) or argv[1] != "watch":
         print(__doc__, file=sys.stderr)
         return 2
-    w = watch(int(argv[2]), int(argv[3]))
+    w = watch(int(argv[2]), int(argv[3]), argv[4:6] or None)
     stop = threading.Event()
     for s in (signal.SIGTERM, signal.SIGINT):
         signal.signal(s, lambda *_: stop.set())

@@ -76,7 +76,7 @@ std::vector<std::string> own_load_warnings(const own_load& o, const latency_hist
     out.push_back(fmt::format("the bots' {} core{} {} {:.0f}% busy{}", o.cores, o.cores == 1 ? "" : "s",
                               o.cores == 1 ? "was" : "were", 100 * busy_share(o), tail));
   else if (const double wanted = busiest_thread_share(o) + busiest_thread_wait_share(o);
-           wanted >= full_core_share)
+           wanted >= full_core_share || busiest_thread_wait_share(o) >= long_core_wait_share)
     out.push_back(
         fmt::format("a bots worker thread wanted its core {:.0f}% of the run (ran {:.0f}%, waited {:.0f}% "
                     "for it){}",

@@ -85,6 +85,18 @@ class ServerCostTest(unittest.TestCase):
         self.assertIn("per delivered frame       2000.0 ns", server_cost.table(f))
         self.assertIsNone(server_cost.figures(1.0, 10, 0, 0, 0)["cpu_ns_per_frame"])
 
+    def test_each_core_is_read_busy_from_proc_stat(self):
+        with tempfile.TemporaryDirectory() as proc:
+            with open(os.path.join(proc, "stat"), "w") as f:
+                f.write("cpu  10 0 10 80 0 0 0 0 0 0\ncpu0 5 0 5 40 0 0 0 0 0 0\ncpu1 5 0 5 30 10 0 0 0 0 0\n")
+            before = server_cost.core_ticks(proc)
+            self.assertEqual(before, {0: (10, 50), 1: (10, 50)})
+            after = {0: (100, 150), 1: (20, 150)}
+            self.assertEqual(server_cost.core_shares(before, after), {0: 0.9, 1: 0.1})
+        f = server_cost.figures(0.6, 10, 100, 10, 10) | {"cores": [("the server's", 0, 0.9), ("the bots'", 1, 0.1)]}
+        self.assertIn("core 0 (the server's) 0.9 busy, 0.06 of it the server", server_cost.table(f))
+        self.assertIn("core 1 (the bots') 0.1 busy", server_cost.table(f))
+
     def test_the_wait_for_a_core_adds_up_every_thread(self):
         with tempfile.TemporaryDirectory() as proc:
             for tid, waited in ((9, 1_500_000_000), (10, 500_000_000)):

@@ -40,13 +40,15 @@ struct own_load {
 
 /// A busy share from which a core is called full.
 inline constexpr double full_core_share = 0.9;
+/// A worker thread that waited this share of the run for its core found it full (of other work).
+inline constexpr double long_core_wait_share = 0.25;
 /// A lag p99 that is this share of the move-to-viewer p99 or more is a large part of it.
 inline constexpr double large_lag_share = 0.25;
 
 /// Why a latency figure of this run may be the load generator's and not only the server's: the bots'
-/// cores were at least 90% busy, a worker thread ran or waited for its core at least 90% of the run,
-/// or their lag p99 is at least a quarter of the move-to-viewer p99. Empty when the figures are the
-/// server's.
+/// cores were at least 90% busy, a worker thread ran or waited for its core at least 90% of the run
+/// (or waited for it a quarter of the run), or their lag p99 is at least a quarter of the move-to-viewer p99.
+/// Empty when the figures are the server's.
 [[nodiscard]] std::vector<std::string> own_load_warnings(const own_load& o,
                                                          const latency_histogram& move_to_viewer);
 
