@@ -52,6 +52,7 @@ check_pinned "scenert run" "$server" "${server_core:-}"
 echo "== scenert bots: 2,000 clients for 20 s, views checked against the server's lines"
 python3 "$here/server_cost.py" watch "$server" "$admin" ${server_core:+"$server_core" "$bots_core"} >"$log.cost" &
 watcher=$!
+for _ in $(seq 100); do [[ -s "$log.cost" ]] && break; sleep 0.1; done
 # The bots stay in the foreground (Ctrl-C ends their run with its report); their threads are read
 # once their workers started, by a watcher that learns their pid from the file they write first.
 checker=""
@@ -76,7 +77,7 @@ wait "$watcher" || true
 watcher=""
 check_pinned "scenert run" "$server" "${server_core:-}"
 echo "== what the server spent on its clients (while the bots ran)"
-cat "$log.cost"
+tail -n +2 "$log.cost"
 
 echo "== the server's /metrics (a few lines)"
 { exec 3<>"/dev/tcp/127.0.0.1/$admin" && printf 'GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n' >&3 && cat <&3; } |

@@ -8,8 +8,8 @@ With the cores the server and the bots were pinned to, it also says how busy eac
 run and how much of that was the server (the rest of the server's core: other processes).
 
   scripts/server_cost.py watch PID ADMIN_PORT [SERVER_CORE BOTS_CORE]
-      reads the server now, then its connections twice a second until SIGTERM or SIGINT, then prints
-      its table
+      reads the server now and prints "watching", then reads its connections twice a second until
+      SIGTERM or SIGINT, then prints its table
 """
 import os
 import re
@@ -140,10 +140,11 @@ def main(argv):
     if len(argv) not in (4, 6) or argv[1] != "watch":
         print(__doc__, file=sys.stderr)
         return 2
-    w = watch(int(argv[2]), int(argv[3]), argv[4:6] or None)
     stop = threading.Event()
     for s in (signal.SIGTERM, signal.SIGINT):
         signal.signal(s, lambda *_: stop.set())
+    w = watch(int(argv[2]), int(argv[3]), argv[4:6] or None)
+    print("watching", flush=True)  # the caller starts its load once this line is out
     while not stop.wait(0.2):
         pass
     print(table(w.finish()), flush=True)
