@@ -40,6 +40,7 @@ class bots_run {
 
   bots_report run() {
     shared_.start = clock::now();
+    const double cpu_at_start = process_cpu_seconds();
     for (auto& w : workers_) threads_.emplace_back([&w] { w->run(); });
     crew_->start();
     const auto end = shared_.start + plan_.length;
@@ -74,6 +75,9 @@ class bots_run {
     report_.wall_seconds = std::chrono::duration<double>(clock::now() - shared_.start).count();
     for (auto& w : workers_) w->stop();
     for (auto& t : threads_) t.join();
+    report_.own.cpu_seconds = process_cpu_seconds() - cpu_at_start;
+    report_.own.wall_seconds = report_.wall_seconds;
+    report_.own.cores = allowed_cores();
     return merged();
   }
 
@@ -214,6 +218,7 @@ class bots_run {
     }
     r.moves_sent += p.moves_sent, r.chats_sent += p.chats_sent, r.unknown_frames += p.unknown_frames;
     r.errors += p.errors;
+    r.own.merge(p.own);
     for (const auto& e : p.error_examples)
       if (r.error_examples.size() < 10) r.error_examples.push_back(e);
   }

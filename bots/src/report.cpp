@@ -1,5 +1,7 @@
 #include <scenert/bots/report.hpp>
 
+#include "own_load_json.hpp"
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -210,8 +212,8 @@ std::string view_lines(const bots_report& r) {
 }  // namespace
 
 std::string bots_summary_text(const bots_report& r) {
-  std::string out = run_lines(r) + play_lines(r) + latency_lines(r) + answer_lines(r) + wire_lines(r) +
-                    hostile_lines(r) + error_lines(r) + view_lines(r);
+  std::string out = run_lines(r) + play_lines(r) + latency_lines(r) + own_load_text(r.own, r.move_to_viewer) +
+                    answer_lines(r) + wire_lines(r) + hostile_lines(r) + error_lines(r) + view_lines(r);
   for (const auto& m : r.missed_thresholds) out += fmt::format("  threshold: {}\n", m);
   return out;
 }
@@ -319,6 +321,7 @@ std::string bots_report_json(const bots_report& r) {
   j["hostile"] = hostile_json(r);
   j["errors"] = {{"count", r.errors}, {"examples", r.error_examples}};
   j["views"] = views_json(r);
+  j["own_load"] = own_load_json(r.own, r.move_to_viewer);
   j["measured"] = bots_measured_values(r);
   j["missed_thresholds"] = r.missed_thresholds;
   return j.dump(2);

@@ -40,6 +40,8 @@ void worker::add(std::uint32_t bot_index) {
 void worker::run() {
   tick();
   io_.run();
+  stats_.own.busiest_thread_cpu_seconds = thread_cpu_seconds();
+  stats_.own.busiest_thread_wait_seconds = thread_wait_seconds();
 }
 
 void worker::stop() {
@@ -95,6 +97,8 @@ void worker::check_login_time(bot& b, clock::time_point now) {
 void worker::tick() {
   if (stopping_) return;
   const auto now = clock::now();
+  if (tick_due_ != clock::time_point{})
+    stats_.own.loop_lag.record(std::max(now - tick_due_, clock::duration{}));
   const auto elapsed = now - shared_.start;
   const bool paused = shared_.paused.load(std::memory_order_relaxed);
   const bool scenert = shared_.opt.protocol == bots_protocol::scenert;
@@ -139,7 +143,8 @@ void worker::tick() {
     }
   }
   flush();
-  timer_.expires_at(now + tick_period);
+  tick_due_ = now + tick_period;
+  timer_.expires_at(tick_due_);
   timer_.async_wait([this](boost::system::error_code ec) {
     if (!ec) tick();
   });

@@ -4,8 +4,13 @@
 
 #include <fmt/format.h>
 
+#include <sys/socket.h>
+#include <time.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <numbers>
 
 namespace scenert::bots {
@@ -35,6 +40,8 @@ void worker::connect(bot& b) {
     boost::system::error_code ignored;
     b.sock->set_option(tcp::no_delay(true), ignored);
     b.sock->non_blocking(true, ignored);
+    const int on = 1;  // each read says when the kernel took its newest bytes: the bots' own lag
+    (void)::setsockopt(b.sock->native_handle(), SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on);
     if (b.ws) return upgrade(b);
     connected(b);
   });
@@ -97,15 +104,41 @@ void worker::read(bot& b) {
     if (ec) return lost(b, ec.message());
     for (;;) {
       boost::system::error_code e;
-      const std::size_t n = b.sock->read_some(asio::buffer(buffer_), e);
+      const std::size_t n = receive(b, e);
       if (e == asio::error::would_block) break;
       if (e) return lost(b, e == asio::error::eof ? "eof" : e.message());
       take(b, {buffer_.data(), n});
+      read_lag_ns_ = -1;
       if (b.at == bot::stage::done || b.connection != c) return;
       if (n < buffer_.size()) break;
     }
     read(b);
   });
+}
+
+std::size_t worker::receive(bot& b, boost::system::error_code& e) {
+  iovec part{buffer_.data(), buffer_.size()};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(timespec))];
+  msghdr msg{};
+  msg.msg_iov = &part, msg.msg_iovlen = 1;
+  msg.msg_control = control, msg.msg_controllen = sizeof control;
+  const ssize_t n = ::recvmsg(b.sock->native_handle(), &msg, 0);
+  if (n <= 0) {
+    const bool again = n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR);
+    e = n == 0  ? asio::error::make_error_code(asio::error::eof)
+        : again ? asio::error::make_error_code(asio::error::would_block)
+                : boost::system::error_code(errno, boost::system::system_category());
+    return 0;
+  }
+  for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
+    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_TIMESTAMPNS) continue;
+    timespec taken{}, now{};
+    std::memcpy(&taken, CMSG_DATA(c), sizeof taken);
+    ::clock_gettime(CLOCK_REALTIME, &now);
+    read_lag_ns_ = std::max<std::int64_t>(
+        0, (now.tv_sec - taken.tv_sec) * 1'000'000'000LL + (now.tv_nsec - taken.tv_nsec));
+  }
+  return static_cast<std::size_t>(n);
 }
 
 void worker::take(bot& b, std::string_view bytes) {
@@ -126,7 +159,9 @@ void worker::take(bot& b, std::string_view bytes) {
 void worker::frames(bot& b, std::string_view bytes) {
   if (b.at == bot::stage::done) return;
   auto fed = b.reader.feed(bytes, [&](std::uint32_t id, std::string_view payload) {
-    if (b.at != bot::stage::done) on_frame(b, id, payload);
+    if (b.at == bot::stage::done) return;
+    if (read_lag_ns_ >= 0) stats_.own.read_lag.record(read_lag_ns_);
+    on_frame(b, id, payload);
   });
   if (!fed) {
     error(b, fmt::format("bot {}: the server's stream broke: {}", b.index, fed.error().message));

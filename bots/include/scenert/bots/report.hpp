@@ -12,6 +12,7 @@
 
 #include <scenert/bots/hostile.hpp>
 #include <scenert/bots/latency_histogram.hpp>
+#include <scenert/bots/own_load.hpp>
 #include <scenert/bots/verify.hpp>
 #include <scenert/loadtest/report.hpp>  // ms_stats
 
@@ -75,6 +76,9 @@ struct bots_report {
   std::vector<request_sample> request_samples;  ///< every answer, when `keep_request_samples` (by worker)
   std::array<wire_count, std::size(net::all_message_ids)> wire{};  ///< by message id
   std::uint64_t unknown_frames = 0;  ///< frames with an id or payload the bots could not decode
+
+  // ---- the bots' own lag and CPU: whether the latencies above are the server's ----
+  own_load own;
 
   // ---- errors and views ----
   std::uint64_t errors =

@@ -167,6 +167,9 @@ class worker {
   void connected(bot& b);
   void log_in(bot& b);
   void read(bot& b);
+  /// Reads what its socket holds into the thread's buffer; notes how long the newest bytes waited
+  /// since the kernel took them (read_lag_ns_, -1 when the socket gave no time stamp).
+  std::size_t receive(bot& b, boost::system::error_code& e);
   void take(bot& b, std::string_view bytes);
   void frames(bot& b, std::string_view bytes);
   void on_control(bot& b, std::uint8_t opcode, std::string_view payload);
@@ -200,6 +203,8 @@ class worker {
   std::minstd_rand masks_;                // WebSocket mask keys
   bots_report stats_;
   bool stopping_ = false;
+  clock::time_point tick_due_{};   // when the pending tick's timer was due (its lateness is the loop's lag)
+  std::int64_t read_lag_ns_ = -1;  // the frames being taken: how long their read's newest bytes waited
 };
 
 }  // namespace scenert::bots
