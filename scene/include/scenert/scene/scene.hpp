@@ -193,8 +193,10 @@ class scene : public service {
   [[nodiscard]] const std::shared_ptr<const nav::nav_map>& nav_map() const noexcept { return nav_; }
   /// The living monsters, in spawn order.
   [[nodiscard]] const std::vector<grid::entity_id>& monsters() const noexcept { return monsters_; }
-  /// Puts a monster of the scene's kind on a cell (its home); none when the cell is blocked or full.
-  std::optional<grid::entity_id> place_monster(grid::cell_point at, entity_look look = {});
+  /// Puts a monster of one of the scene's groups (0: the first) on a cell (its home); none when the
+  /// cell is blocked or full, or the scene has no such group.
+  std::optional<grid::entity_id> place_monster(grid::cell_point at, entity_look look = {},
+                                               std::uint32_t group = 0);
   /// Kills a monster: off the grid, its search cancelled; false when it is no living monster.
   bool kill_monster(grid::entity_id monster);
   /// A monster's brain, living or dead, until the line closes.
@@ -270,7 +272,8 @@ class scene : public service {
   void show_state(grid::entity_id npc, brain_state state);
   detail::monster_brains& brains();
   grid::entity_id new_entity();
-  std::optional<grid::cell_point> free_cell_near(grid::cell_point at, bool for_monster = false) const;
+  std::optional<grid::cell_point> free_cell_near(grid::cell_point at, bool for_monster = false,
+                                                 std::uint32_t group = 0) const;
   grid::cell_point random_cell();
 
   // What every tick reads, idle or not, comes first: with the service's own fields that is two
@@ -285,6 +288,7 @@ class scene : public service {
   phase_host* phases_ = nullptr;
   std::vector<grid::entity_id> monsters_;
   std::unique_ptr<detail::monster_brains> brains_;          // made by the first monster
+  std::vector<grid::cell_point> player_cells_;              // the players' cells, for the brains' occupancy
   std::unique_ptr<detail::module_runner> game_;             // the line's game module and its context
   std::unordered_map<grid::entity_id, entity_look> looks_;  // entities' (and looked-at monsters') looks
   std::vector<grid::entity_id> entities_;                   // a module's entities without a brain
