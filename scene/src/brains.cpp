@@ -320,10 +320,16 @@ void monster_brains::drop_search(brain& b) {
   b.searching = false;
 }
 
-void monster_brains::step_searches() {
-  if (queue_ && queue_->size() != 0) (void)queue_->step(budget_);
-  for (auto& f : fields_)
-    if (f.live && !f.field.complete()) (void)f.field.build(budget_);
+monster_brains::search_work monster_brains::step_searches() {
+  search_work work;
+  if (queue_ && queue_->size() != 0) work.expansions = queue_->step(budget_);
+  for (auto& f : fields_) {
+    if (!f.live || f.field.complete()) continue;
+    const std::uint32_t before = f.field.settled();
+    (void)f.field.build(budget_);
+    work.field_cells += f.field.settled() - before;
+  }
+  return work;
 }
 
 // ---- shared pieces ----------------------------------------------------------------------

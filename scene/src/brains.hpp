@@ -54,8 +54,13 @@ class monster_brains {
   /// One think of a monster on its AI batch, moving it on `g`; gives its new cell when it moved.
   std::optional<grid::cell_point> think(grid::grid& g, grid::entity_id id, std::uint64_t tick,
                                         std::minstd_rand& rng);
+  /// What one step_searches did.
+  struct search_work {
+    std::uint32_t expansions = 0;   ///< by the path queue
+    std::uint32_t field_cells = 0;  ///< settled by the flow fields
+  };
   /// Spends the tick's budget on the bosses' searches and the mobs' flow fields.
-  void step_searches();
+  search_work step_searches();
   /// A monster as its brain sees it.
   [[nodiscard]] std::optional<monster_view> view(grid::entity_id id) const;
   /// What a monster's brain is doing (dead for one it does not know).

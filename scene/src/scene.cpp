@@ -1,6 +1,8 @@
 #include <scenert/scene/scene.hpp>
 
 #include <algorithm>
+#include <chrono>
+#include <ctime>
 
 #include <limits>
 #include <scenert/scene/phase_host.hpp>
@@ -298,6 +300,17 @@ void scene::move_player(player_id player, grid::cell_point to) {
   if (reports_) events_.push_back({line_event::kind::moved, player, to});
 }
 
+namespace {
+
+// CPU time of the calling thread: the AI's costs without the waits of a shared machine.
+std::uint64_t thread_cpu_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+}  // namespace
+
 // ---- NPC AI: one of the ten batches of effective areas per tick (seed 000) -------------
 
 void scene::run_ai(std::uint32_t batch, std::uint64_t tick) {
@@ -307,8 +320,15 @@ void scene::run_ai(std::uint32_t batch, std::uint64_t tick) {
     for (const auto& [player, entity] : players_) player_cells_.push_back(grid_->position_of(entity));
     brains_->mark_players(player_cells_);
   }
+  const std::uint64_t t0 = thread_cpu_ns();
   (void)grid_->for_each_active_npc(batch, [&](grid::entity_id npc) { step_npc(npc, tick); });
-  brains_->step_searches();
+  const std::uint64_t t1 = thread_cpu_ns();
+  const auto work = brains_->step_searches();
+  const std::uint64_t t2 = thread_cpu_ns();
+  ai_cost_.think_ns += t1 - t0;
+  ai_cost_.search_ns += t2 - t1;
+  ai_cost_.expansions += work.expansions;
+  ai_cost_.field_cells += work.field_cells;
 }
 
 void scene::step_npc(grid::entity_id npc, std::uint64_t tick) {

@@ -51,6 +51,16 @@ struct monster_view {
   std::optional<grid::cell_point> goal;   ///< a boss: the cell its search or its path leads to
 };
 
+/// Where a line's monster AI spends its time: the monsters' thinks (steering, flow-field steps,
+/// path following) and the tick's searches (the bosses' path queue and the flow fields' builds),
+/// each timed once per tick by the thread's CPU clock (time waiting for a core stays out).
+struct ai_costs {
+  std::uint64_t think_ns = 0;     ///< the AI batches' thinks
+  std::uint64_t search_ns = 0;    ///< step_searches: path queue and flow-field builds
+  std::uint64_t expansions = 0;   ///< search nodes expanded by the bosses' path queue
+  std::uint64_t field_cells = 0;  ///< cells settled by flow-field builds
+};
+
 /// What a scene tells whoever hosts it (the world). Calls come from the scene's thread.
 /// Thread-safety: implementations must accept calls from any thread.
 class scene_host {
@@ -229,6 +239,8 @@ class scene : public service {
   bool open_chest();
   /// Ticks whose AI ran at least one NPC, and NPC AI steps run (for tests and load figures).
   [[nodiscard]] std::uint64_t ai_steps() const noexcept { return ai_steps_; }
+  /// What the monsters' AI cost the line so far (for load figures); the line's thread only.
+  [[nodiscard]] const ai_costs& ai_cost() const noexcept { return ai_cost_; }
   /// Times the line opened (on_active runs).
   [[nodiscard]] std::uint64_t activations() const noexcept { return activations_; }
   /// Times the line closed (on_inactive runs).
@@ -313,6 +325,7 @@ class scene : public service {
   std::minstd_rand rng_;
 
   std::uint64_t ai_steps_ = 0, activations_ = 0, deactivations_ = 0, inits_ = 0;
+  ai_costs ai_cost_;
   std::atomic<std::uint64_t> overruns_{0};
   std::atomic<std::uint64_t> dropped_stale_{0};  // written by the line's thread, read by tests
 };
