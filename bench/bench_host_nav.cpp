@@ -233,7 +233,10 @@ int main(int argc, char** argv) {
   (void)pool.start();
   ai_totals totals;
   world_options wo;
-  wo.on_new_line = [&totals](scene& s) { s.add_module(std::make_unique<party_walk>(totals)); };
+  wo.on_new_line = [&totals](scene& s) {
+    s.time_ai(true);
+    s.add_module(std::make_unique<party_walk>(totals));
+  };
   auto w = world::create(table, pool, wo);
   const std::string load_before = loadavg();
   std::fprintf(stderr, "opening %u lines...\n", a.lines);

@@ -53,7 +53,8 @@ struct monster_view {
 
 /// Where a line's monster AI spends its time: the monsters' thinks (steering, flow-field steps,
 /// path following) and the tick's searches (the bosses' path queue and the flow fields' builds),
-/// each timed once per tick by the thread's CPU clock (time waiting for a core stays out).
+/// each timed once per tick by the thread's CPU clock when scene::time_ai asked (time waiting for a
+/// core stays out).
 struct ai_costs {
   std::uint64_t think_ns = 0;     ///< the AI batches' thinks
   std::uint64_t search_ns = 0;    ///< step_searches: path queue and flow-field builds
@@ -239,8 +240,11 @@ class scene : public service {
   bool open_chest();
   /// Ticks whose AI ran at least one NPC, and NPC AI steps run (for tests and load figures).
   [[nodiscard]] std::uint64_t ai_steps() const noexcept { return ai_steps_; }
-  /// What the monsters' AI cost the line so far (for load figures); the line's thread only.
+  /// What the monsters' AI cost the line so far (for load figures); the line's thread only. The
+  /// times stay 0 unless time_ai(true) was called.
   [[nodiscard]] const ai_costs& ai_cost() const noexcept { return ai_cost_; }
+  /// Whether the line times its AI (two CPU clock reads a part, each a system call): for benches.
+  void time_ai(bool on) noexcept { time_ai_ = on; }
   /// Times the line opened (on_active runs).
   [[nodiscard]] std::uint64_t activations() const noexcept { return activations_; }
   /// Times the line closed (on_inactive runs).
@@ -326,6 +330,7 @@ class scene : public service {
 
   std::uint64_t ai_steps_ = 0, activations_ = 0, deactivations_ = 0, inits_ = 0;
   ai_costs ai_cost_;
+  bool time_ai_ = false;
   std::atomic<std::uint64_t> overruns_{0};
   std::atomic<std::uint64_t> dropped_stale_{0};  // written by the line's thread, read by tests
 };
