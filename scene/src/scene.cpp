@@ -326,6 +326,7 @@ void scene::run_ai(std::uint32_t batch, std::uint64_t tick) {
   const std::uint64_t t1 = time_ai_ ? thread_cpu_ns() : 0;
   const auto work = brains_->step_searches();
   const std::uint64_t t2 = time_ai_ ? thread_cpu_ns() : 0;
+  ai_cost_.timed_ticks += time_ai_ ? 1 : 0;
   ai_cost_.think_ns += t1 - t0;
   ai_cost_.search_ns += t2 - t1;
   ai_cost_.expansions += work.expansions;

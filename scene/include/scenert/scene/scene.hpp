@@ -60,6 +60,9 @@ struct ai_costs {
   std::uint64_t search_ns = 0;    ///< step_searches: path queue and flow-field builds
   std::uint64_t expansions = 0;   ///< search nodes expanded by the bosses' path queue
   std::uint64_t field_cells = 0;  ///< cells settled by flow-field builds
+  /// AI ticks timed: each of the two times holds about one clock read per timed tick (a reader
+  /// subtracts its own measure of a read).
+  std::uint64_t timed_ticks = 0;
 };
 
 /// What a scene tells whoever hosts it (the world). Calls come from the scene's thread.
