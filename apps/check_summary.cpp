@@ -64,7 +64,7 @@ row scene_row(const scene_table& t, const scene_def& s) {
             fmt::format("{}", s.map),
             areas,
             view,
-            fmt::format("{}", s.monsters)};
+            fmt::format("{}", s.monster_total())};
   }
   const bool grouped = s.structure == scene_structure::group;
   return {fmt::format("{}", s.id),
@@ -81,7 +81,7 @@ row scene_row(const scene_table& t, const scene_def& s) {
           fmt::format("{}", s.map),
           areas,
           view,
-          fmt::format("{}", s.monsters)};
+          fmt::format("{}", s.monster_total())};
 }
 
 std::string maps_text(const scene_table& t) {
@@ -130,7 +130,7 @@ json scene_json(const scene_table& t, const scene_def& s) {
          {"frame_rate", s.frame_rate},
          {"map", s.map},
          {"policy", to_string(s.policy)},
-         {"monsters", s.monsters}};
+         {"monsters", s.monster_total()}};
   j["group_slots"] = s.structure == scene_structure::group && !s.space
                          ? json(group_slots(t.runtime.group_budget, s.capacity))
                          : json(nullptr);

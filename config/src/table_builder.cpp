@@ -26,6 +26,7 @@ constexpr int_range lines_range{0, 100'000};
 constexpr int_range max_lines_range{1, 100'000};
 constexpr int_range frame_rate_range{1, 1'000};
 constexpr int_range monsters_range{0, 100'000};
+constexpr std::size_t max_monster_groups = 64;
 constexpr real_range monster_speed_range{0, 100, true};
 constexpr int_range aggro_range{0, 16'384};
 constexpr int_range leash_range{1, 16'384};
@@ -214,26 +215,54 @@ class builder {
     table_.scenes.push_back(std::move(s));
   }
 
-  // `monsters` is a count of mobs with the defaults, or an object saying what they are.
+  // `monsters` is a count of mobs with the defaults, an object saying what they are, or an array of
+  // such groups (a dungeon's boss and its mobs).
   void read_monsters(object_reader& r, scene_def& s) {
     const json* v = r.find("monsters", presence::optional);
     if (v == nullptr) return;
-    if (!v->is_object() && !v->is_number())
-      return report_type(sink_, r.pointer_to("monsters"),
-                         "an integer or an object {\"count\", \"kind\", ...}", *v);
-    if (!v->is_object()) {
-      r.read_uint("monsters", s.monsters, monsters_range, presence::optional);
+    const std::string pointer = r.pointer_to("monsters");
+    if (!v->is_array()) {
+      monster_group first;
+      if (read_monster_group(*v, pointer, first)) s.monsters = first.count, s.monster = first.monster;
       return;
     }
-    object_reader m(*v, r.pointer_to("monsters"), sink_, {"count", "kind", "speed", "aggro_radius", "leash"});
-    m.read_uint("count", s.monsters, monsters_range, presence::required);
+    if (v->empty() || v->size() > max_monster_groups)
+      return sink_.add(
+          pointer, fmt::format("must hold 1 to {} monster groups, got {}", max_monster_groups, v->size()));
+    for (std::size_t i = 0; i < v->size(); ++i) {
+      monster_group group;
+      if (!read_monster_group((*v)[i], child_pointer(pointer, i), group)) continue;
+      if (i == 0)
+        s.monsters = group.count, s.monster = group.monster;
+      else
+        s.more_monsters.push_back(group);
+    }
+  }
+
+  // One group: a count of mobs with the defaults, or an object; true when it read cleanly.
+  bool read_monster_group(const json& v, const std::string& pointer, monster_group& out) {
+    if (v.is_number()) {
+      const auto count = read_int(v, pointer, monsters_range, sink_);
+      if (count) out.count = static_cast<std::uint32_t>(*count);
+      return count.has_value();
+    }
+    if (!v.is_object())
+      return report_type(sink_, pointer,
+                         "an integer, an object {\"count\", \"kind\", ...} or an array of them", v),
+             false;
+    // A group with a bad key is still kept: the table fails as a whole, every problem reported.
+    object_reader m(v, pointer, sink_, {"count", "kind", "speed", "aggro_radius", "leash", "barrier"});
+    m.read_uint("count", out.count, monsters_range, presence::required);
     std::size_t choice = 0;
     if (m.read_choice("kind", choice, monster_kind_names, presence::optional))
-      s.monster.kind = static_cast<monster_kind>(choice);
-    m.read_real("speed", s.monster.speed, monster_speed_range, presence::optional);
-    m.read_uint("aggro_radius", s.monster.aggro_radius, aggro_range, presence::optional);
-    m.read_uint("leash", s.monster.leash, leash_range, presence::optional);
+      out.monster.kind = static_cast<monster_kind>(choice);
+    if (m.read_choice("barrier", choice, monster_barrier_names, presence::optional))
+      out.monster.barrier = static_cast<monster_barrier>(choice);
+    m.read_real("speed", out.monster.speed, monster_speed_range, presence::optional);
+    m.read_uint("aggro_radius", out.monster.aggro_radius, aggro_range, presence::optional);
+    m.read_uint("leash", out.monster.leash, leash_range, presence::optional);
     m.finish();
+    return true;
   }
 
   void read_hard_capacity(object_reader& r, scene_def& s, bool cap_ok) {

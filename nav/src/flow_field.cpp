@@ -1,6 +1,7 @@
 #include <scenert/nav/flow_field.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <limits>
 
 namespace scenert::nav {
@@ -17,50 +18,92 @@ cell offset(cell c, int k) {
 
 }  // namespace
 
-// A min-heap on distance, then index: the settling order is a pure function of map and target.
-bool flow_field::heap_after(const entry& a, const entry& b) noexcept {
-  return a.d != b.d ? a.d > b.d : a.index > b.index;
+// Distances are >= 0, so their IEEE bits sort as they do. The settling order is a pure function of
+// map and target (equal distances leave last in first out); the distances do not depend on it.
+unsigned flow_field::bucket_of(double d) const noexcept {
+  const auto bits = std::bit_cast<std::uint64_t>(d);
+  return bits <= last_ ? 0 : 64 - static_cast<unsigned>(std::countl_zero(bits ^ last_));
+}
+
+void flow_field::push(entry e) {
+  const unsigned b = bucket_of(e.d);
+  buckets_[b].push_back(e);
+  used_ |= std::uint64_t{1} << b;
+  ++open_;
+}
+
+flow_field::entry flow_field::pop() {
+  if ((used_ & 1) == 0) split_least();
+  std::vector<entry>& zero = buckets_[0];
+  const entry e = zero.back();
+  zero.pop_back();
+  if (zero.empty()) used_ &= ~std::uint64_t{1};
+  --open_;
+  return e;
+}
+
+// The least nonempty bucket moves down: its least distance becomes the last, its entries spread.
+void flow_field::split_least() {
+  const auto b = static_cast<unsigned>(std::countr_zero(used_));
+  std::vector<entry>& from = buckets_[b];
+  std::uint64_t least = std::bit_cast<std::uint64_t>(from.front().d);
+  for (const entry& e : from) least = std::min(least, std::bit_cast<std::uint64_t>(e.d));
+  last_ = least;
+  for (const entry& e : from) {
+    const unsigned to = bucket_of(e.d);
+    buckets_[to].push_back(e);
+    used_ |= std::uint64_t{1} << to;
+  }
+  from.clear();
+  used_ &= ~(std::uint64_t{1} << b);
 }
 
 void flow_field::begin(const nav_map& map, cell target, cell_filter filter) {
   map_ = &map, filter_ = filter, target_ = target;
   dist_.assign(map.cell_count(), infinite);
   done_.assign(map.cell_count(), 0);
-  heap_.clear();
+  for (std::uint64_t m = used_; m != 0; m &= m - 1) buckets_[std::countr_zero(m)].clear();
+  used_ = 0, last_ = 0, open_ = 0;
   settled_ = 0;
   complete_ = false;
   if (!can_stand(map, target.x, target.y, filter)) return void(complete_ = true);
   dist_[map.index(target)] = 0;
-  heap_.push_back({0, map.index(target)});
+  push({0, map.index(target)});
 }
 
 bool flow_field::build(std::uint32_t budget) {
-  for (std::uint32_t n = 0; n < budget && !heap_.empty();) {
-    std::pop_heap(heap_.begin(), heap_.end(), heap_after);
-    const entry e = heap_.back();
-    heap_.pop_back();
+  for (std::uint32_t n = 0; n < budget && open_ != 0;) {
+    const entry e = pop();
     if (done_[e.index] != 0 || e.d > dist_[e.index]) continue;
     done_[e.index] = 1;
     ++settled_, ++n;
     relax_neighbours(e.index);
   }
-  return complete_ = complete_ || heap_.empty();
+  return complete_ = complete_ || open_ == 0;
 }
 
 // Moves are symmetric (can_step(a, b) == can_step(b, a)), so the distance from the target is the
-// distance to it.
+// distance to it. The four sides are tested once and the diagonals read them (no corner cutting),
+// as A* does: the same moves as can_step, at a fraction of its calls.
 void flow_field::relax_neighbours(std::uint32_t index) {
   const cell c = map_->at(index);
+  const std::int64_t x = c.x, y = c.y;
+  const auto open = [&](std::int64_t cx, std::int64_t cy) {
+    return filter_.empty() ? map_->passable(cx, cy) : can_stand(*map_, cx, cy, filter_);
+  };
+  bool side[4];
+  for (int k = 0; k < 4; ++k) side[k] = open(x + neighbours[k][0], y + neighbours[k][1]);
   const double d = dist_[index];
   for (int k = 0; k < 8; ++k) {
-    const cell n = offset(c, k);
-    if (!can_step(*map_, c, n, filter_)) continue;
+    // Diagonal k (4..7) lies between sides k-4 and (k-3)%4 of `neighbours`.
+    if (k < 4 ? !side[k]
+              : !(side[k - 4] && side[(k - 3) % 4] && open(x + neighbours[k][0], y + neighbours[k][1])))
+      continue;
     const double nd = d + (k < 4 ? 1.0 : diagonal_cost);
-    const std::uint32_t ni = map_->index(n);
+    const std::uint32_t ni = map_->index(offset(c, k));
     if (nd >= dist_[ni]) continue;
     dist_[ni] = nd;
-    heap_.push_back({nd, ni});
-    std::push_heap(heap_.begin(), heap_.end(), heap_after);
+    push({nd, ni});
   }
 }
 
@@ -70,7 +113,8 @@ double flow_field::distance(cell at) const noexcept {
   return done_[i] != 0 ? dist_[i] : infinite;
 }
 
-std::optional<cell> flow_field::next_step(cell from, const cell_counter& counts, std::uint32_t cell_cap) const {
+std::optional<cell> flow_field::next_step(cell from, const cell_counter& counts,
+                                          std::uint32_t cell_cap) const {
   if (!complete_ || from == target_) return std::nullopt;
   std::optional<cell> best;
   double best_d = distance(from);

@@ -25,11 +25,48 @@ std::uint32_t chebyshev(nav::cell a, nav::cell b) {
 
 }  // namespace
 
-monster_brains::monster_brains(const scene_def& def, std::shared_ptr<const nav::nav_map> map)
+monster_brains::monster_brains(const scene_def& def, std::shared_ptr<const grid::map_data> cells,
+                               std::shared_ptr<const nav::nav_map> map)
     : def_(def),
       map_(std::move(map)),
-      rules_{static_cast<double>(def.monster.leash), cell_cap},
-      budget_(def.path_budget != 0 ? def.path_budget : default_path_budget(def.kind)) {}
+      budget_(def.path_budget != 0 ? def.path_budget : default_path_budget(def.kind)) {
+  bool barriers = false;
+  for (std::size_t i = 0; i < def.monster_group_count(); ++i) {
+    const grid::barrier_mask mask = grid::barrier_mask_of(def.monster_of(i).barrier);
+    barriers = barriers || mask.marks || grid::tests_occupants(mask);
+    tracks_players_ = tracks_players_ || mask.test_player;
+  }
+  if (barriers) occupancy_ = std::make_unique<grid::occupancy>(std::move(cells));
+}
+
+nav::steer_rules monster_brains::rules_of(const brain& b) const {
+  return {static_cast<double>(monster_of(b).leash), cell_cap};
+}
+
+// The filter of a monster's next step: empty (the map alone) without a barrier. Unlike a search's,
+// it lets no goal cell through: a step never enters a cell the mask blocks.
+nav::cell_filter monster_brains::step_filter(brain& b) {
+  if (b.steps.layer == nullptr) return {};
+  b.steps.own = b.steps.goal = b.steer.position;
+  return nav::cell_filter(b.steps);
+}
+
+// A monster whose mask marks occupies its cell in the occupancy (a barrier-free one does not).
+void monster_brains::mark(nav::cell at, const brain& b, bool on) {
+  if (!occupancy_ || !grid::barrier_mask_of(monster_of(b).barrier).marks) return;
+  if (on)
+    (void)occupancy_->occupy(to_grid(at), grid::occupant::monster, {true, false, false, false, false, false});
+  else
+    (void)occupancy_->release(to_grid(at), grid::occupant::monster);
+}
+
+void monster_brains::mark_players(std::span<const grid::cell_point> cells) {
+  if (!occupancy_) return;
+  for (const auto c : player_cells_) (void)occupancy_->release(c, grid::occupant::player);
+  player_cells_.assign(cells.begin(), cells.end());
+  for (const auto c : player_cells_)
+    (void)occupancy_->occupy(c, grid::occupant::player, {true, false, false, false, false, false});
+}
 
 std::uint32_t monster_brains::count(nav::cell at) const {
   auto it = counts_.find(map_->index(at));
@@ -38,21 +75,27 @@ std::uint32_t monster_brains::count(nav::cell at) const {
 
 bool monster_brains::free_for(nav::cell at) const { return count(at) < cell_cap; }
 
-bool monster_brains::can_spawn(grid::cell_point at) const {
-  return map_->passable(at.x, at.y) && free_for(to_nav(at));
+bool monster_brains::can_spawn(grid::cell_point at, std::uint32_t group) const {
+  if (!map_->passable(at.x, at.y) || !free_for(to_nav(at))) return false;
+  const grid::barrier_mask mask = grid::barrier_mask_of(def_.monster_of(group).barrier);
+  return !occupancy_ || occupancy_->can_stand(at, mask);
 }
 
 monster_brains::brain* monster_brains::find(grid::entity_id id) {
   return id < brains_.size() && brains_[id].live ? &brains_[id] : nullptr;
 }
 
-void monster_brains::spawn(grid::entity_id id, grid::cell_point home) {
+void monster_brains::spawn(grid::entity_id id, grid::cell_point home, std::uint32_t group) {
   if (brains_.size() <= id) brains_.resize(id + 1);
   brain& b = brains_[id];
   b = brain{};
   b.live = true;
+  b.group = group < def_.monster_group_count() ? group : 0;
   b.steer = {to_nav(home), to_nav(home), false};
+  const grid::barrier_mask mask = grid::barrier_mask_of(monster_of(b).barrier);
+  if (occupancy_ && grid::tests_occupants(mask)) b.steps = b.search_pass = {occupancy_.get(), mask, {}, {}};
   ++counts_[map_->index(b.steer.position)];
+  mark(b.steer.position, b, true);
 }
 
 void monster_brains::kill(grid::entity_id id) {
@@ -61,6 +104,7 @@ void monster_brains::kill(grid::entity_id id) {
   drop_search(*b);
   auto it = counts_.find(map_->index(b->steer.position));
   if (it != counts_.end() && --it->second == 0) counts_.erase(it);
+  mark(b->steer.position, *b, false);
   b->state = brain_state::dead;
   b->target.reset();
 }
@@ -69,6 +113,8 @@ void monster_brains::clear() {
   for (auto& b : brains_) drop_search(b);
   brains_.clear();
   counts_.clear();
+  if (occupancy_) occupancy_->clear();
+  player_cells_.clear();
   for (auto& f : fields_) f.live = false;
 }
 
@@ -108,7 +154,7 @@ std::uint32_t monster_brains::due_steps(brain& b, std::uint64_t tick) {
   double dt = b.thought ? static_cast<double>(tick - b.last_think) / rate : period;
   if (dt > 2 * period) dt = period;  // it slept (no player near): it does not catch up
   b.thought = true, b.last_think = tick;
-  b.carry += def_.monster.speed * dt;
+  b.carry += monster_of(b).speed * dt;
   const auto steps = static_cast<std::uint32_t>(std::floor(b.carry));
   b.carry -= steps;
   return std::min(steps, max_steps);
@@ -122,7 +168,7 @@ void monster_brains::perceive(brain& b, grid::entity_id self) {
     return;
   b.target.reset();
   b.state = brain_state::idle;
-  double best = def_.monster.aggro_radius + 0.5;
+  double best = monster_of(b).aggro_radius + 0.5;
   const auto at = grid_->position_of(self);
   (void)grid_->for_each_in_view(at, grid::type_mask::player, [&](grid::entity_id p) {
     const double d = nav::octile_distance(to_nav(at), to_nav(grid_->position_of(p)));
@@ -133,7 +179,7 @@ void monster_brains::perceive(brain& b, grid::entity_id self) {
 
 bool monster_brains::act(brain& b, std::minstd_rand& rng, bool first) {
   if (b.state == brain_state::leash) return walk_home(b);
-  if (nav::octile_distance(b.steer.position, b.steer.home) > rules_.leash) {
+  if (nav::octile_distance(b.steer.position, b.steer.home) > rules_of(b).leash) {
     enter_leash(b);
     return walk_home(b);
   }
@@ -154,15 +200,19 @@ bool monster_brains::in_reach(const brain& b, nav::cell target) const {
 }
 
 bool monster_brains::chase(brain& b, nav::cell target) {
-  return def_.monster.kind == monster_kind::boss ? boss_step(b, target) : mob_chase(b, target);
+  return monster_of(b).kind == monster_kind::boss ? boss_step(b, target) : mob_chase(b, target);
 }
 
-// A complete field of the target leads around walls; until then the mob steers.
+// A complete field of the target leads around walls; until then the mob steers. The field is the
+// map's, shared by every chaser: a step it gives that the mob's own mask forbids is steered instead.
 bool monster_brains::mob_chase(brain& b, nav::cell target) {
+  const nav::cell_filter filter = step_filter(b);
   if (nav::flow_field* f = field_for(*b.target, target))
-    if (auto to = f->next_step(b.steer.position, counter_, cell_cap)) return move(b, *to);
+    if (auto to = f->next_step(b.steer.position, counter_, cell_cap);
+        to && (filter.empty() || nav::can_step(*map_, b.steer.position, *to, filter)))
+      return move(b, *to);
   const nav::cell from = b.steer.position;
-  (void)nav::steer(*map_, b.steer, target, rules_, counter_);
+  (void)nav::steer(*map_, b.steer, target, rules_of(b), counter_, filter);
   const nav::cell to = b.steer.position;
   b.steer.position = from;  // move() books the step
   return !(to == from) && move(b, to);
@@ -172,8 +222,9 @@ bool monster_brains::wander(brain& b, std::minstd_rand& rng) {
   if (rng() % 4 != 0) return false;
   const auto r = static_cast<std::uint32_t>(rng());
   const nav::cell to{b.steer.position.x + (r % 3) - 1, b.steer.position.y + ((r / 3) % 3) - 1};
-  const bool near_home = chebyshev(to, b.steer.home) <= std::min(wander_radius, def_.monster.leash);
-  return near_home && nav::can_step(*map_, b.steer.position, to) && free_for(to) && move(b, to);
+  const bool near_home = chebyshev(to, b.steer.home) <= std::min(wander_radius, monster_of(b).leash);
+  return near_home && nav::can_step(*map_, b.steer.position, to, step_filter(b)) && free_for(to) &&
+         move(b, to);
 }
 
 void monster_brains::enter_leash(brain& b) {
@@ -189,7 +240,7 @@ void monster_brains::enter_leash(brain& b) {
 bool monster_brains::walk_home(brain& b) {
   bool moved = false;
   if (!(b.steer.position == b.steer.home)) {
-    moved = def_.monster.kind == monster_kind::boss ? boss_step(b, b.steer.home) : steer_home(b);
+    moved = monster_of(b).kind == monster_kind::boss ? boss_step(b, b.steer.home) : steer_home(b);
     if (!moved && ++b.stuck >= evade_after) moved = evade_home(b);
   }
   if (b.steer.position == b.steer.home) {
@@ -202,13 +253,16 @@ bool monster_brains::walk_home(brain& b) {
 
 bool monster_brains::steer_home(brain& b) {
   const nav::cell from = b.steer.position;
-  (void)nav::steer(*map_, b.steer, std::nullopt, rules_, counter_);
+  (void)nav::steer(*map_, b.steer, std::nullopt, rules_of(b), counter_, step_filter(b));
   const nav::cell to = b.steer.position;
   b.steer.position = from;  // move() books the step
   return !(to == from) && move(b, to);
 }
 
-bool monster_brains::evade_home(brain& b) { return free_for(b.steer.home) && move(b, b.steer.home); }
+bool monster_brains::evade_home(brain& b) {
+  const nav::cell_filter filter = step_filter(b);
+  return free_for(b.steer.home) && !filter.blocks(b.steer.home) && move(b, b.steer.home);
+}
 
 // ---- bosses: searched paths, followed cell by cell ---------------------------------------
 
@@ -221,13 +275,22 @@ bool monster_brains::boss_step(brain& b, nav::cell goal) {
   if (!b.path_ready || b.next >= b.path.size()) return false;
   const nav::cell to = b.path[b.next];
   if (!free_for(to)) return false;  // another monster stands there: wait for it
+  // The occupancy moved since the search: a cell the mask blocks now asks for a new path.
+  if (const nav::cell_filter filter = step_filter(b);
+      !filter.empty() && !nav::can_step(*map_, b.steer.position, to, filter))
+    return b.path_ready = false, false;
   ++b.next;
   return move(b, to);
 }
 
 void monster_brains::request(brain& b, nav::cell goal) {
   if (!queue_) queue_ = std::make_unique<nav::path_queue>(map_);
-  auto handle = queue_->submit(b.steer.position, goal);
+  nav::cell_filter filter;
+  if (b.search_pass.layer != nullptr) {
+    b.search_pass.own = b.steer.position, b.search_pass.goal = goal;
+    filter = nav::cell_filter(b.search_pass);
+  }
+  auto handle = queue_->submit(b.steer.position, goal, filter);
   b.path_ready = false;
   if (!handle) return;  // the queue is full: asked again at the next think
   b.search = *handle;
@@ -257,10 +320,16 @@ void monster_brains::drop_search(brain& b) {
   b.searching = false;
 }
 
-void monster_brains::step_searches() {
-  if (queue_ && queue_->size() != 0) (void)queue_->step(budget_);
-  for (auto& f : fields_)
-    if (f.live && !f.field.complete()) (void)f.field.build(budget_);
+monster_brains::search_work monster_brains::step_searches() {
+  search_work work;
+  if (queue_ && queue_->size() != 0) work.expansions = queue_->step(budget_);
+  for (auto& f : fields_) {
+    if (!f.live || f.field.complete()) continue;
+    const std::uint32_t before = f.field.settled();
+    (void)f.field.build(budget_);
+    work.field_cells += f.field.settled() - before;
+  }
+  return work;
 }
 
 // ---- shared pieces ----------------------------------------------------------------------
@@ -271,6 +340,8 @@ bool monster_brains::move(brain& b, nav::cell to) {
   auto it = counts_.find(map_->index(b.steer.position));
   if (it != counts_.end() && --it->second == 0) counts_.erase(it);
   ++counts_[map_->index(to)];
+  mark(b.steer.position, b, false);
+  mark(to, b, true);
   b.steer.position = to;
   b.stuck = 0;
   return true;

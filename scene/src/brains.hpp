@@ -2,11 +2,15 @@
 // A line's monster brains: one small state machine per monster (idle/wander, chase, attack,
 // leash, dead) over nav/. Mobs steer (seek with wall sliding, a flow field shared per chased player,
 // a cap of one monster per cell, a leash home); bosses search through the line's path queue.
+// A monster whose group names a barrier also keeps off the cells its mask blocks in the line's
+// occupancy (players, monsters), in its searches and its steps.
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <random>
+#include <span>
 #include <unordered_map>
 #include <vector>
 
@@ -16,6 +20,8 @@
 #include <scenert/nav/path_queue.hpp>
 #include <scenert/nav/steering.hpp>
 #include <scenert/scene/grid/grid.hpp>
+#include <scenert/scene/grid/occupancy.hpp>
+#include <scenert/scene/grid/passability.hpp>
 #include <scenert/scene/scene.hpp>
 
 namespace scenert::detail {
@@ -24,14 +30,23 @@ namespace scenert::detail {
 /// Thread-safety: none; the line's thread only.
 class monster_brains {
  public:
-  monster_brains(const scene_def& def, std::shared_ptr<const nav::nav_map> map);
+  /// Brains over the map's passability; `cells` is the map's data, for the occupancy layer that a
+  /// group with a barrier needs.
+  monster_brains(const scene_def& def, std::shared_ptr<const grid::map_data> cells,
+                 std::shared_ptr<const nav::nav_map> map);
   monster_brains(const monster_brains&) = delete;
   monster_brains& operator=(const monster_brains&) = delete;
 
-  /// Whether a monster may stand on the cell: passable and under the cell cap.
-  [[nodiscard]] bool can_spawn(grid::cell_point at) const;
-  /// A monster appears on its home cell (the grid holds it already).
-  void spawn(grid::entity_id id, grid::cell_point home);
+  /// Whether a monster of a group may stand on the cell: passable, under the cell cap, and free
+  /// of what its barrier mask tests.
+  [[nodiscard]] bool can_spawn(grid::cell_point at, std::uint32_t group = 0) const;
+  /// A monster of a group appears on its home cell (the grid holds it already).
+  void spawn(grid::entity_id id, grid::cell_point home, std::uint32_t group = 0);
+  /// Whether the occupancy counts players (some group's mask tests them): then the line calls
+  /// mark_players once per tick before its AI.
+  [[nodiscard]] bool tracks_players() const noexcept { return tracks_players_; }
+  /// The players' cells in the occupancy, replacing the last call's.
+  void mark_players(std::span<const grid::cell_point> cells);
   /// A monster dies: its search is cancelled, its cell freed; the caller takes it off the grid.
   void kill(grid::entity_id id);
   /// Forgets every monster, search and field (the line closes).
@@ -39,8 +54,13 @@ class monster_brains {
   /// One think of a monster on its AI batch, moving it on `g`; gives its new cell when it moved.
   std::optional<grid::cell_point> think(grid::grid& g, grid::entity_id id, std::uint64_t tick,
                                         std::minstd_rand& rng);
+  /// What one step_searches did.
+  struct search_work {
+    std::uint32_t expansions = 0;   ///< by the path queue
+    std::uint32_t field_cells = 0;  ///< settled by the flow fields
+  };
   /// Spends the tick's budget on the bosses' searches and the mobs' flow fields.
-  void step_searches();
+  search_work step_searches();
   /// A monster as its brain sees it.
   [[nodiscard]] std::optional<monster_view> view(grid::entity_id id) const;
   /// What a monster's brain is doing (dead for one it does not know).
@@ -49,6 +69,7 @@ class monster_brains {
  private:
   struct brain {
     bool live = false;
+    std::uint32_t group = 0;
     brain_state state = brain_state::idle;
     nav::mob_steer steer;  // position, home, returning
     std::optional<grid::entity_id> target;
@@ -61,6 +82,9 @@ class monster_brains {
     nav::cell path_goal;
     std::vector<nav::cell> path;
     std::size_t next = 0;
+    // The monster's passability (its barrier mask against the occupancy) for its steps, and a copy
+    // for its running search, which holds a pointer to it: brains_ is a deque, so it stays put.
+    grid::occupancy_passability steps, search_pass;
   };
   struct chase_field {
     bool live = false;
@@ -75,6 +99,10 @@ class monster_brains {
 
   [[nodiscard]] std::uint32_t count(nav::cell at) const;
   [[nodiscard]] bool free_for(nav::cell at) const;
+  [[nodiscard]] const monster_def& monster_of(const brain& b) const { return def_.monster_of(b.group); }
+  [[nodiscard]] nav::steer_rules rules_of(const brain& b) const;
+  nav::cell_filter step_filter(brain& b);
+  void mark(nav::cell at, const brain& b, bool on);
   std::uint32_t due_steps(brain& b, std::uint64_t tick);
   void perceive(brain& b, grid::entity_id self);
   bool act(brain& b, std::minstd_rand& rng, bool first);
@@ -96,15 +124,17 @@ class monster_brains {
 
   const scene_def& def_;
   std::shared_ptr<const nav::nav_map> map_;
-  nav::steer_rules rules_;
   count_fn count_fn_{this};
   nav::cell_counter counter_{count_fn_};
   std::uint32_t budget_;
-  std::vector<brain> brains_;                                // by entity id
+  std::deque<brain> brains_;                                 // by entity id; a deque: see brain
   std::unordered_map<std::uint32_t, std::uint32_t> counts_;  // monsters per cell index, none kept at 0
   std::vector<chase_field> fields_;
-  std::unique_ptr<nav::path_queue> queue_;  // made by the first boss, kept across openings
-  grid::grid* grid_ = nullptr;              // the grid of the think in progress
+  std::unique_ptr<nav::path_queue> queue_;      // made by the first boss, kept across openings
+  std::unique_ptr<grid::occupancy> occupancy_;  // when a group names a barrier
+  bool tracks_players_ = false;
+  std::vector<grid::cell_point> player_cells_;  // marked in the occupancy
+  grid::grid* grid_ = nullptr;                  // the grid of the think in progress
   grid::entity_id self_ = 0;
   std::uint64_t tick_ = 0;
 };

@@ -1,6 +1,8 @@
 #include <scenert/scene/scene.hpp>
 
 #include <algorithm>
+#include <chrono>
+#include <ctime>
 
 #include <limits>
 #include <scenert/scene/phase_host.hpp>
@@ -85,10 +87,12 @@ void scene::on_active() {
   ++activations_;
   // Seeded by the line, not by history: a reopened line spawns exactly what a fresh one would.
   rng_.seed(static_cast<std::uint_fast32_t>(def_.id * 7919u + line_.line * 104729u + 1u));
-  if (def_.monsters != 0) (void)brains();
-  for (std::uint32_t i = 0; i < def_.monsters; ++i) {
-    auto at = free_cell_near(random_cell(), true);
-    if (!at || !place_monster(*at)) break;
+  if (def_.monster_total() != 0) (void)brains();
+  for (std::uint32_t group = 0; group < def_.monster_group_count(); ++group) {
+    for (std::uint32_t i = 0; i < def_.monster_group_at(group).count; ++i) {
+      auto at = free_cell_near(random_cell(), true, group);
+      if (!at || !place_monster(*at, {}, group)) break;
+    }
   }
   chest_ = {};
   if (auto at = free_cell_near(grid::cell_point{map_->width() / 4, map_->height() / 4})) {
@@ -296,12 +300,37 @@ void scene::move_player(player_id player, grid::cell_point to) {
   if (reports_) events_.push_back({line_event::kind::moved, player, to});
 }
 
+namespace {
+
+// CPU time of the calling thread: the AI's costs without the waits of a shared machine.
+std::uint64_t thread_cpu_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+}  // namespace
+
 // ---- NPC AI: one of the ten batches of effective areas per tick (seed 000) -------------
 
 void scene::run_ai(std::uint32_t batch, std::uint64_t tick) {
   if (players_.empty() || monsters_.empty()) return;  // no player: no area is covered
+  if (brains_->tracks_players()) {  // a mask stops at players: the occupancy learns where they stand
+    player_cells_.clear();
+    for (const auto& [player, entity] : players_) player_cells_.push_back(grid_->position_of(entity));
+    brains_->mark_players(player_cells_);
+  }
+  // The thread's CPU clock is a system call: read only when a bench asked for the times.
+  const std::uint64_t t0 = time_ai_ ? thread_cpu_ns() : 0;
   (void)grid_->for_each_active_npc(batch, [&](grid::entity_id npc) { step_npc(npc, tick); });
-  brains_->step_searches();
+  const std::uint64_t t1 = time_ai_ ? thread_cpu_ns() : 0;
+  const auto work = brains_->step_searches();
+  const std::uint64_t t2 = time_ai_ ? thread_cpu_ns() : 0;
+  ai_cost_.timed_ticks += time_ai_ ? 1 : 0;
+  ai_cost_.think_ns += t1 - t0;
+  ai_cost_.search_ns += t2 - t1;
+  ai_cost_.expansions += work.expansions;
+  ai_cost_.field_cells += work.field_cells;
 }
 
 void scene::step_npc(grid::entity_id npc, std::uint64_t tick) {
@@ -324,16 +353,18 @@ void scene::show_state(grid::entity_id npc, brain_state state) {
 }
 
 detail::monster_brains& scene::brains() {
-  if (!brains_) brains_ = std::make_unique<detail::monster_brains>(def_, nav_);
+  if (!brains_) brains_ = std::make_unique<detail::monster_brains>(def_, map_, nav_);
   return *brains_;
 }
 
-std::optional<grid::entity_id> scene::place_monster(grid::cell_point at, entity_look look) {
-  if (!map_->contains(at) || !brains().can_spawn(at)) return std::nullopt;
+std::optional<grid::entity_id> scene::place_monster(grid::cell_point at, entity_look look,
+                                                    std::uint32_t group) {
+  if (group >= def_.monster_group_count() || !map_->contains(at) || !brains().can_spawn(at, group))
+    return std::nullopt;
   auto id = new_entity();
   if (!grid_->add(id, grid::entity_type::npc, at, grid::ignore_view{}))
     return free_ids_.push_back(id), std::nullopt;
-  brains_->spawn(id, at);
+  brains_->spawn(id, at, group);
   monsters_.push_back(id);
   if (look != entity_look{}) looks_[id] = look;
   if (reports_) events_.push_back({line_event::kind::entered, id, at, true, look});
@@ -389,13 +420,15 @@ grid::cell_point scene::random_cell() {
 }
 
 // The first unblocked cell in growing squares around `at`.
-std::optional<grid::cell_point> scene::free_cell_near(grid::cell_point at, bool for_monster) const {
+std::optional<grid::cell_point> scene::free_cell_near(grid::cell_point at, bool for_monster,
+                                                      std::uint32_t group) const {
   std::uint32_t limit = std::max(map_->width(), map_->height());
   for (std::uint32_t r = 0; r < limit; ++r) {
     for (std::uint32_t y = at.y >= r ? at.y - r : 0; y <= at.y + r; ++y) {
       for (std::uint32_t x = at.x >= r ? at.x - r : 0; x <= at.x + r; ++x) {
         grid::cell_point c{x, y};
-        if (map_->contains(c) && !map_->is_block(c) && (!for_monster || brains_->can_spawn(c))) return c;
+        if (map_->contains(c) && !map_->is_block(c) && (!for_monster || brains_->can_spawn(c, group)))
+          return c;
       }
     }
   }

@@ -91,6 +91,28 @@ TEST(TableLoader, ReadsMonstersAsACountOrAsAKindWithItsPathBudget) {
   EXPECT_EQ(to_string(monster_kind::boss), "boss");
 }
 
+TEST(TableLoader, ReadsSeveralMonsterGroupsWithTheirBarriers) {
+  const auto r = parse_table(table_with(R"({"id": 1, "name": "Crypt", "kind": "dungeon", "capacity": 5,
+      "max_lines": 2, "map": 1, "monsters": [
+        {"count": 1, "kind": "boss", "leash": 30, "barrier": "default"},
+        {"count": 30, "speed": 2, "barrier": "slack"}, 4]})"),
+                             "t.json");
+  ASSERT_TRUE(r.ok()) << testing::PrintToString(lines_of(r));
+  const scene_def& s = r.table->scenes.at(0);
+  ASSERT_EQ(s.monster_group_count(), 3u);
+  EXPECT_EQ(s.monster_total(), 35u);
+  EXPECT_EQ(s.monster_group_at(0).count, 1u);
+  EXPECT_EQ(s.monster_of(0).kind, monster_kind::boss);
+  EXPECT_EQ(s.monster_of(0).leash, 30u);
+  EXPECT_EQ(s.monster_of(0).barrier, monster_barrier::standard);
+  EXPECT_EQ(s.monster_group_at(1).count, 30u);
+  EXPECT_EQ(s.monster_of(1).kind, monster_kind::mob);
+  EXPECT_EQ(s.monster_of(1).speed, 2.0);
+  EXPECT_EQ(s.monster_of(1).barrier, monster_barrier::slack);
+  EXPECT_EQ(s.monster_group_at(2).count, 4u);
+  EXPECT_EQ(s.monster_of(2).barrier, monster_barrier::none);  // the default
+}
+
 TEST(TableLoader, AppliesTheDocumentedDefaults) {
   const auto r = parse_table(table_with(std::string(town) + R"(, {"id": 2, "name": "Phase", "kind": "space",
                                         "capacity": 10, "bind_town": 1})"),

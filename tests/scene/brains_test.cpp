@@ -8,6 +8,7 @@
 
 #include <map>
 #include <random>
+#include <set>
 
 #include "fixture.hpp"
 
@@ -76,8 +77,10 @@ struct brains_fixture : ::testing::Test {
 using Brains = brains_fixture;
 
 // Speed 0.5: at most one step between two ticks, so every step can be checked from the positions.
-void run_random_and_check_invariants(brains_fixture& f, monster_kind kind, std::uint32_t seed) {
-  f.open(brains_table(random_walls(seed), monster_def{kind, 0.5, 12, 14}, 40, 50));
+// With a barrier, a monster that moved never stands on a player's cell either (the mask's occupancy).
+void run_random_and_check_invariants(brains_fixture& f, monster_kind kind, std::uint32_t seed,
+                                     monster_barrier barrier = monster_barrier::none) {
+  f.open(brains_table(random_walls(seed), monster_def{kind, 0.5, 12, 14, barrier}, 40, 50));
   std::mt19937 rng(seed);
   for (player_id p = 1; p <= 3; ++p) f.s->place_player(p, f.random_open_cell(rng));
   std::uint32_t steps = 0;
@@ -88,8 +91,14 @@ void run_random_and_check_invariants(brains_fixture& f, monster_kind kind, std::
     if (t % 40 == 0) f.s->post_move(1 + rng() % 3, f.random_open_cell(rng));
     f.tick();
     std::map<std::uint32_t, int> per_cell;
+    std::set<std::uint32_t> players;
+    for (player_id p = 1; p <= 3; ++p) players.insert(map.index(to_nav(f.at(*f.s->entity_of(p)))));
     for (auto m : f.s->monsters()) {
       const auto now = f.at(m);
+      if (barrier == monster_barrier::standard && !(now == last[m])) {
+        ASSERT_EQ(players.count(map.index(to_nav(now))), 0u)
+            << "monster " << m << " onto a player at tick " << t;
+      }
       ASSERT_TRUE(map.passable(now.x, now.y)) << "monster " << m << " on a blocked cell at tick " << t;
       ASSERT_LE(++per_cell[map.index(to_nav(now))], 1) << "two monsters on one cell at tick " << t;
       const bool evaded_home = now == f.s->monster(m)->home;  // a stuck leashed monster is put home
@@ -109,6 +118,29 @@ TEST_F(Brains, MobsNeverEnterABlockedCellCutACornerOrShareACellOverLongRandomRun
     SCOPED_TRACE(seed);
     run_random_and_check_invariants(*this, monster_kind::mob, seed);
   }
+}
+
+TEST_F(Brains, MonstersWithABarrierNeverStepOntoAPlayerOverLongRandomRuns) {
+  for (auto kind : {monster_kind::mob, monster_kind::boss}) {
+    SCOPED_TRACE(kind == monster_kind::boss ? "boss" : "mob");
+    run_random_and_check_invariants(*this, kind, 6, monster_barrier::standard);
+  }
+}
+
+TEST_F(Brains, ADungeonSpawnsEachOfItsMonsterGroups) {
+  scene_table t = brains_table({}, monster_def{monster_kind::boss, 1, 20, 30, monster_barrier::standard}, 1);
+  t.scenes[0].more_monsters.push_back(
+      {30, monster_def{monster_kind::mob, 2, 12, 16, monster_barrier::slack}});
+  t.scenes[0].more_monsters.push_back({0, monster_def{}});
+  open(std::move(t));
+  EXPECT_EQ(s->monsters().size(), 31u);
+  EXPECT_FALSE(s->place_monster({1, 1}, {}, 3)) << "there is no fourth group";
+  EXPECT_TRUE(s->place_monster({1, 1}, {}, 2));
+  s->place_player(1, grid::cell_point{24, 24});
+  for (int i = 0; i < 100; ++i) tick();
+  int chasing = 0;
+  for (auto m : s->monsters()) chasing += s->monster(m)->target.has_value();
+  EXPECT_GT(chasing, 0);
 }
 
 TEST_F(Brains, BossesNeverEnterABlockedCellCutACornerOrShareACellOverLongRandomRuns) {

@@ -28,6 +28,11 @@ enum class instance_mode : std::uint8_t { shared, party, both, count_ };
 /// How a monster moves: a `mob` steers (cheap, every mob every think), a `boss` searches (exact
 /// paths through its line's sliced path queue).
 enum class monster_kind : std::uint8_t { mob, boss, count_ };
+/// Which cells of its line's occupancy stop a monster besides the map's blocks (the barrier masks
+/// of scene/grid/occupancy.hpp): `none` marks nothing and is stopped by nothing else (the monster
+/// cell cap aside); `slack` marks its cell and is stopped by barriers; `standard` (the table's
+/// "default") by barriers, players and monsters; `item` by barriers and items.
+enum class monster_barrier : std::uint8_t { none, slack, standard, item, count_ };
 
 template <class E>
 using enum_names = std::array<std::string_view, static_cast<std::size_t>(E::count_)>;
@@ -37,6 +42,7 @@ inline constexpr enum_names<scene_structure> scene_structure_names{"single", "gr
 inline constexpr enum_names<allocation_policy> allocation_policy_names{"fill_first", "least_loaded"};
 inline constexpr enum_names<instance_mode> instance_mode_names{"shared", "party", "both"};
 inline constexpr enum_names<monster_kind> monster_kind_names{"mob", "boss"};
+inline constexpr enum_names<monster_barrier> monster_barrier_names{"none", "slack", "default", "item"};
 
 namespace detail {
 template <std::size_t N>
@@ -51,6 +57,7 @@ static_assert(detail::all_named(scene_structure_names), "scene_structure: name e
 static_assert(detail::all_named(allocation_policy_names), "allocation_policy: name every value");
 static_assert(detail::all_named(instance_mode_names), "instance_mode: name every value");
 static_assert(detail::all_named(monster_kind_names), "monster_kind: name every value");
+static_assert(detail::all_named(monster_barrier_names), "monster_barrier: name every value");
 
 /// A blocked rectangle of cells: [x, x + width) x [y, y + height).
 struct cell_rect {
@@ -114,6 +121,13 @@ struct monster_def {
   double speed = 1;                 ///< cells per second
   std::uint32_t aggro_radius = 32;  ///< cells (octile distance) within which a player is noticed
   std::uint32_t leash = 48;         ///< cells from home past which the monster returns and forgets
+  monster_barrier barrier = monster_barrier::none;  ///< occupancy that stops it (searches and steps)
+};
+
+/// A group of monsters of one kind: a scene may spawn several (a dungeon's boss and its mobs).
+struct monster_group {
+  std::uint32_t count = 0;  ///< spawned at each activation
+  monster_def monster;      ///< what they are
 };
 
 struct scene_def {
@@ -128,8 +142,10 @@ struct scene_def {
   std::uint32_t frame_rate = 10;  ///< Hz
   map_id map = 0;
   allocation_policy policy = allocation_policy::fill_first;
-  std::uint32_t monsters = 0;     ///< spawned at each activation
-  monster_def monster;            ///< what those monsters are
+  std::uint32_t monsters = 0;  ///< the first monster group's count: spawned at each activation
+  monster_def monster;         ///< what the first group's monsters are (a module's too)
+  /// The groups after the first, when the table gives `monsters` as an array (in its order).
+  std::vector<monster_group> more_monsters;
   std::uint32_t path_budget = 0;  ///< search expansions (and flow-field cells) per tick; set by the loader
   instance_mode instances = instance_mode::shared;  ///< dungeons only
   std::optional<space_def> space;                   ///< set exactly when kind == space
@@ -138,6 +154,23 @@ struct scene_def {
   double max_speed = 0;
   /// The game module its lines run (by registered name), when the table names one.
   std::optional<module_ref> module;
+
+  /// Monster groups: the first ({monsters, monster}) and the more_monsters.
+  [[nodiscard]] std::size_t monster_group_count() const noexcept { return 1 + more_monsters.size(); }
+  /// Monster group `i` (0: the first), i < monster_group_count().
+  [[nodiscard]] monster_group monster_group_at(std::size_t i) const {
+    return i == 0 ? monster_group{monsters, monster} : more_monsters[i - 1];
+  }
+  /// The definition of monster group `i`, i < monster_group_count().
+  [[nodiscard]] const monster_def& monster_of(std::size_t i) const noexcept {
+    return i == 0 ? monster : more_monsters[i - 1].monster;
+  }
+  /// Monsters spawned at each activation, every group counted.
+  [[nodiscard]] std::uint32_t monster_total() const noexcept {
+    std::uint32_t total = monsters;
+    for (const auto& g : more_monsters) total += g.count;
+    return total;
+  }
 };
 
 /// Process-wide settings.

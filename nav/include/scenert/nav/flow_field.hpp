@@ -3,6 +3,7 @@
 /// that target (a boss's adds on the tank, a pack on a player). Built a budget of cells per tick;
 /// until complete its chasers steer. Each chaser steps to its neighbour nearest the target.
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -42,14 +43,23 @@ class flow_field {
     double d;
     std::uint32_t index;
   };
-  static bool heap_after(const entry& a, const entry& b) noexcept;
+  void push(entry e);
+  entry pop();
+  void split_least();
+  [[nodiscard]] unsigned bucket_of(double d) const noexcept;
   void relax_neighbours(std::uint32_t index);
   const nav_map* map_ = nullptr;
   cell_filter filter_;
   cell target_;
   std::vector<double> dist_;
   std::vector<std::uint8_t> done_;
-  std::vector<entry> heap_;
+  // The open list: a radix heap on the distance's bits. Dijkstra never pushes a distance below the
+  // last one popped, so an entry waits in the bucket of the highest bit in which it differs from
+  // the last split's least distance, and moves down a few times at most (no sift through a tree).
+  std::array<std::vector<entry>, 64> buckets_;
+  std::uint64_t used_ = 0;  // bit b: bucket b is not empty
+  std::uint64_t last_ = 0;  // the bits of the last split's least distance
+  std::size_t open_ = 0;    // entries in the buckets
   std::uint32_t settled_ = 0;
   bool complete_ = false;
 };

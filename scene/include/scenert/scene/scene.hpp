@@ -51,6 +51,20 @@ struct monster_view {
   std::optional<grid::cell_point> goal;   ///< a boss: the cell its search or its path leads to
 };
 
+/// Where a line's monster AI spends its time: the monsters' thinks (steering, flow-field steps,
+/// path following) and the tick's searches (the bosses' path queue and the flow fields' builds),
+/// each timed once per tick by the thread's CPU clock when scene::time_ai asked (time waiting for a
+/// core stays out).
+struct ai_costs {
+  std::uint64_t think_ns = 0;     ///< the AI batches' thinks
+  std::uint64_t search_ns = 0;    ///< step_searches: path queue and flow-field builds
+  std::uint64_t expansions = 0;   ///< search nodes expanded by the bosses' path queue
+  std::uint64_t field_cells = 0;  ///< cells settled by flow-field builds
+  /// AI ticks timed: each of the two times holds about one clock read per timed tick (a reader
+  /// subtracts its own measure of a read).
+  std::uint64_t timed_ticks = 0;
+};
+
 /// What a scene tells whoever hosts it (the world). Calls come from the scene's thread.
 /// Thread-safety: implementations must accept calls from any thread.
 class scene_host {
@@ -193,8 +207,10 @@ class scene : public service {
   [[nodiscard]] const std::shared_ptr<const nav::nav_map>& nav_map() const noexcept { return nav_; }
   /// The living monsters, in spawn order.
   [[nodiscard]] const std::vector<grid::entity_id>& monsters() const noexcept { return monsters_; }
-  /// Puts a monster of the scene's kind on a cell (its home); none when the cell is blocked or full.
-  std::optional<grid::entity_id> place_monster(grid::cell_point at, entity_look look = {});
+  /// Puts a monster of one of the scene's groups (0: the first) on a cell (its home); none when the
+  /// cell is blocked or full, or the scene has no such group.
+  std::optional<grid::entity_id> place_monster(grid::cell_point at, entity_look look = {},
+                                               std::uint32_t group = 0);
   /// Kills a monster: off the grid, its search cancelled; false when it is no living monster.
   bool kill_monster(grid::entity_id monster);
   /// A monster's brain, living or dead, until the line closes.
@@ -227,6 +243,11 @@ class scene : public service {
   bool open_chest();
   /// Ticks whose AI ran at least one NPC, and NPC AI steps run (for tests and load figures).
   [[nodiscard]] std::uint64_t ai_steps() const noexcept { return ai_steps_; }
+  /// What the monsters' AI cost the line so far (for load figures); the line's thread only. The
+  /// times stay 0 unless time_ai(true) was called.
+  [[nodiscard]] const ai_costs& ai_cost() const noexcept { return ai_cost_; }
+  /// Whether the line times its AI (two CPU clock reads a part, each a system call): for benches.
+  void time_ai(bool on) noexcept { time_ai_ = on; }
   /// Times the line opened (on_active runs).
   [[nodiscard]] std::uint64_t activations() const noexcept { return activations_; }
   /// Times the line closed (on_inactive runs).
@@ -270,7 +291,8 @@ class scene : public service {
   void show_state(grid::entity_id npc, brain_state state);
   detail::monster_brains& brains();
   grid::entity_id new_entity();
-  std::optional<grid::cell_point> free_cell_near(grid::cell_point at, bool for_monster = false) const;
+  std::optional<grid::cell_point> free_cell_near(grid::cell_point at, bool for_monster = false,
+                                                 std::uint32_t group = 0) const;
   grid::cell_point random_cell();
 
   // What every tick reads, idle or not, comes first: with the service's own fields that is two
@@ -285,6 +307,7 @@ class scene : public service {
   phase_host* phases_ = nullptr;
   std::vector<grid::entity_id> monsters_;
   std::unique_ptr<detail::monster_brains> brains_;          // made by the first monster
+  std::vector<grid::cell_point> player_cells_;              // the players' cells, for the brains' occupancy
   std::unique_ptr<detail::module_runner> game_;             // the line's game module and its context
   std::unordered_map<grid::entity_id, entity_look> looks_;  // entities' (and looked-at monsters') looks
   std::vector<grid::entity_id> entities_;                   // a module's entities without a brain
@@ -309,6 +332,8 @@ class scene : public service {
   std::minstd_rand rng_;
 
   std::uint64_t ai_steps_ = 0, activations_ = 0, deactivations_ = 0, inits_ = 0;
+  ai_costs ai_cost_;
+  bool time_ai_ = false;
   std::atomic<std::uint64_t> overruns_{0};
   std::atomic<std::uint64_t> dropped_stale_{0};  // written by the line's thread, read by tests
 };
