@@ -32,7 +32,8 @@ inline constexpr const char* gateway_nodes_bucket = "scenert-nodes";
 // A locator answering at once from `where` (the tests' worlds know where their players are).
 template <class Where>
 player_locator answer_at_once(Where where) {
-  return [where = std::move(where)](player_id p, unique_function<void(location)> answer) { answer(where(p)); };
+  return
+      [where = std::move(where)](player_id p, unique_function<void(location)> answer) { answer(where(p)); };
 }
 
 struct host_world final : world_port {

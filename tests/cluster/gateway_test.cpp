@@ -131,59 +131,6 @@ TEST_F(Gateways, NoLiveNodeOrASilentNodeIsNodeUnavailable) {
   EXPECT_EQ(g->stats().timeouts, 1u);
 }
 
-// A node that placed a player whose answer never reached the gateway (dropped under load, or later
-// than the timeout): the gateway asks it where the player stands and takes its word, instead of
-// closing the client while the node holds its player.
-TEST_F(Gateways, AnEntryWhoseAnswerWasLostIsFoundWhereItsNodePlacedIt) {
-  struct mute_world final : world_port {
-    std::atomic<int> heard{0};
-    void submit(const world_request&, world_reply) override { ++heard; }  // placed; the answer is lost
-  } world_a;
-  ASSERT_TRUE(node_lease::join(nodes, "a", 0));
-  node_endpoint a(*link, "a", 1);
-  ASSERT_TRUE(
-      a.start(world_a, test::answer_at_once([](player_id p) {
-                return p == 5 ? location{location::state::in_line, {1, 1, 1}, {}, 0, 0, false} : location{};
-              })));
-  auto g = gateway(300ms);
-  ASSERT_NE(g, nullptr);
-  auto answer = std::make_shared<std::promise<world_result>>();
-  auto f = answer->get_future();
-  g->submit(world_request::enter(5, 1), [answer](world_result r) { answer->set_value(std::move(r)); });
-  ASSERT_TRUE(eventually([&] { return world_a.heard.load() == 1; }));
-  g->poll(std::chrono::steady_clock::now() + 400ms);  // past the answer's 300 ms: the poll's clock
-  ASSERT_EQ(f.wait_for(5s), std::future_status::ready);
-  auto found = f.get();
-  ASSERT_TRUE(found) << found.error().message;
-  EXPECT_EQ(found->line, (line_handle{1, 1, 1}));
-  EXPECT_EQ(g->stats().players, 1u);
-  EXPECT_EQ(g->stats().timeouts, 1u);
-}
-
-// A node joins before its world is built and listens only after: a request sent meanwhile would be
-// lost and its client refused after the timeouts. Gateways send it nothing until its first beat.
-TEST_F(Gateways, AStartingNodeIsSentNothingUntilItsFirstBeat) {
-  auto lease = node_lease::join(nodes, "a", 0, {}, node_lease::listening::from_first_beat);
-  ASSERT_TRUE(lease);
-  EXPECT_TRUE(lease->record().starting);
-  echo_world world_a;
-  node_endpoint a(*link, "a", lease->record().epoch);
-  ASSERT_TRUE(a.start(world_a));
-  auto g = gateway(300ms);
-  ASSERT_NE(g, nullptr);
-  auto early = ask(*g, world_request::enter(1, 1));
-  ASSERT_FALSE(early);
-  EXPECT_EQ(early.code(), world_errc::node_unavailable);
-  EXPECT_NE(early.error().message.find("no live scene node"), std::string::npos) << early.error().message;
-  EXPECT_EQ(world_a.count(), 0u);
-
-  ASSERT_TRUE(lease->beat(0));
-  EXPECT_FALSE(lease->record().starting);
-  g->poll(std::chrono::steady_clock::now() + 2s);  // rereads the nodes
-  ASSERT_TRUE(ask(*g, world_request::enter(2, 1)));
-  EXPECT_EQ(world_a.count(), 1u);
-}
-
 // The test plays node "a" itself: it publishes batches on the line's subject and answers the views.
 TEST_F(Gateways, AMissedBatchIsMadeGoodFromTheNodesViewsAndOrderHolds) {
   ASSERT_TRUE(node_lease::join(nodes, "a", 0));
@@ -487,40 +434,6 @@ TEST_F(Gateways, AClientResumesOnAnotherGatewayWhichClaimsItsPlayerFromItsNode) 
   g2->forget(ann);
   EXPECT_TRUE(eventually([&] { return !sessions->get("token." + ann); }));
   EXPECT_EQ(claim(*g1, ann).code(), world_errc::not_in_scene);
-}
-
-// A node too busy to answer a claim within its timeout may still hold the player: it is asked again
-// (the test plays node "a": it lets the first claim go unanswered and answers the second), and the
-// client gets its player back instead of a new one.
-TEST_F(Gateways, ANodeSilentToAClaimIsAskedAgainBeforeThePlayerIsGivenUp) {
-  ASSERT_TRUE(node_lease::join(nodes, "a", 0));
-  std::atomic<int> asked{0};
-  auto claims = link->subscribe(
-      "scenert.node.a.claim", [&](std::string_view, std::string_view, std::string_view reply) {
-        if (++asked == 1) return;  // busy: no answer in time
-        (void)link->publish(std::string(reply),
-                            wire::encode(wire::claim_answer{"a", placement{line_handle{1, 1, 1}, 0, 0}}));
-      });
-  ASSERT_TRUE(claims) << claims.error().message;
-  auto sessions = link->bucket("scenert-sessions");
-  ASSERT_TRUE(sessions) << sessions.error().message;
-  auto named = [&](const char* name) {
-    return [&, name](remote_world_options& o) {
-      o.gateway = name;
-      o.sessions = *sessions;
-    };
-  };
-  auto g1 = gateway(5s, named("g1")), g2 = gateway(5s, named("g2"));
-  ASSERT_TRUE(g1 && g2);
-  const std::string dan(32, 'd');
-  g1->remember(dan, 7, "dan", {});
-  ASSERT_TRUE(eventually([&] { return sessions->get("token." + dan).has_value(); }));
-  auto got = claim(*g2, dan);
-  ASSERT_TRUE(got) << got.error().message;
-  EXPECT_EQ(got->player, 7u);
-  EXPECT_EQ(got->line, (line_handle{1, 1, 1}));
-  EXPECT_EQ(asked.load(), 2);
-  EXPECT_EQ(g2->stats().claims_refused, 0u);
 }
 
 // A gateway that falls silent: past gateway_dead_after it is dead, and its players nobody claimed
