@@ -15,36 +15,16 @@
 #include <queue>
 #include <vector>
 
+#include "../nav/oracle.hpp"
+
 namespace scenert {
 namespace {
 
 using nav::cell;
 
-constexpr double unreachable = std::numeric_limits<double>::infinity();
-
 // The plain reference: Dijkstra over the 8 moves, each checked by can_step with the same filter.
-std::vector<double> dijkstra(const nav::nav_map& map, cell from, const nav::cell_filter& filter) {
-  std::vector<double> dist(map.cell_count(), unreachable);
-  if (!nav::can_stand(map, from.x, from.y, filter)) return dist;
-  using item = std::pair<double, std::uint32_t>;
-  std::priority_queue<item, std::vector<item>, std::greater<>> open;
-  dist[map.index(from)] = 0;
-  open.push({0, map.index(from)});
-  while (!open.empty()) {
-    const auto [d, i] = open.top();
-    open.pop();
-    if (d > dist[i]) continue;
-    const cell c = map.at(i);
-    for (int dy = -1; dy <= 1; ++dy)
-      for (int dx = -1; dx <= 1; ++dx) {
-        const cell n{c.x + dx, c.y + dy};  // wraps past 0: off the map, can_step says no
-        if (!nav::can_step(map, c, n, filter)) continue;
-        const double nd = d + ((dx != 0 && dy != 0) ? std::sqrt(2.0) : 1.0);
-        if (nd < dist[map.index(n)]) dist[map.index(n)] = nd, open.push({nd, map.index(n)});
-      }
-  }
-  return dist;
-}
+using nav::test::dijkstra;
+using nav::test::unreachable;
 
 // One random map as both the scene's map data and nav/'s map, with an occupancy layer over it.
 struct world_map {
