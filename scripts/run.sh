@@ -49,7 +49,7 @@ check_pinned() {
 }
 check_pinned "scenert run" "$server" "${server_core:-}"
 
-echo "== scenert bots: 2,000 clients for 20 s, views checked against the server's lines"
+echo "== scenert bots: 2,000 clients for 20 s (or as the extra arguments say), views checked against the server's lines"
 python3 "$here/server_cost.py" watch "$server" "$admin" ${server_core:+"$server_core" "$bots_core"} >"$log.cost" &
 watcher=$!
 for _ in $(seq 100); do [[ -s "$log.cost" ]] && break; sleep 0.1; done
@@ -65,9 +65,14 @@ if [[ -n "${bots_core:-}" ]]; then
   checker=$!
 fi
 status=0
-bash -c 'echo $$ >"$0"; exec "$@"' "$log.bots" "${bots_on[@]}" "$scenert" bots "127.0.0.1:$tcp" --clients 2000 \
-  --seconds 20 --rate 100 --move-hz 2 --threads 2 --seed 1 --verify-views "127.0.0.1:$admin" --checkpoints 1 \
-  --threshold errors==0 "$@" || status=$?
+# The main job's run, each flag unless the extra arguments give it (an option given twice is an error).
+defaults=()
+for pair in "--clients 2000" "--seconds 20" "--rate 100" "--move-hz 2" "--threads 2" "--seed 1"; do
+  flag=${pair% *}
+  [[ " $* " == *" $flag "* ]] || defaults+=($pair)
+done
+bash -c 'echo $$ >"$0"; exec "$@"' "$log.bots" "${bots_on[@]}" "$scenert" bots "127.0.0.1:$tcp" "${defaults[@]}" \
+  --verify-views "127.0.0.1:$admin" --checkpoints 1 --threshold errors==0 "$@" || status=$?
 if [[ -n "$checker" ]]; then
   wait "$checker" || pin_status=1
   cat "$log.pin"
