@@ -263,8 +263,29 @@ void front::place_again(player_id p, scene_id scene, std::optional<grid::cell_po
   }
   if (!f.roll.detached.contains(p)) return;  // gone meanwhile
   lock.unlock();
-  f.w->submit(world_request::enter(p, scene), [w = f.w, p, at](world_result r) {
-    if (r && at) w->submit(world_request::move(p, *at), {});
+  // Its client, resuming later, hears the place it was given now, not the one it left. The answer
+  // goes to an I/O thread (a stopped front runs no handler).
+  f.w->submit(
+      world_request::enter(p, scene), [&f, w = f.w, io = f.shards.front()->io, p, at](world_result r) {
+        if (r && at) w->submit(world_request::move(p, *at), {});
+        if (r) asio::post(*io, [&f, p, r = std::move(r)]() mutable { f.placed_while_away(p, std::move(r)); });
+      });
+}
+
+void front::impl::placed_while_away(player_id p, world_result placed) {
+  std::unique_lock lock(roll.m);
+  if (auto d = roll.detached.find(p); d != roll.detached.end()) {
+    d->second.place = *placed, d->second.placed = true;
+    return;
+  }
+  front_shard* there = home_of(p, lock);
+  if (there == nullptr) return;  // gone meanwhile
+  lock.unlock();
+  asio::post(*there->io, [there, p, placed = std::move(placed)]() mutable {
+    if (auto s = there->sessions.find(p); s != there->sessions.end()) {
+      there->play.placed_again(s->second, std::move(placed));
+      there->flush();
+    }
   });
 }
 

@@ -99,6 +99,9 @@ struct front::impl {
   }
   /// The shard `p` is logged in on, if any (the roll's mutex held by `lock`).
   front_shard* home_of(player_id p, const std::unique_lock<std::mutex>& lock);
+  /// Where a player placed again while its client was away stands now: kept for its resume, or told
+  /// to the client that resumed meanwhile. An I/O thread.
+  void placed_while_away(player_id p, world_result placed);
 };
 
 // One I/O thread of the front: one io_context owns its sessions, its view mirrors and its parts.

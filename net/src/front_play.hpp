@@ -32,6 +32,10 @@ class play_desk {
                    std::optional<grid::cell_point> then_to = std::nullopt);
   /// The player's moves count from where its line holds it again (no position asked).
   void forget_asked(session& s);
+  /// A player placed again while its client was away, which has resumed since: it hears its scene.
+  void placed_again(const std::shared_ptr<session>& s, world_result r) {
+    answered(s, 0, false, std::move(r));
+  }
 
  private:
   void bad_frame(const std::shared_ptr<session>& s, const std::string& why);

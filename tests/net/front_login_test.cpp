@@ -116,6 +116,27 @@ TEST(FrontLogin, AResumeInsideResumeMsGetsTheSamePlayerAndAFreshView) {
   EXPECT_EQ(s.door->stats().detached, 0U);
 }
 
+// A player placed again while its client was away (in a cluster: its node died, its gateway placed it
+// on another node's line) resumes where it was placed, not where it left: its scene (1006) names the
+// new place, whether the placement came before the resume or after it.
+TEST(FrontLogin, APlayerPlacedAgainWhileAwayResumesWhereItWasPlaced) {
+  server s(front_options{.resume = 5s});
+  auto c = s.connect();
+  scene_info left_from;
+  const auto first = log_in(*c, "alice", "", nullptr, &left_from);
+  ASSERT_EQ(left_from.scene, town_id);
+  c->close();
+  ASSERT_TRUE(scenert::test::eventually([&] { return s.door->stats().detached == 1; }));
+  // The world lets it go, as a dead node's lines do, and the front places it again in the field.
+  ASSERT_TRUE(s.w->submit(world_request::leave(static_cast<player_id>(first.pid))).get());
+  s.door->place_again(static_cast<player_id>(first.pid), field_id, std::nullopt);
+  auto again = s.connect();
+  const auto back = log_in(*again, "ignored", first.resume_token);
+  EXPECT_TRUE(back.resumed);
+  const auto now = wait_for<scene_info>(*again, [](const scene_info& i) { return i.scene == field_id; });
+  EXPECT_EQ(now.scene, field_id);
+}
+
 // A named player beside a watcher; its connection drops, and the watcher sees it leave.
 login_ok drop_and_watch_it_leave(server& s) {
   auto watcher = s.connect();
