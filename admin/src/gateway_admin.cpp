@@ -23,6 +23,9 @@ void render_gateway_metrics(prometheus_text& out, const cluster::gateway_stats& 
               c(s.no_node));
   out.counter("scenert_gateway_event_batches_total", "Line event batches heard.", c(s.event_batches));
   out.counter("scenert_gateway_event_gaps_total", "Lines whose batches skipped (events lost).", c(s.gaps));
+  out.counter("scenert_gateway_from_dead_starts_total",
+              "Event batches and views from a start of a node declared dead, not heard.",
+              c(s.from_dead_starts));
   out.counter("scenert_gateway_views_asked_total", "Nodes asked for their lines as they stand.",
               c(s.views_asked));
   out.counter("scenert_gateway_views_applied_total", "Nodes' lines as they stand, applied.",

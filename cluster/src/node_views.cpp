@@ -13,7 +13,7 @@ void node_endpoint::impl::line_events(line_handle line, phase_id phase, std::spa
   auto& v = s.views[k];
   if (v.line != line) v = line_view{line, 0, {}};  // a new generation starts its count again
   v.standing.apply(events);
-  wire::event_batch b{line, phase, ++v.seq, {events.begin(), events.end()}};
+  wire::event_batch b{line, phase, ++v.seq, {events.begin(), events.end()}, epoch};
   // Published under the view's lock, so the line's batches leave in their order.
   publish(subjects::line(node, line), wire::encode(b));
   event_batches.fetch_add(1, std::memory_order_relaxed);
@@ -28,7 +28,7 @@ void node_endpoint::impl::line_frames(line_handle line, std::span<const module_f
 void node_endpoint::impl::on_views(std::string_view reply) {
   if (reply.empty()) return;
   views_asked.fetch_add(1, std::memory_order_relaxed);
-  wire::views all{node, {}};
+  wire::views all{node, {}, epoch};
   for (auto& s : shards) {
     std::lock_guard lock(s.m);
     for (const auto& [k, v] : s.views) {

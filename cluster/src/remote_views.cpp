@@ -76,6 +76,14 @@ void remote_world::impl::on_frames(std::string_view data) {
   if (opt.on_module_frames) opt.on_module_frames(b->line, b->frames);
 }
 
+bool remote_world::impl::from_dead_start(std::string_view node, std::uint64_t epoch) {
+  std::lock_guard lock(m);
+  const auto dead = buried.find(std::string(node));
+  if (dead == buried.end() || epoch > dead->second) return false;
+  from_dead_starts.fetch_add(1, std::memory_order_relaxed);
+  return true;
+}
+
 void remote_world::impl::on_events(std::string_view subject, std::string_view data) {
   if (wire::is_frame_batch(data)) return on_frames(data);
   auto b = wire::decode_event_batch(data);
@@ -84,6 +92,7 @@ void remote_world::impl::on_events(std::string_view subject, std::string_view da
     bad_messages.fetch_add(1, std::memory_order_relaxed);
     return;
   }
+  if (from_dead_start(node, b->epoch)) return;
   event_batches.fetch_add(1, std::memory_order_relaxed);
   bool ask = false;
   {
@@ -121,6 +130,7 @@ void remote_world::impl::on_views(std::string_view data) {
     bad_messages.fetch_add(1, std::memory_order_relaxed);
     return warn(fmt::format("gateway {}: {}", opt.gateway, got.error().message));
   }
+  if (from_dead_start(got->node, got->epoch)) return;
   views_applied.fetch_add(1, std::memory_order_relaxed);
   {
     std::lock_guard lock(m);

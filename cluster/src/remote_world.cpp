@@ -282,8 +282,10 @@ void remote_world::impl::read_nodes(clock::time_point now) {
     // dead: that start is lost all the same, its players are placed again.
     for (const auto& [name, n] : nodes)
       if (const auto now_is = live.find(name);
-          now_is == live.end() || now_is->second.record.epoch != n.record.epoch)
+          now_is == live.end() || now_is->second.record.epoch != n.record.epoch) {
         lost.push_back(name);
+        bury(name, n.record.epoch);
+      }
     nodes = std::move(live);
   }
   for (const auto& name : lost) lose(name);
@@ -295,6 +297,7 @@ bool remote_world::impl::newer_start(const std::string& node, std::uint64_t epoc
   std::lock_guard lock(m);
   const auto known = nodes.find(node);
   if (known == nodes.end() || epoch <= known->second.record.epoch) return false;
+  bury(node, known->second.record.epoch);
   known->second.record.epoch = epoch;
   return true;
 }
@@ -500,7 +503,8 @@ remote_world_stats remote_world::stats() const {
                        n(i.journeys_failed),
                        n(i.entries_to_room),
                        n(i.entries_to_new_line),
-                       n(i.sent_again)};
+                       n(i.sent_again),
+                       n(i.from_dead_starts)};
   std::lock_guard lock(i.m);
   s.live_nodes = static_cast<std::uint32_t>(i.nodes.size());
   s.players = static_cast<std::uint32_t>(i.node_of.size());

@@ -4,6 +4,7 @@
 // events tell them. `m` guards the first four, `lines_m` the lines; one who needs both takes
 // `lines_m` first.
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -136,6 +137,8 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
   std::uint64_t next_ticket = 1;
   std::map<std::string, std::vector<wire::request_entry>> outbox;  // by node
   std::map<std::string, detail::known_node> nodes;                 // live ones
+  // By node name, the newest start declared dead here: what it still publishes is not heard.
+  std::map<std::string, std::uint64_t> buried;
   std::map<std::string, detail::clock::time_point> views_asked_at;
   std::set<std::string> unsynced;  // nodes whose views were asked for by resync_all, not given yet
   detail::clock::time_point nodes_read{}, beaten{};
@@ -167,7 +170,7 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
   std::atomic<std::uint64_t> request_batches{0}, requests{0}, answers{0}, timeouts{0}, no_node{0},
       event_batches{0}, gaps{0}, views_asked{0}, views_applied{0}, bad_messages{0}, nodes_lost{0},
       players_orphaned{0}, claims{0}, claims_refused{0}, claimed_elsewhere{0}, journeys{0},
-      journeys_failed{0}, entries_to_room{0}, entries_to_new_line{0}, sent_again{0};
+      journeys_failed{0}, entries_to_room{0}, entries_to_new_line{0}, sent_again{0}, from_dead_starts{0};
 
   impl(nats_link& l, kv_bucket b, remote_world_options o)
       : link(l), nodes_bucket(std::move(b)), opt(std::move(o)) {}
@@ -192,6 +195,14 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
   void read_nodes(detail::clock::time_point now);
   void lose(const std::string& node);
   bool newer_start(const std::string& node, std::uint64_t epoch);
+  // Records a start of `node` declared dead (m held).
+  void bury(const std::string& node, std::uint64_t epoch) {
+    auto& newest = buried[node];
+    newest = std::max(newest, epoch);
+  }
+  // Whether `epoch` of `node` was declared dead here: a node stopped, declared dead and let run
+  // again publishes its lines' events until it learns so, and they are not heard (takes m).
+  bool from_dead_start(std::string_view node, std::uint64_t epoch);
   void follow(const detail::pending_request& r, const std::string& node,
               const world_result& result);  // m held
   void fail_over(const std::string& node);

@@ -12,7 +12,7 @@ namespace scenert::cluster::wire {
 
 namespace {
 
-constexpr std::uint8_t version = 3;
+constexpr std::uint8_t version = 4;
 constexpr char request_kind = 'R', answer_kind = 'A', event_kind = 'E', views_kind = 'V', claim_kind = 'C',
                claim_answer_kind = 'c', arrival_kind = 'T', arrival_answer_kind = 't', frames_kind = 'F';
 
@@ -310,10 +310,11 @@ std::string encode(const answer_batch& b) {
 }
 
 std::string encode(const event_batch& b) {
-  writer w(header_size + line_size + 4 + 8 + count_size + event_size * b.events.size(), event_kind);
+  writer w(header_size + line_size + 4 + 8 + 8 + count_size + event_size * b.events.size(), event_kind);
   w.line(b.line);
   w.uint(b.phase);
   w.uint(b.seq);
+  w.uint(b.epoch);
   put_events(w, b.events);
   return std::move(w.out);
 }
@@ -329,10 +330,11 @@ std::string encode(const frame_batch& b) {
 }
 
 std::string encode(const views& v) {
-  std::size_t size = header_size + string_head + v.node.size() + count_size;
+  std::size_t size = header_size + string_head + v.node.size() + 8 + count_size;
   for (const auto& s : v.lines) size += view_min_size + event_size * s.standing.size();
   writer w(size, views_kind);
   w.str(v.node);
+  w.uint(v.epoch);
   w.count(v.lines.size());
   for (const auto& s : v.lines) {
     w.line(s.line);
@@ -411,6 +413,7 @@ cluster_result<event_batch> decode_event_batch(std::string_view bytes) {
   b.line = r.line();
   b.phase = r.uint<std::uint32_t>("the phase");
   b.seq = r.uint<std::uint64_t>("the seq");
+  b.epoch = r.uint<std::uint64_t>("the node's epoch");
   b.events = get_events(r, "the events' count");
   return r.finish(std::move(b));
 }
@@ -432,6 +435,7 @@ cluster_result<views> decode_views(std::string_view bytes) {
   r.header(views_kind);
   views v;
   v.node = r.str("the node");
+  v.epoch = r.uint<std::uint64_t>("the node's epoch");
   v.lines.resize(r.count(view_min_size, "the lines' count"));
   for (auto& s : v.lines) {
     s.line = r.line();

@@ -241,6 +241,8 @@ void front::resync_views() {
     asio::post(*sh->io, [&s = *sh] {
       s.fan.drain_lines();
       for (auto& [pid, session] : s.sessions) {
+        // Told of a place its lines' events have not shown yet: their entered sends its view.
+        if (!session->player().place_heard) continue;
         s.fan.correct_place(*session);
         s.fan.send_view(*session, true);
       }

@@ -178,8 +178,12 @@ void fan_out::send_module_frame(const view_mirror& mirror, const view_key& key, 
   }
 }
 
-// The view each player stands in follows its line's entered and left.
+// The view each player stands in follows its line's entered and left. Either, on the place its
+// client was told last, says the events have caught up with that answer.
 void fan_out::followed(const line_batch& b, const line_event& e, const view_key& key) {
+  if (session* s = shard_.session_of(e.player);
+      s != nullptr && s->player().place.line == b.line && s->player().place.phase == b.phase)
+    s->player().place_heard = true;
   if (e.what == line_event::kind::entered) shard_.line_of[e.player] = {b.line, b.phase};
   if (e.what != line_event::kind::left) return;
   if (auto l = shard_.line_of.find(e.player); l != shard_.line_of.end() && l->second.key() == key)
@@ -196,6 +200,7 @@ void fan_out::stands_again(const line_batch& b) {
   if (shard_.line_of.contains(b.stands) || m == shard_.mirrors.end() || !m->second.where(b.stands)) return;
   shard_.line_of[b.stands] = back;
   if (session* s = shard_.session_of(b.stands)) {
+    s->player().place_heard = true;  // the world says where it stands: newer than any answer
     correct_place(*s);
     send_view(*s, true);
   }
@@ -251,11 +256,12 @@ void fan_out::forget_view(const view_mirror& mirror, player_id p) {
 }
 
 // A client whose answer was lost (a node's link dropped it, the request timed out) may stand
-// elsewhere than it was told: the lines' events say where.
+// elsewhere than it was told: the lines' events say where, unless they have not caught up with the
+// last answer yet (they show where it stood before).
 void fan_out::correct_place(session& s) {
   player_state& p = s.player();
   auto l = shard_.line_of.find(p.pid);
-  if (!p.placed || l == shard_.line_of.end() ||
+  if (!p.placed || !p.place_heard || l == shard_.line_of.end() ||
       (l->second.line == p.place.line && l->second.phase == p.place.phase))
     return;
   p.place = placement{l->second.line, l->second.phase == p.place.phase ? p.place.space : 0, l->second.phase};

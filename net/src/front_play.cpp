@@ -210,9 +210,13 @@ void play_desk::enter_world(const std::shared_ptr<session>& asking, const world_
 // The answer first, then the geometry of the line it put the player on.
 void play_desk::answered(const std::shared_ptr<session>& s, std::uint32_t request_id, bool leaving,
                          world_result r) {
-  if (!r && request_id == 0)  // a login (or a player placed again) that found no place
-    return s->close(close_reason::no_place, r.error().message);
   player_state& p = s->player();
+  if (!r && request_id == 0) {  // a login (or a player placed again) that found no place
+    // Placed again and found standing already: a request of its own that a live node took over
+    // placed it first (a cluster's node died with both under way). It keeps that place.
+    if (p.placed && r.code() == world_errc::already_in_scene) return shard_.fan.correct_place(*s);
+    return s->close(close_reason::no_place, r.error().message);
+  }
   if (request_id != 0) {
     answer a{request_id, to_string(r.code()), r ? "" : r.error().message, 0, 0, 0};
     if (r) a.scene = r->line.scene, a.line = r->line.line, a.phase = r->phase;
@@ -225,6 +229,9 @@ void play_desk::answered(const std::shared_ptr<session>& s, std::uint32_t reques
   // Its asked position and speed start again when the shard hears it entered its new view.
   p.placed = !leaving;
   p.place = *r;
+  const auto stands = shard_.line_of.find(p.pid);
+  p.place_heard =
+      stands != shard_.line_of.end() && stands->second.line == r->line && stands->second.phase == r->phase;
   const scene_def* def = shard_.geo.def_of(r->line.scene);
   if (!leaving && def != nullptr && p.speaks_scenert) s->send(shard_.geo.info_of(*def, *r, p));
 }

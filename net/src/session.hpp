@@ -81,6 +81,9 @@ struct player_state {
   std::vector<std::uint64_t> maps_held;
   std::uint32_t bad_frames = 0;
   placement place;  // where the world put it last
+  // Its lines' events have shown it on `place`. An answer can come before them: until they do, they
+  // are older news and do not correct the place the client was told.
+  bool place_heard = true;
   bucket moves, chat, requests, heartbeats, module_messages;
   bucket flooding;                      // its messages over their rates: empty, it is cut
   clock::time_point moved_at{};         // placed, or its last move accepted (for max_speed)

@@ -2,7 +2,7 @@
 // to a live node (the client waits, it is not refused), one whose answer was lost is found where its
 // node placed it; a starting node is sent nothing; a claim a busy node did not answer is asked again;
 // a journey its source gave up after the target placed the player ends with the front told where the
-// player stands still.
+// player stands still; a start of a node declared dead is heard no more.
 
 #include <scenert/cluster/node_endpoint.hpp>
 #include <scenert/cluster/node_lease.hpp>
@@ -107,6 +107,40 @@ TEST_F(Gateways, ANodeStartedAgainUnderItsNameLosesItsPreviousStartsPlayers) {
   EXPECT_EQ(lost[0].first, "a");
   EXPECT_EQ(lost[0].second, std::vector<player_id>{10});
   EXPECT_EQ(g->stats().nodes_lost, 1u);
+}
+
+// A node stopped, declared dead and let run again publishes its lines' events and answers views
+// until it learns it is dead: the gateway, which placed its players elsewhere, hears none of it. Its
+// next start (a new epoch, the same name and subjects) is heard.
+TEST_F(Gateways, ANodeStartDeclaredDeadIsHeardNoMore) {
+  auto lease = node_lease::join(nodes, "a", 0);  // epoch 1
+  ASSERT_TRUE(lease) << lease.error().message;
+  auto g = gateway();
+  ASSERT_NE(g, nullptr);
+  const std::string subject = "scenert.line.a.1.1";
+  auto publish = [&](const wire::event_batch& b) { ASSERT_TRUE(link->publish(subject, wire::encode(b))); };
+  const line_handle first{1, 1, 1}, second{1, 1, 2};
+  publish({first, 0, 1, {{kind::entered, 1, {1, 1}, false}}, 1});
+  ASSERT_EQ(front.wait_for(1).size(), 1u);
+  ASSERT_TRUE(declare_dead(nodes, "a", lease->revision()));
+  g->poll(std::chrono::steady_clock::now() + 2s);  // reads the nodes: a is dead, player 1 leaves
+  auto got = front.wait_for(2);
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[1].events.at(0).what, kind::left);
+
+  // The dead start goes on: a batch, and views a gateway never asked it for (each would show
+  // player 1 standing there again).
+  publish({first, 0, 2, {{kind::moved, 1, {2, 1}, false}}, 1});
+  wire::views stale{"a", {wire::view_state{first, 0, 2, {{kind::entered, 1, {2, 1}, false}}}}, 1};
+  ASSERT_TRUE(link->publish("scenert.gateway.g.views", wire::encode(stale)));
+  auto next = node_lease::join(nodes, "a", 0);  // epoch 2
+  ASSERT_TRUE(next) << next.error().message;
+  publish({second, 0, 1, {{kind::entered, 5, {3, 3}, false}}, next->record().epoch});
+  got = front.wait_for(3);
+  ASSERT_EQ(got.size(), 3u);  // the line's subject keeps the order: a stale batch would come first
+  EXPECT_EQ(got[2].line, second);
+  EXPECT_EQ(got[2].events.at(0).player, 5u);
+  EXPECT_TRUE(eventually([&] { return g->stats().from_dead_starts == 2; }));
 }
 
 // A journey its source node gave up (the target did not answer in time) after the target had placed

@@ -44,6 +44,7 @@ event_batch some_events() {
   b.line = {3, 2, 7};
   b.phase = 4;
   b.seq = 1234567890123ull;
+  b.epoch = 0x0102030405060708ull;
   b.events = {{line_event::kind::entered, 10, {1, 2}, false},
               {line_event::kind::moved, 500, {3, 4}, true},
               {line_event::kind::left, 11, {}, false},
@@ -77,6 +78,7 @@ frame_batch some_frames() {
 views some_views() {
   views v;
   v.node = "node_a";
+  v.epoch = 77;
   v.lines = {{{3, 1, 1}, 0, 9, some_events().events}, {{3, 2, 7}, 4, 1, {}}};
   return v;
 }
@@ -226,6 +228,7 @@ TEST(Wire, RoundTripsEventsOfPlayersAndMonsters) {
   EXPECT_EQ(got->line, sent.line);
   EXPECT_EQ(got->phase, sent.phase);
   EXPECT_EQ(got->seq, sent.seq);
+  EXPECT_EQ(got->epoch, sent.epoch);
   expect_same(got->events, sent.events);
 }
 
@@ -234,6 +237,7 @@ TEST(Wire, RoundTripsViews) {
   auto got = decode_views(encode(sent));
   ASSERT_TRUE(got) << got.error().message;
   EXPECT_EQ(got->node, sent.node);
+  EXPECT_EQ(got->epoch, sent.epoch);
   ASSERT_EQ(got->lines.size(), 2u);
   for (std::size_t i = 0; i < 2; ++i) {
     EXPECT_EQ(got->lines[i].line, sent.lines[i].line);
@@ -305,11 +309,11 @@ TEST(Wire, RoundTripsEmptyMessages) {
 TEST(Wire, EncodesToTheExactSizeOfTheLayout) {
   // kind, version, gateway (u16 + 6), count, 6 requests of 63 bytes, one naming a node (6).
   EXPECT_EQ(encode(some_requests()).size(), 2u + 2 + 6 + 4 + 6 * 63 + 6);
-  // kind, version, line, phase, seq, count, 6 events of 18 bytes, two with a look (8 bytes more).
-  EXPECT_EQ(encode(some_events()).size(), 2u + 12 + 4 + 8 + 4 + 6 * 18 + 2 * 8);
+  // kind, version, line, phase, seq, epoch, count, 6 events of 18 bytes, two with a look (8 bytes more).
+  EXPECT_EQ(encode(some_events()).size(), 2u + 12 + 4 + 8 + 8 + 4 + 6 * 18 + 2 * 8);
   const auto e = encode(some_events());
   EXPECT_EQ(e[0], 'E');
-  EXPECT_EQ(e[1], 3);
+  EXPECT_EQ(e[1], 4);
   // A module's message: a request's 63 bytes, its opcode and its bytes (u32 + 10).
   EXPECT_EQ(encode(some_messages()).size(), 2u + 2 + 6 + 4 + 2 * (63 + 4 + 4) + 10);
   // kind, version, line, count, 5 frames of 19 bytes and their payloads, one grant (12 bytes more).
@@ -410,12 +414,12 @@ TEST(Wire, RefusesOutOfRangeEnums) {
 
   event_batch one_event{{1, 1, 1}, 0, 1, {{line_event::kind::moved, 1, {1, 1}, true}}};
   auto e = encode(one_event);
-  e[30] = 4;  // kind, version, line, phase, seq, count: the event kind (3: changed, an entity's look)
-  EXPECT_NE(decode_event_batch(e).error().message.find("unknown event kind 4 at byte 30"), std::string::npos);
-  e[30] = 0;
-  ASSERT_EQ(e[47], 1);  // the event's last byte: the monster flag (2: a look follows)
-  e[47] = 3;
-  EXPECT_NE(decode_event_batch(e).error().message.find("unknown monster flag 3 at byte 47"),
+  e[38] = 4;  // kind, version, line, phase, seq, epoch, count: the event kind (3: changed, a look)
+  EXPECT_NE(decode_event_batch(e).error().message.find("unknown event kind 4 at byte 38"), std::string::npos);
+  e[38] = 0;
+  ASSERT_EQ(e[55], 1);  // the event's last byte: the monster flag (2: a look follows)
+  e[55] = 3;
+  EXPECT_NE(decode_event_batch(e).error().message.find("unknown monster flag 3 at byte 55"),
             std::string::npos);
 }
 

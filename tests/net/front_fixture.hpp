@@ -10,7 +10,9 @@
 #include <cstdlib>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <scenert/scene/module_registry.hpp>
@@ -23,11 +25,40 @@ namespace scenert::net::test {
 using namespace scenert::test;
 inline constexpr auto patience = std::chrono::seconds(5);
 
+// Between the world's lines and the front: passes their events on, or holds them (in order) until
+// released, so a test can make a world's answer reach the front before its line's events do.
+struct event_gate {
+  using sink = std::function<void(line_handle, phase_id, std::span<const line_event>)>;
+  sink to;
+  std::mutex m;
+  bool holding = false;
+  std::vector<std::tuple<line_handle, phase_id, std::vector<line_event>>> held;
+
+  void pass(line_handle l, phase_id ph, std::span<const line_event> events) {
+    std::lock_guard lock(m);  // held while passing on: released batches keep their place
+    if (holding)
+      held.emplace_back(l, ph, std::vector<line_event>(events.begin(), events.end()));
+    else
+      to(l, ph, events);
+  }
+  void hold() {
+    std::lock_guard lock(m);
+    holding = true;
+  }
+  void release() {
+    std::lock_guard lock(m);
+    holding = false;
+    for (const auto& [l, ph, events] : held) to(l, ph, events);
+    held.clear();
+  }
+};
+
 struct server {
   scene_table table = small_table();
   std::unique_ptr<processor_pool> pool;
   std::unique_ptr<front> door;
   std::shared_ptr<world> w;
+  std::shared_ptr<event_gate> events = std::make_shared<event_gate>();
 
   // `port`, when given, is what the front talks to instead of the world (a test's port passing
   // requests on to it); `modules`, the game modules the table's scenes name (it must outlive the server).
@@ -47,7 +78,10 @@ struct server {
     EXPECT_TRUE(pool->start().has_value());
     door = front::create(table, fo);
     world_options wo;
-    wo.on_line_events = door->on_line_events();
+    events->to = door->on_line_events();
+    wo.on_line_events = [gate = events](line_handle l, phase_id ph, std::span<const line_event> e) {
+      gate->pass(l, ph, e);
+    };
     wo.on_module_frames = door->on_module_frames();
     wo.on_new_line = attach_space_modules(table);  // town lines get their phases, as in scenert run
     if (modules != nullptr)

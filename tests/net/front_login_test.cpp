@@ -1,6 +1,8 @@
 // Logins, resumes and WebSocket clients, end to end over real loopback sockets.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <atomic>
 #include <map>
 #include <mutex>
@@ -430,6 +432,82 @@ TEST(FrontLogin, AClientWhoseAnswerWasLostHearsWhereItStandsWithItsViewSentAgain
   s.door->resync_views();
   EXPECT_EQ(wait_for<scene_info>(*c).scene, test::field_id);
   (void)wait_for<players_in_view>(*c);
+}
+
+// An answer can reach the front before its line's events (on a gateway they come on other
+// subjects): a view sent again meanwhile (a gateway's link came back) keeps the place the client was
+// told, and the events, once they come, give it its new view. The client never hears the scene it
+// left as where it stands. (bob stays in the town: its view is not the field's.)
+TEST(FrontLogin, AnAnswerAheadOfItsLinesEventsIsNotUndoneByAViewSentAgain) {
+  server s;
+  auto stays = s.connect();
+  ASSERT_TRUE(stays);
+  (void)log_in(*stays, "bob");
+  auto c = s.connect();
+  ASSERT_TRUE(c);
+  players_in_view town;
+  const auto me = log_in(*c, "alice", "", &town);
+  ASSERT_EQ(others(town, me.pid).size(), 1U);  // bob, in the town with her
+  s.events->hold();
+  ASSERT_TRUE(c->send(request{1, request_kind::transfer, test::field_id, 0, 0, 0}));
+  EXPECT_EQ(wait_for<answer>(*c, [](const answer& a) { return a.request_id == 1; }).code, "ok");
+  EXPECT_EQ(wait_for<scene_info>(*c).scene, test::field_id);
+  s.door->resync_views();
+  // A heartbeat after it: its echo comes once the view was sent again. Nothing up to it may name the
+  // town (a 1006 of it, or its 202 with bob in it).
+  ASSERT_TRUE(c->send(heartbeat{7, 0}));
+  for (bool echoed = false; !echoed;) {
+    auto m = c->receive(std::chrono::duration_cast<std::chrono::milliseconds>(patience));
+    ASSERT_TRUE(m) << m.error().message;
+    if (const auto* info = std::get_if<scene_info>(&m.value())) {
+      EXPECT_EQ(info->scene, test::field_id);
+    }
+    EXPECT_FALSE(std::holds_alternative<players_in_view>(m.value())) << "the town's view, sent again";
+    echoed = std::holds_alternative<heartbeat_echo>(m.value());
+  }
+  s.events->release();
+  const auto field = wait_for<players_in_view>(*c);
+  EXPECT_TRUE(others(field, me.pid).empty());
+  EXPECT_EQ(s.door->stats().closed_by[static_cast<std::size_t>(close_reason::no_place)], 0U);
+}
+
+// A world port that counts the entries the world answered, after their answers went to the front.
+struct entry_watch_port final : world_port {
+  world* w = nullptr;
+  std::atomic<int> entries_answered{0};
+  void submit(const world_request& q, world_reply reply) override {
+    if (q.what != world_request::kind::enter) return w->submit(q, std::move(reply));
+    w->submit(q, [this, reply = std::move(reply)](world_result r) mutable {
+      if (reply) reply(std::move(r));
+      ++entries_answered;
+    });
+  }
+};
+
+// A player placed again (its node died) that stands somewhere already (a request of its own, taken
+// over by a live node, placed it first) keeps its place and its client: the world's already_in_scene
+// is no reason to close it.
+TEST(FrontLogin, APlayerPlacedAgainThatStandsSomewhereAlreadyKeepsItsPlace) {
+  entry_watch_port port;
+  server s({}, nullptr, [&](world& w) -> world_port& {
+    port.w = &w;
+    return port;
+  });
+  auto c = s.connect();
+  ASSERT_TRUE(c);
+  const auto me = log_in(*c, "alice");
+  const int before = port.entries_answered.load();
+  s.door->place_again(static_cast<player_id>(me.pid), test::field_id, std::nullopt);
+  ASSERT_TRUE(eventually([&] { return port.entries_answered.load() > before; }));
+  // Its answer went to the connection's I/O thread before this heartbeat's frame arrived there.
+  ASSERT_TRUE(c->send(heartbeat{9, 0}));
+  for (bool echoed = false; !echoed;) {
+    auto m = c->receive(std::chrono::duration_cast<std::chrono::milliseconds>(patience));
+    ASSERT_TRUE(m) << m.error().message;
+    ASSERT_FALSE(std::holds_alternative<goodbye>(m.value())) << std::get<goodbye>(m.value()).reason;
+    echoed = std::holds_alternative<heartbeat_echo>(m.value());
+  }
+  EXPECT_EQ(closed(s, close_reason::no_place), 0U);
 }
 
 }  // namespace

@@ -82,6 +82,9 @@ struct remote_world_stats {
   std::uint64_t entries_to_room = 0;                ///< entries and scene changes sent to a line with room
   std::uint64_t entries_to_new_line = 0;            ///< those sent where a line opens (every line was full)
   std::uint64_t sent_again = 0;  ///< entries of players nowhere yet sent to another node (theirs died)
+  /// Event batches and views from a start of a node declared dead here (stopped, then let run again
+  /// before it learnt so): not heard, its lines' players stand elsewhere now.
+  std::uint64_t from_dead_starts = 0;
   std::uint32_t live_nodes = 0, players = 0;
 };
 

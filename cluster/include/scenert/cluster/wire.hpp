@@ -49,6 +49,9 @@ struct event_batch {
   phase_id phase = 0;
   std::uint64_t seq = 0;
   std::vector<line_event> events;
+  /// The sending node's epoch: a gateway hears no start of a node it declared dead (one stopped,
+  /// declared dead and let run again publishes what it did before it learns so).
+  std::uint64_t epoch = 0;
 };
 
 /// One line's game-module frames of a tick, on the line's events subject right after its events
@@ -71,6 +74,7 @@ struct view_state {
 struct views {
   std::string node;
   std::vector<view_state> lines;
+  std::uint64_t epoch = 0;  ///< the answering node's epoch (as event_batch's)
 };
 
 /// A gateway resuming a client whose player another gateway held (subject scenert.node.NODE.claim,
