@@ -14,6 +14,9 @@ using steady = std::chrono::steady_clock;
 // at once is right; this many losses in a row is a fault, not contention.
 constexpr int write_tries = 64;
 constexpr std::size_t max_known_accounts = 16'384;
+// New grants one write applies to an account at most: its record stays far below the server's
+// largest message (1 MiB by default) even with a batch of long ids to one account.
+constexpr std::size_t max_new_per_write = 512;
 
 std::int64_t wall_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -39,8 +42,8 @@ void fail_all(std::vector<pending_grant*>& grants, const error<store_errc>& e) {
   }
 }
 
-void settle(std::vector<pending_grant*>& grants, const std::vector<bool>& applies) {
-  for (std::size_t i = 0; i < grants.size(); ++i) {
+void settle(std::vector<pending_grant*>& grants, const std::vector<bool>& applies, std::size_t examined) {
+  for (std::size_t i = 0; i < examined; ++i) {
     if (grants[i]->decided) continue;
     grants[i]->decided = true;
     grants[i]->receipt.repeated = !applies[i];
@@ -182,7 +185,8 @@ result<account_book::round, store_errc> account_book::decide(const known_account
   round r{now.rec, std::vector<bool>(grants.size(), false), 0};
   const std::size_t prior = r.next.recent.size();
   std::unordered_set<std::string> ids(r.next.recent.begin(), r.next.recent.end());
-  for (std::size_t i = 0; i < grants.size(); ++i) {
+  for (std::size_t i = 0; i < grants.size() && r.applied < max_new_per_write; ++i) {
+    r.examined = i + 1;
     pending_grant& g = *grants[i];
     if (g.decided || ids.contains(g.id)) continue;
     if (r.next.spent > 0) {
@@ -228,17 +232,22 @@ result<void, store_errc> account_book::let_go(round& r, std::size_t prior) {
   return {};
 }
 
-// One compare-and-set for every grant of the batch to this account; a lost race reads the record
-// again and decides again (the grants the winner applied are repeats now).
-void account_book::write_account(const std::string& key, std::vector<pending_grant*>& grants) {
-  spent_seen_.clear();
+// One compare-and-set for the grants of the batch to this account (up to max_new_per_write new ones
+// a write); a lost race reads the record again and decides again (the grants the winner applied are
+// repeats now). False when the grants failed.
+bool account_book::write_round(const std::string& key, std::vector<pending_grant*>& grants) {
   bool fresh = false;
   for (int t = 0; t < write_tries; ++t) {
     auto now = load(key, fresh);
-    if (!now) return fail_all(grants, now.error());
-    auto r = decide(*now, grants);
-    if (!r) return fail_all(grants, r.error());
-    if (r->applied == 0) return settle(grants, r->applies);
+    auto r = now ? decide(*now, grants) : result<round, store_errc>(now.error());
+    if (!r) {
+      fail_all(grants, r.error());
+      return false;
+    }
+    if (r->applied == 0) {
+      settle(grants, r->applies, r->examined);
+      return true;
+    }
     const auto t0 = steady::now();
     const std::string value = encode(r->next);
     auto wrote = now->revision == 0 ? bucket_.create(key, value) : bucket_.update(key, value, now->revision);
@@ -246,15 +255,29 @@ void account_book::write_account(const std::string& key, std::vector<pending_gra
     add(n_.writes), add(n_.write_ns, ns), bump_max(n_.max_write_ns, ns);
     if (wrote) {
       remember(key, {std::move(r->next), *wrote});
-      return settle(grants, r->applies);
+      settle(grants, r->applies, r->examined);
+      return true;
     }
     accounts_.erase(key);
-    if (wrote.code() != cluster_errc::conflict) return fail_all(grants, io(wrote.error()));
+    if (wrote.code() != cluster_errc::conflict) {
+      fail_all(grants, io(wrote.error()));
+      return false;
+    }
     add(n_.conflicts);
     fresh = true;
   }
   fail_all(grants, {store_errc::io, fmt::format("bucket '{}' key '{}': lost {} races in a row",
                                                 bucket_.name(), key, write_tries)});
+  return false;
+}
+
+void account_book::write_account(const std::string& key, std::vector<pending_grant*>& grants) {
+  spent_seen_.clear();
+  auto undecided = [&] {
+    return std::any_of(grants.begin(), grants.end(), [](auto* g) { return !g->decided; });
+  };
+  while (undecided())
+    if (!write_round(key, grants)) return;
 }
 
 void account_book::apply(std::vector<pending_grant>& grants) {

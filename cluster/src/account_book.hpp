@@ -77,6 +77,7 @@ class account_book {
     account_record next;
     std::vector<bool> applies;
     std::size_t applied = 0;
+    std::size_t examined = 0;  // the grants decided by this round: the first ones, in order
   };
 
   result<known_player*, store_errc> player(player_id p);
@@ -85,6 +86,7 @@ class account_book {
   result<bool, store_errc> spent(const std::string& id);
   result<void, store_errc> let_go(round& r, std::size_t prior);
   void write_account(const std::string& key, std::vector<pending_grant*>& grants);
+  bool write_round(const std::string& key, std::vector<pending_grant*>& grants);
   void remember(const std::string& key, known_account a);
   void prune_players();
 

@@ -116,6 +116,21 @@ TEST_F(KvPlayerStore, GrantsThatLeftTheRecordAreStillRepeats) {
   EXPECT_GE(s->stats().marks, 15u);
 }
 
+// A burst to one account: at most 512 new grants a write, so the record stays far below the
+// server's largest message whatever the batch.
+TEST_F(KvPlayerStore, ABurstToOneAccountIsWrittenInBoundedWrites) {
+  auto s = open();
+  ASSERT_TRUE(s);
+  (void)sign_in(*s, 1, "ann");
+  std::atomic<int> ok{0};
+  for (int i = 0; i < 1200; ++i)
+    s->write({fmt::format("burst-{:0100}", i), 1, 9, 1},
+             [&](grant_receipt r) { ok += r.code == store_errc::ok; });
+  EXPECT_EQ(read(*s, "ann").items, (std::vector<holding>{{9, 1200}}));
+  EXPECT_EQ(ok.load(), 1200);
+  EXPECT_GE(s->stats().writes, 3u);
+}
+
 TEST_F(KvPlayerStore, AStoreFindsWhatAnotherGranted) {
   auto a = open(), b = open();
   ASSERT_TRUE(a && b);
