@@ -137,6 +137,8 @@ CLI::App* add_gateway_command(CLI::App& app, gateway_options& o) {
                   "the fewest players; default) or player-node (the node the player stands on: no journey)")
       ->check(CLI::IsMember({"least-loaded", "player-node"}));
   cmd->footer(
+      "When a scene of the table names a game module, players logged in by name sign in to the cluster's\n"
+      "player store (the JetStream bucket scenert-players), where the nodes keep what their modules grant.\n"
       "Exit status: 0 stopped cleanly; 1 invalid table; 2 usage error, unreadable file, an endpoint that\n"
       "cannot be bound or a cluster that cannot be reached.");
   return cmd;
