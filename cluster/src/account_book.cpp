@@ -91,16 +91,21 @@ holdings account_book::sign_in(player_id p, std::string owner) {
     add(n_.reads);
     return {std::move(owner), {}, store_errc::io, put.error().message};
   }
-  players_.insert_or_assign(p, known_player{std::move(rec), *put, steady::now()});
+  known_player mine{std::move(rec), *put, steady::now()};
+  signed_in_.insert_or_assign(p, mine);
+  players_.insert_or_assign(p, std::move(mine));
   return read(std::move(owner));
 }
 
-// At the revision read: a sign-in elsewhere meanwhile (a resumed player) is left as it is.
+// At the revision of this store's sign-in: a sign-in elsewhere since (a player resumed through
+// another gateway) is left as it is.
 void account_book::sign_out(player_id p) {
-  auto known = player(p);
-  if (!known || (*known)->rec.gone_ms != 0) return;
-  player_record gone{(*known)->rec.owner, wall_ms()};
-  auto wrote = bucket_.update(player_key(p), encode(gone), (*known)->revision);
+  auto mine = signed_in_.find(p);
+  if (mine == signed_in_.end()) return;
+  player_record gone{std::move(mine->second.rec.owner), wall_ms()};
+  const std::uint64_t revision = mine->second.revision;
+  signed_in_.erase(mine);
+  auto wrote = bucket_.update(player_key(p), encode(gone), revision);
   if (!wrote) {
     players_.erase(p);
     return;

@@ -48,7 +48,8 @@ class account_book {
   result<std::string, store_errc> owner_of(player_id player);
   // Writes the player's record, then reads its account.
   holdings sign_in(player_id player, std::string owner);
-  // Marks the player gone (its record removed after the grace, by this store, unless written again).
+  // Marks gone a player this store signed in (its record removed after the grace, by this store),
+  // unless the record was written again since (the player signed in elsewhere).
   void sign_out(player_id player);
   holdings read(std::string owner);
   // Decides every grant not decided yet: applied, repeated or failed.
@@ -94,6 +95,7 @@ class account_book {
   const kv_store_options& o_;
   kv_counters& n_;
   std::unordered_map<player_id, known_player> players_;
+  std::unordered_map<player_id, known_player> signed_in_;  // this store's own sign-ins, as it wrote them
   std::unordered_map<std::string, known_account> accounts_;
   std::unordered_set<std::string> spent_seen_;  // marks found in this write's rounds
   std::deque<gone_player> gone_;                // by due time: the grace is the same for all

@@ -246,6 +246,23 @@ TEST_F(KvPlayerStore, SignedOutPlayersKeepTheirAccountForTheGrace) {
   EXPECT_EQ(sign_in(*s, 5, "dee").items, (std::vector<holding>{{1, 1}}));
 }
 
+// A player resumed through another gateway signs in there; its old gateway's sign-out, later, leaves
+// that sign-in alone (it writes at the revision it read), so the grants after the grace still land.
+TEST_F(KvPlayerStore, ASignOutLeavesASignInMadeElsewhereSince) {
+  auto o = options();
+  o.account_grace = milliseconds(50);
+  o.player_ttl = milliseconds(0);
+  auto old_gateway = open(o), new_gateway = open(o);
+  ASSERT_TRUE(old_gateway && new_gateway);
+  (void)sign_in(*old_gateway, 6, "eve");
+  (void)sign_in(*new_gateway, 6, "eve");
+  old_gateway->sign_out(6);
+  (void)read(*old_gateway, "eve");                 // after the sign-out
+  std::this_thread::sleep_for(milliseconds(100));  // the pause is the scenario: past the grace
+  auto r = write(*new_gateway, {"resumed-1", 6, 2, 1});
+  EXPECT_EQ(r.code, store_errc::ok) << r.reason;
+}
+
 TEST_F(KvPlayerStore, AStoppedStoreAnswersClosed) {
   auto s = open();
   ASSERT_TRUE(s);
