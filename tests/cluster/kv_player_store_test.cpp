@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "../eventually.hpp"
 #include "nats_server.hpp"
 
 namespace scenert::cluster {
@@ -244,6 +245,11 @@ TEST_F(KvPlayerStore, SignedOutPlayersKeepTheirAccountForTheGrace) {
   auto after = write(*s, {"late-2", 4, 1, 1});
   EXPECT_EQ(after.code, store_errc::no_account) << after.reason;
   EXPECT_EQ(sign_in(*s, 5, "dee").items, (std::vector<holding>{{1, 1}}));
+  // Its record goes once the grace is over (the store's own timer); the signed-in one stays.
+  auto [link, kv] = test::open_bucket(*server, bucket());
+  EXPECT_TRUE(
+      scenert::test::eventually([&] { return kv.get("player.4").code() == cluster_errc::not_found; }));
+  EXPECT_TRUE(kv.get("player.5"));
 }
 
 // A player resumed through another gateway signs in there; its old gateway's sign-out, later, leaves
