@@ -175,6 +175,7 @@ holdings account_book::read(std::string owner) {
 
 result<bool, store_errc> account_book::spent(const std::string& id) {
   if (spent_seen_.contains(id)) return true;
+  add(n_.spent_reads);
   auto got = bucket_.get(spent_key(id));
   if (got) {
     spent_seen_.insert(id);
@@ -194,7 +195,7 @@ result<account_book::round, store_errc> account_book::decide(const known_account
     r.examined = i + 1;
     pending_grant& g = *grants[i];
     if (g.decided || ids.contains(g.id)) continue;
-    if (r.next.spent > 0) {
+    if (r.next.spent > 0 && may_be_spent(r.next.spent_filter, g.id)) {
       auto was = spent(g.id);
       if (!was) return was.error();
       if (*was) continue;
@@ -230,6 +231,7 @@ result<void, store_errc> account_book::let_go(round& r, std::size_t prior) {
   for (std::size_t i = 0; i < leaving; ++i) {
     auto marked = bucket_.put(spent_key(r.next.recent[i]), "");
     if (!marked) return io(marked.error());
+    add_spent(r.next.spent_filter, r.next.recent[i]);
     add(n_.marks);
   }
   r.next.recent.erase(r.next.recent.begin(), r.next.recent.begin() + static_cast<std::ptrdiff_t>(leaving));

@@ -223,8 +223,12 @@ void kv_player_store::read(std::string owner, holdings_done done) {
 kv_store_stats kv_player_store::stats() const {
   const auto& n = impl_->n;
   auto g = [](const std::atomic<std::uint64_t>& c) { return c.load(std::memory_order_relaxed); };
-  return {g(n.grants),    g(n.repeats), g(n.failed),   g(n.reads),       g(n.writes),
-          g(n.conflicts), g(n.marks),   g(n.write_ns), g(n.max_write_ns)};
+  kv_store_stats s;
+  s.grants = g(n.grants), s.repeats = g(n.repeats), s.failed = g(n.failed), s.reads = g(n.reads);
+  s.writes = g(n.writes), s.conflicts = g(n.conflicts), s.marks = g(n.marks),
+  s.spent_reads = g(n.spent_reads);
+  s.write_ns = g(n.write_ns), s.max_write_ns = g(n.max_write_ns);
+  return s;
 }
 
 const std::string& kv_player_store::bucket() const noexcept { return impl_->opt.bucket; }

@@ -60,6 +60,37 @@ std::optional<std::string> from_base64url(std::string_view text) {
   return out;
 }
 
+namespace {
+
+// FNV-1a, 64 bits: the same on every node and every build (std::hash is neither).
+std::uint64_t fnv1a(std::string_view bytes, std::uint64_t seed) {
+  std::uint64_t h = 14695981039346656037ull ^ seed;
+  for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+template <class Visit>
+void probes(std::string_view id, std::size_t bits, Visit visit) {
+  const std::uint64_t h1 = fnv1a(id, 0), h2 = fnv1a(id, 0x9e3779b97f4a7c15ull) | 1;
+  for (std::uint64_t i = 0; i < 4; ++i) visit(static_cast<std::size_t>((h1 + i * h2) % bits));
+}
+
+}  // namespace
+
+void add_spent(std::string& filter, std::string_view id) {
+  if (filter.empty()) filter.assign(spent_filter_bytes, '\0');
+  probes(id, filter.size() * 8,
+         [&](std::size_t bit) { filter[bit / 8] = static_cast<char>(filter[bit / 8] | (1 << (bit % 8))); });
+}
+
+bool may_be_spent(const std::string& filter, std::string_view id) {
+  if (filter.empty()) return true;
+  bool all = true;
+  probes(id, filter.size() * 8,
+         [&](std::size_t bit) { all = all && (filter[bit / 8] & (1 << (bit % 8))) != 0; });
+  return all;
+}
+
 // '=' never appears in unpadded base64url: the empty name has a key of its own.
 std::string account_key(std::string_view owner) {
   return "account." + (owner.empty() ? "=" : base64url(owner));
@@ -70,8 +101,11 @@ std::string player_key(player_id player) { return fmt::format("player.{}", playe
 std::string encode(const account_record& r) {
   nlohmann::json items = nlohmann::json::array();
   for (const auto& [item, count] : r.items) items.push_back({item, count});
-  return nlohmann::json{
-      {"v", record_version}, {"items", std::move(items)}, {"recent", r.recent}, {"spent", r.spent}}
+  return nlohmann::json{{"v", record_version},
+                        {"items", std::move(items)},
+                        {"recent", r.recent},
+                        {"spent", r.spent},
+                        {"spent_filter", base64url(r.spent_filter)}}
       .dump();
 }
 
@@ -85,6 +119,12 @@ result<account_record, store_errc> decode_account(std::string_view value) {
     return not_a("an account", "items, recent or spent missing");
   account_record r;
   r.spent = spent->get<std::uint64_t>();
+  if (const auto filter = j.find("spent_filter"); filter != j.end()) {  // absent: every id may be spent
+    auto bits = filter->is_string() ? from_base64url(filter->get<std::string>()) : std::nullopt;
+    if (!bits || (!bits->empty() && bits->size() != spent_filter_bytes))
+      return not_a("an account", "a spent_filter that is not one");
+    r.spent_filter = std::move(*bits);
+  }
   for (const auto& i : *items) {
     if (!i.is_array() || i.size() != 2 || !i[0].is_number_unsigned() ||
         i[0].get<std::uint64_t>() > UINT32_MAX || !i[1].is_number_integer())
