@@ -43,7 +43,7 @@ cluster_result<void> kv_bucket::erase_at(std::string_view key, std::uint64_t rev
 
 // A write with the server's own check: the key's last sequence must be `revision` (none for a
 // create). nats.c's update does not say which check failed; the publish's error code does. An
-// erase is the bucket's delete marker (an empty message with the KV-Operation header).
+// erase is the bucket's delete marker: an empty message with the KV-Operation header.
 cluster_result<std::uint64_t> kv_bucket::publish(std::string_view key, std::string_view value,
                                                  std::uint64_t revision, expect what, bool erasing) {
   const std::string subject = fmt::format("$KV.{}.{}", h_->name, key);
@@ -52,14 +52,18 @@ cluster_result<std::uint64_t> kv_bucket::publish(std::string_view key, std::stri
   po.MaxWait = h_->conn->timeout_ms;
   if (what == expect::nothing) po.ExpectNoMessage = true;
   if (what == expect::revision) po.ExpectLastSubjectSeq = revision;
-  natsMsg* msg = nullptr;
-  if (s == NATS_OK)
-    s = natsMsg_Create(&msg, subject.c_str(), nullptr, value.data(), static_cast<int>(value.size()));
-  if (s == NATS_OK && erasing) s = natsMsgHeader_Set(msg, "KV-Operation", "DEL");
   jsPubAck* ack = nullptr;
   jsErrCode code = static_cast<jsErrCode>(0);
-  if (s == NATS_OK) s = js_PublishMsg(&ack, h_->conn->js, msg, &po, &code);
-  natsMsg_Destroy(msg);
+  if (s == NATS_OK && !erasing)
+    s = js_Publish(&ack, h_->conn->js, subject.c_str(), value.data(), static_cast<int>(value.size()), &po,
+                   &code);
+  if (s == NATS_OK && erasing) {
+    natsMsg* msg = nullptr;
+    s = natsMsg_Create(&msg, subject.c_str(), nullptr, nullptr, 0);
+    if (s == NATS_OK) s = natsMsgHeader_Set(msg, "KV-Operation", "DEL");
+    if (s == NATS_OK) s = js_PublishMsg(&ack, h_->conn->js, msg, &po, &code);
+    natsMsg_Destroy(msg);
+  }
   if (s == NATS_OK) {
     const std::uint64_t rev = ack->Sequence;
     jsPubAck_Destroy(ack);
