@@ -10,9 +10,11 @@
 #include <unistd.h>
 
 #include <scenert/cluster/gateway.hpp>
+#include <scenert/cluster/kv_player_store.hpp>
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <atomic>
 #include <optional>
 
@@ -81,6 +83,19 @@ void log_started(const gateway_options& o, const cluster::gateway& gateway, cons
             : "");
 }
 
+// The cluster's player store, when a scene of the table names a game module: the players logged in
+// here sign in as their accounts (the nodes' grants find them there) and hear what they hold (1014).
+result<std::unique_ptr<cluster::kv_player_store>, store_errc> open_store(const gateway_options& o,
+                                                                         const scene_table& table) {
+  if (std::none_of(table.scenes.begin(), table.scenes.end(),
+                   [](const scene_def& s) { return s.module.has_value(); }))
+    return std::unique_ptr<cluster::kv_player_store>();
+  cluster::kv_store_options ko;
+  ko.url = o.front.cluster;
+  ko.name = fmt::format("{}-store", name_of(o));
+  return cluster::kv_player_store::open(std::move(ko));
+}
+
 }  // namespace
 
 CLI::App* add_gateway_command(CLI::App& app, gateway_options& o) {
@@ -122,6 +137,8 @@ CLI::App* add_gateway_command(CLI::App& app, gateway_options& o) {
                   "the fewest players; default) or player-node (the node the player stands on: no journey)")
       ->check(CLI::IsMember({"least-loaded", "player-node"}));
   cmd->footer(
+      "When a scene of the table names a game module, players logged in by name sign in to the cluster's\n"
+      "player store (the JetStream bucket scenert-players), where the nodes keep what their modules grant.\n"
       "Exit status: 0 stopped cleanly; 1 invalid table; 2 usage error, unreadable file, an endpoint that\n"
       "cannot be bound or a cluster that cannot be reached.");
   return cmd;
@@ -133,6 +150,12 @@ int run_gateway(const gateway_options& o) {
   int code = exit_ok;
   auto options = cluster_gateway_options(o, code);
   if (!options) return code;
+  auto items = open_store(o, *options->table);  // outlives the gateway: declared before it
+  if (!items) {
+    spdlog::error("--cluster {}: {}", o.front.cluster, items.error().message);
+    return exit_usage;
+  }
+  options->front.store = items->get();
   auto started = cluster::gateway::start(std::move(*options));
   if (!started) {
     spdlog::error("{}", started.error().message);
@@ -157,6 +180,7 @@ int run_gateway(const gateway_options& o) {
   spdlog::info("saying goodbye to {} clients ({} accepted over the run){}", s.connections, s.accepted,
                o.hand_off ? "; their players stay for them to resume through another gateway" : "");
   gateway.stop();
+  if (*items) (*items)->stop();
   return exit_ok;
 }
 

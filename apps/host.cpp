@@ -13,6 +13,7 @@
 #include <scenert/admin/history_ring.hpp>
 #include <scenert/admin/web_files.hpp>
 #include <scenert/admin/world_admin.hpp>
+#include <scenert/cluster/kv_player_store.hpp>
 #include <scenert/cluster/scene_node.hpp>
 #include <scenert/runtime/processor_pool.hpp>
 #include <scenert/scene/world.hpp>
@@ -38,9 +39,12 @@ struct hosting {
   explicit hosting(const run_options& options) : o(options) {}
   const run_options& o;
   std::shared_ptr<const scene_table> table;
-  std::vector<scene_id> hosted;                // a node's part of the table: its world knows no other scene
-  module_registry modules;                     // the executable's own and the --module libraries'
-  std::unique_ptr<store::sqlite_store> items;  // the player store: outlives the world and the front
+  std::vector<scene_id> hosted;  // a node's part of the table: its world knows no other scene
+  module_registry modules;       // the executable's own and the --module libraries'
+  // The player store, one of the two: outlives the world and the front.
+  std::unique_ptr<store::sqlite_store> file_store;
+  std::unique_ptr<cluster::kv_player_store> cluster_store;
+  player_store* items = nullptr;
   std::unique_ptr<processor_pool> pool;
   world_options wo;
   std::optional<web_files> pages;
@@ -92,18 +96,34 @@ int load_modules(hosting& h) {
   return report_module_problems(*h.table, h.o.table, h.modules);
 }
 
-// The player store, when the table's modules may grant (a scene names one) or --store names it.
+// The player store, when the table's modules may grant (a scene names one) or --store names it: in
+// a cluster the cluster's (every node and gateway finds every account), unless --store names a file.
 int open_store(hosting& h) {
   const bool modules = std::any_of(h.table->scenes.begin(), h.table->scenes.end(),
                                    [](const scene_def& s) { return s.module.has_value(); });
   if (h.o.store.empty() && !modules) return exit_ok;
+  if (!h.o.cluster.empty() && h.o.store.empty()) {
+    cluster::kv_store_options ko;
+    ko.url = h.o.cluster;
+    ko.name = fmt::format("{}-store", h.o.node);
+    auto opened = cluster::kv_player_store::open(std::move(ko));
+    if (!opened) {
+      spdlog::error("--cluster {}: {}", h.o.cluster, opened.error().message);
+      return exit_usage;
+    }
+    h.cluster_store = std::move(*opened);
+    h.items = h.cluster_store.get();
+    spdlog::info("player store: the cluster's, bucket {} at {}", h.cluster_store->bucket(), h.o.cluster);
+    return exit_ok;
+  }
   const std::string path = h.o.store.empty() ? store::default_store_path(h.o.table) : h.o.store;
   auto opened = store::sqlite_store::open(path);
   if (!opened) {
     spdlog::error("--store {}: {}", path, opened.error().message);
     return exit_usage;
   }
-  h.items = std::move(*opened);
+  h.file_store = std::move(*opened);
+  h.items = h.file_store.get();
   spdlog::info("player store: {}", path);
   return exit_ok;
 }
@@ -111,7 +131,7 @@ int open_store(hosting& h) {
 // Each new line object: a town's phases, then the game module its scene names.
 std::function<void(scene&)> new_line_modules(hosting& h) {
   return [phases = attach_space_modules(*h.table),
-          games = attach_game_modules(*h.table, h.modules, h.items.get())](scene& l) {
+          games = attach_game_modules(*h.table, h.modules, h.items)](scene& l) {
     phases(l);
     games(l);
   };
@@ -138,7 +158,7 @@ int open_door(hosting& h) {
     spdlog::error("{}", options.error().message);
     return exit_usage;
   }
-  options->store = h.items.get();
+  options->store = h.items;
   h.door = net::front::create(*h.table, std::move(*options));
   h.wo.on_line_events = h.door->on_line_events();
   h.wo.on_module_frames = h.door->on_module_frames();
@@ -249,11 +269,20 @@ int start_serving(hosting& h) {
 
 // After the lines closed: what they granted last is written before the process ends.
 void stop_store(hosting& h) {
-  if (!h.items) return;
-  h.items->stop();
-  const auto s = h.items->stats();
-  spdlog::info("player store {}: {} grants written, {} repeats, {} failed in {} commits", h.items->path(),
-               s.grants, s.repeats, s.failed, s.commits);
+  if (h.file_store) {
+    h.file_store->stop();
+    const auto s = h.file_store->stats();
+    spdlog::info("player store {}: {} grants written, {} repeats, {} failed in {} commits",
+                 h.file_store->path(), s.grants, s.repeats, s.failed, s.commits);
+  }
+  if (h.cluster_store) {
+    h.cluster_store->stop();
+    const auto s = h.cluster_store->stats();
+    spdlog::info(
+        "player store (bucket {}): {} grants written, {} repeats, {} failed in {} account writes ({} "
+        "races lost to other stores)",
+        h.cluster_store->bucket(), s.grants, s.repeats, s.failed, s.writes, s.conflicts);
+  }
 }
 
 void say_hosting(const hosting& h) {

@@ -181,7 +181,9 @@ CLI::App* add_run_command(CLI::App& app, run_options& o) {
   cmd->add_option(
       "--store", o.store,
       "The player store: a SQLite file where what game modules give players is kept (made when "
-      "absent). Default: beside the table, TABLE.store.sqlite, when a scene of it names a module");
+      "absent). Default: beside the table, TABLE.store.sqlite, when a scene of it names a module; with "
+      "--cluster, the cluster's JetStream bucket scenert-players instead, shared by every node and gateway "
+      "(give --store FILE to keep a node's own file: its players' items are then found on that node only)");
   add_cluster_options(cmd, o);
   cmd->footer(
       "Exit status: 0 stopped cleanly; 1 invalid table; 2 usage error, unreadable file, admin or\n"

@@ -46,7 +46,9 @@ struct run_options {
   std::int64_t dead_after_ms = 3000;  ///< a cluster node silent this long is declared dead
   std::vector<std::string> hosts;     ///< the scene kinds this node hosts; empty: every scene
   std::vector<std::string> modules;   ///< libraries of game modules (--module PATH.so)
-  std::string store;  ///< the player store's file; empty: beside the table when a scene names a module
+  /// The player store's file; empty: the cluster's bucket with --cluster, else beside the table (when a
+  /// scene names a module).
+  std::string store;
   const module_registry* registry = nullptr;  ///< the modules built into this executable
 };
 

@@ -62,6 +62,62 @@ class ModulesInACluster(harness.Case):
         harness.report(f"cluster: module messages gateway -> node -> gateway; 10 round trips median "
                        f"{trips[5] * 1000:.0f} ms, max {trips[-1] * 1000:.0f} ms (10 Hz line)")
 
+    def test_loot_found_again_on_another_node_and_gateway(self):
+        """The cluster's player store: `loot` grants the client an item every line tick on the node its line
+        is on; that node is SIGKILLed, the gateway places the player again on the other node, whose grants
+        go to the same account; a login through another gateway holds every grant the client was told of
+        (1013) from both nodes (1014)."""
+        wire = harness.proto("scenert")
+        server = cluster.Server(self)
+        table = str(data("loot_cluster.json"))  # max_lines 2: the survivor opens a line of its own at once
+        nodes = {}
+        for name in ("a", "b"):
+            n = self.scenert(f"node {name}", "run", table, "--workers", "1", "--admin", "127.0.0.1:0", "--cluster",
+                             server.url, "--node", name, "--dead-after-ms", "1000", "--module", echo_library())
+            n.admin = int(n.wait_for_line(r"admin endpoint http://127\.0\.0\.1:(\d+)").group(1))
+            n.wait_for_line(r"player store: the cluster's, bucket scenert-players")
+            nodes[name] = n
+        g1 = cluster.gateway(self, server, "g1", table)
+        told = {}  # grant id -> (item, count)
+
+        def collect(c, seconds):
+            until = time.monotonic() + seconds
+            while time.monotonic() < until:
+                i, payload = c.next(5)
+                check(i is not None, "the connection closed while collecting")
+                if i == 1013:
+                    g = wire.Granted.FromString(payload)
+                    check(g.id not in told, f"grant {g.id} told twice")
+                    told[g.id] = (g.item, g.count)
+
+        c = Seed002Client(g1.tcp)
+        c.send(1000, wire.Login(name="looter"))
+        check(not wire.Inventory.FromString(c.wait(1014)).items, "a new account holds nothing")
+        collect(c, 0.3)
+        first = len(told)
+        on = harness.eventually(lambda: [k for k, n in nodes.items() if n.metric("scenert_world_players") == 1], 10,
+                                "the looter on a node")[0]
+        other = "b" if on == "a" else "a"
+        nodes[on].kill()  # SIGKILL, by its pid: its line and its store's worker with it
+        g1.wait_for_line(rf"node {on} was declared dead; 1 of its players placed again", 15)
+        harness.eventually(lambda: nodes[other].metric("scenert_world_players") == 1, 10, f"the looter on node {other}",
+                           lambda: nodes[other].json("/scenes"))
+        collect(c, 0.4)
+        check(first > 0 and len(told) > first, f"grants heard: {first} from node {on}, {len(told) - first} after")
+        g2 = cluster.gateway(self, server, "g2", table)
+        again = Seed002Client(g2.tcp)
+        again.send(1000, wire.Login(name="looter"))
+        held = {x.item: x.count for x in wire.Inventory.FromString(again.wait(1014)).items}
+        sums = {}
+        for item, count in told.values():
+            sums[item] = sums.get(item, 0) + count
+        check(all(held.get(item, 0) >= n for item, n in sums.items()),
+              f"the login through g2 holds {held}, less than the {len(told)} grants told: {sums}")
+        for p in (g2, g1, nodes[other]):
+            p.stop()
+        server.stop()
+        harness.report(f"cluster store: {first} grants told from node {on}, {len(told) - first} from node {other} "
+                       f"after {on} was SIGKILLed; a login through another gateway holds them all ({held})")
 
 
 if __name__ == "__main__":

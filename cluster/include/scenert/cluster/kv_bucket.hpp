@@ -35,15 +35,22 @@ class kv_bucket {
   /// A new value when the key is still at `revision`: `conflict` when it moved on.
   [[nodiscard]] cluster_result<std::uint64_t> update(std::string_view key, std::string_view value,
                                                      std::uint64_t revision);
+  /// The key's new value whatever it held: for a record only its writer decides (its own
+  /// player's sign-in), or one whose every value means the same (a spent grant's mark).
+  [[nodiscard]] cluster_result<std::uint64_t> put(std::string_view key, std::string_view value);
   /// Removes the key's value: for a record that decides nothing any more (a void resume token).
   [[nodiscard]] cluster_result<void> erase(std::string_view key);
+  /// Removes the key's value when it is still at `revision`: `conflict` when it moved on (written
+  /// again by someone else meanwhile, who keeps it).
+  [[nodiscard]] cluster_result<void> erase_at(std::string_view key, std::uint64_t revision);
   /// Every key that holds a value now, in no particular order.
   [[nodiscard]] cluster_result<std::vector<std::string>> keys() const;
   [[nodiscard]] const std::string& name() const noexcept;
 
  private:
+  enum class expect : std::uint8_t { nothing, revision, anything };
   cluster_result<std::uint64_t> publish(std::string_view key, std::string_view value, std::uint64_t revision,
-                                        bool first);
+                                        expect what, bool erasing = false);
   std::shared_ptr<detail::bucket_handles> h_;
 };
 

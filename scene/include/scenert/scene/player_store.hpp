@@ -3,7 +3,8 @@
 /// the session and the process. A grant is written durably before its player hears of it, and the
 /// same grant (by its id) is applied once, however often it is written. The store answers on a
 /// thread of its own; whoever asked posts the answer to its own thread (a line's mailbox, a front's
-/// executor). One process: the SQLite store of store/ (`scenert run --store`).
+/// executor). One process: the SQLite store of store/ (`scenert run --store`); a cluster: the JetStream
+/// bucket of cluster/'s kv_player_store, shared by every node and gateway.
 
 #include <cstdint>
 #include <string>
