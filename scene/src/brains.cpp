@@ -138,10 +138,12 @@ std::optional<grid::cell_point> monster_brains::think(grid::grid& g, grid::entit
   if (b == nullptr || b->state == brain_state::dead) return std::nullopt;
   grid_ = &g, self_ = id, tick_ = tick;
   const nav::cell before = b->steer.position;
+  const std::uint64_t steps_before = steps_taken_;
   perceive(*b, id);
   const std::uint32_t steps = due_steps(*b, tick);
   for (std::uint32_t i = 0; i < steps; ++i)
     if (!act(*b, rng, i == 0)) break;
+  still_thinks_ += steps_taken_ == steps_before ? 1 : 0;
   if (b->steer.position == before) return std::nullopt;
   return to_grid(b->steer.position);
 }
@@ -344,6 +346,7 @@ bool monster_brains::move(brain& b, nav::cell to) {
   mark(to, b, true);
   b.steer.position = to;
   b.stuck = 0;
+  ++steps_taken_;
   return true;
 }
 

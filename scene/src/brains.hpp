@@ -61,6 +61,10 @@ class monster_brains {
   };
   /// Spends the tick's budget on the bosses' searches and the mobs' flow fields.
   search_work step_searches();
+  /// Steps taken by every think so far (cells moved), and thinks that took none: never reset.
+  [[nodiscard]] std::uint64_t steps_taken() const noexcept { return steps_taken_; }
+  /// Thinks that took no step so far.
+  [[nodiscard]] std::uint64_t still_thinks() const noexcept { return still_thinks_; }
   /// A monster as its brain sees it.
   [[nodiscard]] std::optional<monster_view> view(grid::entity_id id) const;
   /// What a monster's brain is doing (dead for one it does not know).
@@ -137,6 +141,7 @@ class monster_brains {
   grid::grid* grid_ = nullptr;                  // the grid of the think in progress
   grid::entity_id self_ = 0;
   std::uint64_t tick_ = 0;
+  std::uint64_t steps_taken_ = 0, still_thinks_ = 0;
 };
 
 }  // namespace scenert::detail

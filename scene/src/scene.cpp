@@ -324,6 +324,8 @@ void scene::run_ai(std::uint32_t batch, std::uint64_t tick) {
   const std::uint64_t t0 = time_ai_ ? thread_cpu_ns() : 0;
   (void)grid_->for_each_active_npc(batch, [&](grid::entity_id npc) { step_npc(npc, tick); });
   const std::uint64_t t1 = time_ai_ ? thread_cpu_ns() : 0;
+  ai_cost_.steps = brains_->steps_taken();
+  ai_cost_.still_thinks = brains_->still_thinks();
   const auto work = brains_->step_searches();
   const std::uint64_t t2 = time_ai_ ? thread_cpu_ns() : 0;
   ai_cost_.timed_ticks += time_ai_ ? 1 : 0;
