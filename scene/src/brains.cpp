@@ -8,7 +8,8 @@
 namespace scenert::detail {
 namespace {
 
-constexpr std::uint32_t cell_cap = 1;       // monsters per cell
+constexpr std::uint32_t cell_cap = 1;  // monsters per cell
+static_assert(cell_cap < 256, "the per-cell counts are bytes");
 constexpr std::uint32_t max_fields = 4;     // players chased by flow field at once per line
 constexpr double replan_distance = 3;       // a target this far from a path's goal asks for a new path
 constexpr double field_slack = 2;           // a target this far from its field's cell rebuilds it
@@ -29,7 +30,8 @@ monster_brains::monster_brains(const scene_def& def, std::shared_ptr<const grid:
                                std::shared_ptr<const nav::nav_map> map)
     : def_(def),
       map_(std::move(map)),
-      budget_(def.path_budget != 0 ? def.path_budget : default_path_budget(def.kind)) {
+      budget_(def.path_budget != 0 ? def.path_budget : default_path_budget(def.kind)),
+      counts_(map_->cell_count(), 0) {
   bool barriers = false;
   for (std::size_t i = 0; i < def.monster_group_count(); ++i) {
     const grid::barrier_mask mask = grid::barrier_mask_of(def.monster_of(i).barrier);
@@ -69,8 +71,7 @@ void monster_brains::mark_players(std::span<const grid::cell_point> cells) {
 }
 
 std::uint32_t monster_brains::count(nav::cell at) const {
-  auto it = counts_.find(map_->index(at));
-  return it == counts_.end() ? 0 : it->second;
+  return map_->contains(at.x, at.y) ? counts_[map_->index(at)] : 0;
 }
 
 bool monster_brains::free_for(nav::cell at) const { return count(at) < cell_cap; }
@@ -102,8 +103,7 @@ void monster_brains::kill(grid::entity_id id) {
   brain* b = find(id);
   if (b == nullptr || b->state == brain_state::dead) return;
   drop_search(*b);
-  auto it = counts_.find(map_->index(b->steer.position));
-  if (it != counts_.end() && --it->second == 0) counts_.erase(it);
+  --counts_[map_->index(b->steer.position)];
   mark(b->steer.position, *b, false);
   b->state = brain_state::dead;
   b->target.reset();
@@ -112,7 +112,7 @@ void monster_brains::kill(grid::entity_id id) {
 void monster_brains::clear() {
   for (auto& b : brains_) drop_search(b);
   brains_.clear();
-  counts_.clear();
+  std::fill(counts_.begin(), counts_.end(), std::uint8_t{0});
   if (occupancy_) occupancy_->clear();
   player_cells_.clear();
   for (auto& f : fields_) f.live = false;
@@ -326,10 +326,10 @@ monster_brains::search_work monster_brains::step_searches() {
   search_work work;
   if (queue_ && queue_->size() != 0) work.expansions = queue_->step(budget_);
   for (auto& f : fields_) {
-    if (!f.live || f.field.complete()) continue;
-    const std::uint32_t before = f.field.settled();
-    (void)f.field.build(budget_);
-    work.field_cells += f.field.settled() - before;
+    if (!f.live || f.complete) continue;
+    const std::uint32_t before = f.field->settled();
+    f.complete = f.field->build(budget_);
+    work.field_cells += f.field->settled() - before;
   }
   return work;
 }
@@ -339,8 +339,7 @@ monster_brains::search_work monster_brains::step_searches() {
 // Books a step in the counts and on the grid; callers only ask for allowed steps.
 bool monster_brains::move(brain& b, nav::cell to) {
   if (!grid_->move(self_, to_grid(to), grid::ignore_view{}).has_value()) return false;
-  auto it = counts_.find(map_->index(b.steer.position));
-  if (it != counts_.end() && --it->second == 0) counts_.erase(it);
+  --counts_[map_->index(b.steer.position)];
   ++counts_[map_->index(to)];
   mark(b.steer.position, b, false);
   mark(to, b, true);
@@ -357,19 +356,22 @@ nav::flow_field* monster_brains::field_for(grid::entity_id player, nav::cell at)
   for (auto& f : fields_)
     if (f.live && f.player == player) slot = &f;
   if (slot == nullptr) {
-    if (fields_.size() < max_fields) fields_.emplace_back();
+    if (fields_.size() < max_fields)
+      fields_.push_back({false, false, 0, {}, 0, std::make_unique<nav::flow_field>()});
     slot = &*std::min_element(fields_.begin(), fields_.end(), [](const chase_field& a, const chase_field& b) {
       return (a.live ? a.used_at + 1 : 0) < (b.live ? b.used_at + 1 : 0);
     });
     slot->live = false;
   }
-  if (!slot->live || nav::octile_distance(slot->field.target(), at) > field_slack) {
-    slot->field.begin(*map_, at);
+  if (!slot->live || nav::octile_distance(slot->target, at) > field_slack) {
+    slot->field->begin(*map_, at);
     slot->live = true;
+    slot->complete = slot->field->complete();
     slot->player = player;
+    slot->target = at;
   }
   slot->used_at = tick_;
-  return slot->field.complete() ? &slot->field : nullptr;
+  return slot->complete ? slot->field.get() : nullptr;
 }
 
 }  // namespace scenert::detail

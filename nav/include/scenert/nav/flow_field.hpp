@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -48,11 +49,27 @@ class flow_field {
   void split_least();
   [[nodiscard]] unsigned bucket_of(double d) const noexcept;
   void relax_neighbours(std::uint32_t index);
+  // A cell's distance is this build's when its stamp holds the build's generation (stamp >> 1;
+  // bit 0: settled): begin() clears nothing but on a new map size or a wrapped generation, so a
+  // rebuild costs the cells it settles, not a sweep of the whole map.
+  [[nodiscard]] bool current(std::uint32_t index) const noexcept {
+    return (stamp_[index] >> 1) == generation_;
+  }
+  [[nodiscard]] double tentative(std::uint32_t index) const noexcept {
+    return current(index) ? dist_[index] : std::numeric_limits<double>::infinity();
+  }
+  [[nodiscard]] bool is_settled(std::uint32_t index) const noexcept {
+    return stamp_[index] == (generation_ << 1 | 1);
+  }
   const nav_map* map_ = nullptr;
   cell_filter filter_;
   cell target_;
   std::vector<double> dist_;
-  std::vector<std::uint8_t> done_;
+  std::vector<std::uint32_t> stamp_;
+  std::uint32_t generation_ = 0;
+  std::uint32_t settled_ = 0;
+  bool complete_ = false;
+  // The members above are a chaser's (next_step); the open list below, 1.5 KB, is the build's.
   // The open list: a radix heap on the distance's bits. Dijkstra never pushes a distance below the
   // last one popped, so an entry waits in the bucket of the highest bit in which it differs from
   // the last split's least distance, and moves down a few times at most (no sift through a tree).
@@ -60,8 +77,6 @@ class flow_field {
   std::uint64_t used_ = 0;  // bit b: bucket b is not empty
   std::uint64_t last_ = 0;  // the bits of the last split's least distance
   std::size_t open_ = 0;    // entries in the buckets
-  std::uint32_t settled_ = 0;
-  bool complete_ = false;
 };
 
 }  // namespace scenert::nav

@@ -145,6 +145,15 @@ inline std::uint32_t grid::collect(const strips& st, area_data** out) noexcept {
 
 template <class V>
 void grid::cross(entity_id id, slot& s, cell_point to, std::uint32_t to_area, V& visitor) {
+  if constexpr (std::is_same_v<std::decay_t<V>, ignore_view>) {
+    // Nobody listens and no view cover moves with a non-player: the strips are not worth listing.
+    if (const entity_type type = s.type(); type != entity_type::player) {
+      erase(s, type);
+      s.x = to.x, s.y = to.y;
+      insert(to_area, id, type);
+      return;
+    }
+  }
   // Start every area load before touching any: the misses overlap instead of queueing.
   __builtin_prefetch(&areas_[s.area], 1);
   __builtin_prefetch(&areas_[to_area], 1);
