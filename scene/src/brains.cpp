@@ -48,9 +48,10 @@ nav::steer_rules monster_brains::rules_of(const brain& b) const {
 // The filter of a monster's next step: empty (the map alone) without a barrier. Unlike a search's,
 // it lets no goal cell through: a step never enters a cell the mask blocks.
 nav::cell_filter monster_brains::step_filter(brain& b) {
-  if (b.steps.layer == nullptr) return {};
-  b.steps.own = b.steps.goal = b.steer.position;
-  return nav::cell_filter(b.steps);
+  if (!b.masked) return {};
+  grid::occupancy_passability& steps = route(b).steps;
+  steps.own = steps.goal = b.steer.position;
+  return nav::cell_filter(steps);
 }
 
 // A monster whose mask marks occupies its cell in the occupancy (a barrier-free one does not).
@@ -87,14 +88,18 @@ monster_brains::brain* monster_brains::find(grid::entity_id id) {
 }
 
 void monster_brains::spawn(grid::entity_id id, grid::cell_point home, std::uint32_t group) {
-  if (brains_.size() <= id) brains_.resize(id + 1);
+  if (brains_.size() <= id) brains_.resize(id + 1), routes_.resize(id + 1);
   brain& b = brains_[id];
   b = brain{};
+  routes_[id] = brain_route{};
   b.live = true;
   b.group = group < def_.monster_group_count() ? group : 0;
   b.steer = {to_nav(home), to_nav(home), false};
   const grid::barrier_mask mask = grid::barrier_mask_of(monster_of(b).barrier);
-  if (occupancy_ && grid::tests_occupants(mask)) b.steps = b.search_pass = {occupancy_.get(), mask, {}, {}};
+  if (occupancy_ && grid::tests_occupants(mask)) {
+    b.masked = true;
+    routes_[id].steps = routes_[id].search_pass = {occupancy_.get(), mask, {}, {}};
+  }
   ++counts_[map_->index(b.steer.position)];
   mark(b.steer.position, b, true);
 }
@@ -112,6 +117,7 @@ void monster_brains::kill(grid::entity_id id) {
 void monster_brains::clear() {
   for (auto& b : brains_) drop_search(b);
   brains_.clear();
+  routes_.clear();
   std::fill(counts_.begin(), counts_.end(), std::uint8_t{0});
   if (occupancy_) occupancy_->clear();
   player_cells_.clear();
@@ -122,7 +128,7 @@ std::optional<monster_view> monster_brains::view(grid::entity_id id) const {
   if (id >= brains_.size() || !brains_[id].live) return std::nullopt;
   const brain& b = brains_[id];
   std::optional<grid::cell_point> goal;
-  if (b.searching || b.path_ready) goal = to_grid(b.path_goal);
+  if (b.searching || routes_[id].path_ready) goal = to_grid(routes_[id].path_goal);
   return monster_view{b.state, to_grid(b.steer.home), b.target, b.searching, goal};
 }
 
@@ -139,6 +145,7 @@ std::optional<grid::cell_point> monster_brains::think(grid::grid& g, grid::entit
   grid_ = &g, self_ = id, tick_ = tick;
   const nav::cell before = b->steer.position;
   const std::uint64_t steps_before = steps_taken_;
+  prefetch_around(*b);
   perceive(*b, id);
   const std::uint32_t steps = due_steps(*b, tick);
   for (std::uint32_t i = 0; i < steps; ++i)
@@ -269,56 +276,59 @@ bool monster_brains::evade_home(brain& b) {
 // ---- bosses: searched paths, followed cell by cell ---------------------------------------
 
 bool monster_brains::boss_step(brain& b, nav::cell goal) {
+  brain_route& r = route(b);
   const bool stale =
-      !b.path_ready || b.next >= b.path.size() || nav::octile_distance(b.path_goal, goal) > replan_distance;
-  if (b.searching && nav::octile_distance(b.path_goal, goal) > replan_distance) drop_search(b);
+      !r.path_ready || r.next >= r.path.size() || nav::octile_distance(r.path_goal, goal) > replan_distance;
+  if (b.searching && nav::octile_distance(r.path_goal, goal) > replan_distance) drop_search(b);
   if (!b.searching && stale) request(b, goal);
   poll(b);
-  if (!b.path_ready || b.next >= b.path.size()) return false;
-  const nav::cell to = b.path[b.next];
+  if (!r.path_ready || r.next >= r.path.size()) return false;
+  const nav::cell to = r.path[r.next];
   if (!free_for(to)) return false;  // another monster stands there: wait for it
   // The occupancy moved since the search: a cell the mask blocks now asks for a new path.
   if (const nav::cell_filter filter = step_filter(b);
       !filter.empty() && !nav::can_step(*map_, b.steer.position, to, filter))
-    return b.path_ready = false, false;
-  ++b.next;
+    return r.path_ready = false, false;
+  ++r.next;
   return move(b, to);
 }
 
 void monster_brains::request(brain& b, nav::cell goal) {
   if (!queue_) queue_ = std::make_unique<nav::path_queue>(map_);
+  brain_route& r = route(b);
   nav::cell_filter filter;
-  if (b.search_pass.layer != nullptr) {
-    b.search_pass.own = b.steer.position, b.search_pass.goal = goal;
-    filter = nav::cell_filter(b.search_pass);
+  if (r.search_pass.layer != nullptr) {
+    r.search_pass.own = b.steer.position, r.search_pass.goal = goal;
+    filter = nav::cell_filter(r.search_pass);
   }
   auto handle = queue_->submit(b.steer.position, goal, filter);
-  b.path_ready = false;
+  r.path_ready = false;
   if (!handle) return;  // the queue is full: asked again at the next think
-  b.search = *handle;
+  r.search = *handle;
   b.searching = true;
-  b.path_goal = goal;
+  r.path_goal = goal;
 }
 
 // A found path is read and its request freed; an unreachable goal drops the target.
 void monster_brains::poll(brain& b) {
   if (!b.searching) return;
-  auto state = queue_->state(b.search);
+  brain_route& r = route(b);
+  auto state = queue_->state(r.search);
   if (!state) return void(b.searching = false);
   if (*state == nav::request_state::found) {
-    (void)queue_->path(b.search, b.path);
-    b.path_ready = true;
-    b.next = 1;  // path[0] is where the boss stood, and still stands: it waits while searching
+    (void)queue_->path(r.search, r.path);
+    r.path_ready = true;
+    r.next = 1;  // path[0] is where the boss stood, and still stands: it waits while searching
   }
   if (*state == nav::request_state::found || *state == nav::request_state::unreachable ||
       *state == nav::request_state::out_of_map) {
     drop_search(b);
-    if (!b.path_ready && b.state != brain_state::leash) b.target.reset();
+    if (!r.path_ready && b.state != brain_state::leash) b.target.reset();
   }
 }
 
 void monster_brains::drop_search(brain& b) {
-  if (b.searching && queue_) (void)queue_->cancel(b.search);
+  if (b.searching && queue_) (void)queue_->cancel(route(b).search);
   b.searching = false;
 }
 
@@ -347,6 +357,19 @@ bool monster_brains::move(brain& b, nav::cell to) {
   b.stuck = 0;
   ++steps_taken_;
   return true;
+}
+
+// The rows around a monster in the cell counts and in its target's field, the step's reads: their
+// loads start before perceive() and overlap with it.
+void monster_brains::prefetch_around(const brain& b) const noexcept {
+  const std::uint32_t width = map_->width(), at = map_->index(b.steer.position);
+  const std::uint32_t above = at >= width ? at - width : at,
+                      below = at + width < counts_.size() ? at + width : at;
+  for (const std::uint32_t row : {above, at, below}) __builtin_prefetch(&counts_[row]);
+  if (!b.target) return;
+  for (const auto& f : fields_)
+    if (f.live && f.complete && f.player == *b.target)
+      for (const std::uint32_t row : {above, at, below}) f.field->prefetch(row);
 }
 
 // One field per chased player, rebuilt when the player walked off its cell by more than a little;

@@ -33,6 +33,10 @@ class flow_field {
   /// Distance from a cell to the target; infinity where unreachable, blocked, outside the map,
   /// or not yet settled.
   [[nodiscard]] double distance(cell at) const noexcept;
+  /// Starts loading what next_step reads about a cell (of index `index`): a hint, no effect.
+  void prefetch(std::uint32_t index) const noexcept {
+    if (index < stamp_.size()) __builtin_prefetch(&dist_[index]), __builtin_prefetch(&stamp_[index]);
+  }
   /// The step a chaser on `from` takes: the allowed neighbour (no block, no corner, under the
   /// cell cap) with the lowest distance below its own; none on the target, when stuck, or while
   /// the field is incomplete.

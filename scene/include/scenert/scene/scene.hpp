@@ -68,6 +68,9 @@ struct ai_costs {
   /// AI ticks timed: each of the two times holds about one clock read per timed tick (a reader
   /// subtracts its own measure of a read).
   std::uint64_t timed_ticks = 0;
+  /// An empty part timed before each timed tick's parts: one read of the clock as it adds to
+  /// each of the two times, measured in place (a reader subtracts it from each).
+  std::uint64_t clock_ns = 0;
 };
 
 /// What a scene tells whoever hosts it (the world). Calls come from the scene's thread.

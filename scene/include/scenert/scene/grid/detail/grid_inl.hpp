@@ -333,8 +333,8 @@ grid_result<void> grid::for_each_in_rect(cell_rect rc, type_mask mask, F&& fn) c
   return {};
 }
 
-template <class F>
-grid_result<void> grid::for_each_active_npc(std::uint32_t batch, F&& fn) {
+template <class F, class A>
+grid_result<void> grid::for_each_active_npc(std::uint32_t batch, F&& fn, A&& ahead) {
   if (batch >= ai_batch_count)
     return scenert::fail(grid_errc::bad_batch, "for_each_active_npc: batch " + std::to_string(batch) +
                                                    " is outside [0, " + std::to_string(ai_batch_count) + ")");
@@ -346,6 +346,10 @@ grid_result<void> grid::for_each_active_npc(std::uint32_t batch, F&& fn) {
     if (ar.cover == 0) continue;
     const entity_id* ids = ar.data();
     for (std::uint32_t i = ar.end[0]; i < ar.end[1]; ++i) pass_.push_back({ids[i], generations_[ids[i]]});
+  }
+  for (const pass_entry& e : pass_) {
+    __builtin_prefetch(&slots_[e.id]);
+    ahead(e.id);
   }
   // The visitor may add, move or remove anything: re-check each snapshotted NPC before its call.
   for (std::size_t i = 0; i < pass_.size(); ++i) {
