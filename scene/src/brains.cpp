@@ -63,8 +63,9 @@ void monster_brains::mark(nav::cell at, const brain& b, bool on) {
     (void)occupancy_->release(to_grid(at), grid::occupant::monster);
 }
 
-void monster_brains::mark_players(std::span<const grid::cell_point> cells) {
-  if (!occupancy_) return;
+void monster_brains::see_players(std::span<const grid::cell_point> cells) {
+  players_ = cells;
+  if (!occupancy_ || !tracks_players_) return;
   for (const auto c : player_cells_) (void)occupancy_->release(c, grid::occupant::player);
   player_cells_.assign(cells.begin(), cells.end());
   for (const auto c : player_cells_)
@@ -121,6 +122,7 @@ void monster_brains::clear() {
   std::fill(counts_.begin(), counts_.end(), std::uint8_t{0});
   if (occupancy_) occupancy_->clear();
   player_cells_.clear();
+  players_ = {};
   for (auto& f : fields_) f.live = false;
 }
 
@@ -179,6 +181,10 @@ void monster_brains::perceive(brain& b, grid::entity_id self) {
   b.state = brain_state::idle;
   double best = monster_of(b).aggro_radius + 0.5;
   const auto at = grid_->position_of(self);
+  // No player near enough anywhere on the line: the view's areas need no scan.
+  if (std::none_of(players_.begin(), players_.end(),
+                   [&](grid::cell_point p) { return nav::octile_distance(to_nav(at), to_nav(p)) < best; }))
+    return;
   (void)grid_->for_each_in_view(at, grid::type_mask::player, [&](grid::entity_id p) {
     const double d = nav::octile_distance(to_nav(at), to_nav(grid_->position_of(p)));
     if (d < best) best = d, b.target = p;

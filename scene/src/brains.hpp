@@ -41,11 +41,9 @@ class monster_brains {
   [[nodiscard]] bool can_spawn(grid::cell_point at, std::uint32_t group = 0) const;
   /// A monster of a group appears on its home cell (the grid holds it already).
   void spawn(grid::entity_id id, grid::cell_point home, std::uint32_t group = 0);
-  /// Whether the occupancy counts players (some group's mask tests them): then the line calls
-  /// mark_players once per tick before its AI.
-  [[nodiscard]] bool tracks_players() const noexcept { return tracks_players_; }
-  /// The players' cells in the occupancy, replacing the last call's.
-  void mark_players(std::span<const grid::cell_point> cells);
+  /// Where every player of the line stands this tick (read by the thinks until the next call, the
+  /// span kept), marked in the occupancy when it tracks players.
+  void see_players(std::span<const grid::cell_point> cells);
   /// A monster dies: its search is cancelled, its cell freed; the caller takes it off the grid.
   void kill(grid::entity_id id);
   /// Forgets every monster, search and field (the line closes).
@@ -154,6 +152,7 @@ class monster_brains {
   std::unique_ptr<grid::occupancy> occupancy_;  // when a group names a barrier
   bool tracks_players_ = false;
   std::vector<grid::cell_point> player_cells_;  // marked in the occupancy
+  std::span<const grid::cell_point> players_;   // this tick's, from see_players
   grid::grid* grid_ = nullptr;                  // the grid of the think in progress
   grid::entity_id self_ = 0;
   std::uint64_t tick_ = 0;
