@@ -8,7 +8,6 @@ namespace scenert::nav {
 namespace {
 
 constexpr double infinite = std::numeric_limits<double>::infinity();
-constexpr std::uint32_t max_generation = (1u << 31) - 1;  // stamps hold generation << 1
 
 constexpr int neighbours[8][2] = {{1, 0}, {0, 1}, {-1, 0}, {0, -1}, {1, 1}, {-1, 1}, {-1, -1}, {1, -1}};
 
@@ -61,27 +60,28 @@ void flow_field::split_least() {
 
 void flow_field::begin(const nav_map& map, cell target, cell_filter filter) {
   map_ = &map, filter_ = filter, target_ = target;
-  if (stamp_.size() != map.cell_count() || generation_ == max_generation) {
-    dist_.assign(map.cell_count(), infinite);
-    stamp_.assign(map.cell_count(), 0);
-    generation_ = 0;
-  }
-  ++generation_;
-  for (std::uint64_t m = used_; m != 0; m &= m - 1) buckets_[std::countr_zero(m)].clear();
-  used_ = 0, last_ = 0, open_ = 0;
   settled_ = 0;
   complete_ = false;
-  if (!can_stand(map, target.x, target.y, filter)) return void(complete_ = true);
-  const std::uint32_t at = map.index(target);
-  dist_[at] = 0, stamp_[at] = generation_ << 1;
-  push({0, at});
+  restart_pending_ = true;
+}
+
+void flow_field::restart() {
+  restart_pending_ = false;
+  dist_.assign(map_->cell_count(), infinite);
+  done_.assign(map_->cell_count(), 0);
+  for (std::uint64_t m = used_; m != 0; m &= m - 1) buckets_[std::countr_zero(m)].clear();
+  used_ = 0, last_ = 0, open_ = 0;
+  if (!can_stand(*map_, target_.x, target_.y, filter_)) return void(complete_ = true);
+  dist_[map_->index(target_)] = 0;
+  push({0, map_->index(target_)});
 }
 
 bool flow_field::build(std::uint32_t budget) {
+  if (restart_pending_) restart();
   for (std::uint32_t n = 0; n < budget && open_ != 0;) {
     const entry e = pop();
-    if (is_settled(e.index) || e.d > dist_[e.index]) continue;
-    stamp_[e.index] |= 1;
+    if (done_[e.index] != 0 || e.d > dist_[e.index]) continue;
+    done_[e.index] = 1;
     ++settled_, ++n;
     relax_neighbours(e.index);
   }
@@ -107,8 +107,8 @@ void flow_field::relax_neighbours(std::uint32_t index) {
       continue;
     const double nd = d + (k < 4 ? 1.0 : diagonal_cost);
     const std::uint32_t ni = map_->index(offset(c, k));
-    if (nd >= tentative(ni)) continue;
-    dist_[ni] = nd, stamp_[ni] = generation_ << 1;
+    if (nd >= dist_[ni]) continue;
+    dist_[ni] = nd;
     push({nd, ni});
   }
 }
@@ -116,7 +116,7 @@ void flow_field::relax_neighbours(std::uint32_t index) {
 double flow_field::distance(cell at) const noexcept {
   if (map_ == nullptr || !map_->contains(at.x, at.y)) return infinite;
   const std::uint32_t i = map_->index(at);
-  return is_settled(i) ? dist_[i] : infinite;
+  return !restart_pending_ && done_[i] != 0 ? dist_[i] : infinite;
 }
 
 std::optional<cell> flow_field::next_step(cell from, const cell_counter& counts,

@@ -34,8 +34,9 @@ TEST(FlowField, EqualsTheOracleDistances) {
   }
 }
 
-// begin() clears nothing (a new generation stamps the cells): a field rebuilt many times toward
-// other targets, some builds abandoned halfway, answers exactly as the oracle for its last one.
+// begin() only records the target (the next build clears the arrays): a field begun many times
+// toward other targets, some builds abandoned halfway, answers exactly as the oracle for its last
+// one, and nothing before the build that follows a begin.
 TEST(FlowField, ARebuiltFieldForgetsEveryEarlierBuild) {
   const auto map = make_map({map_kind::rooms, 60, 50, 3, 0.3, 10, 1});
   nav_random rng(11);
@@ -48,6 +49,7 @@ TEST(FlowField, ARebuiltFieldForgetsEveryEarlierBuild) {
   const auto want = test::dijkstra(*map, target);
   field.begin(*map, target);
   EXPECT_FALSE(field.next_step(target).has_value());
+  EXPECT_TRUE(std::isinf(field.distance(target)));  // the last build's answers are gone
   while (!field.build(1 + rng.below(300))) {
   }
   for (std::uint32_t i = 0; i < map->cell_count(); ++i) {

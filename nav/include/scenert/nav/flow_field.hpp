@@ -5,7 +5,6 @@
 
 #include <array>
 #include <cstdint>
-#include <limits>
 #include <optional>
 #include <vector>
 
@@ -20,7 +19,8 @@ namespace scenert::nav {
 /// Thread-safety: none while building; once complete, any number of readers may share it.
 class flow_field {
  public:
-  /// Starts a field toward `target`; the map and the filter's callable must outlive the build.
+  /// Starts a field toward `target` (the arrays are cleared by the first build()); the map and
+  /// the filter's callable must outlive the build.
   void begin(const nav_map& map, cell target, cell_filter filter = {});
   /// Settles at most `budget` more cells; true once the field is complete.
   bool build(std::uint32_t budget);
@@ -35,7 +35,7 @@ class flow_field {
   [[nodiscard]] double distance(cell at) const noexcept;
   /// Starts loading what next_step reads about a cell (of index `index`): a hint, no effect.
   void prefetch(std::uint32_t index) const noexcept {
-    if (index < stamp_.size()) __builtin_prefetch(&dist_[index]), __builtin_prefetch(&stamp_[index]);
+    if (index < done_.size()) __builtin_prefetch(&dist_[index]), __builtin_prefetch(&done_[index]);
   }
   /// The step a chaser on `from` takes: the allowed neighbour (no block, no corner, under the
   /// cell cap) with the lowest distance below its own; none on the target, when stuck, or while
@@ -53,26 +53,17 @@ class flow_field {
   void split_least();
   [[nodiscard]] unsigned bucket_of(double d) const noexcept;
   void relax_neighbours(std::uint32_t index);
-  // A cell's distance is this build's when its stamp holds the build's generation (stamp >> 1;
-  // bit 0: settled): begin() clears nothing but on a new map size or a wrapped generation, so a
-  // rebuild costs the cells it settles, not a sweep of the whole map.
-  [[nodiscard]] bool current(std::uint32_t index) const noexcept {
-    return (stamp_[index] >> 1) == generation_;
-  }
-  [[nodiscard]] double tentative(std::uint32_t index) const noexcept {
-    return current(index) ? dist_[index] : std::numeric_limits<double>::infinity();
-  }
-  [[nodiscard]] bool is_settled(std::uint32_t index) const noexcept {
-    return stamp_[index] == (generation_ << 1 | 1);
-  }
+  void restart();
   const nav_map* map_ = nullptr;
   cell_filter filter_;
   cell target_;
   std::vector<double> dist_;
-  std::vector<std::uint32_t> stamp_;
-  std::uint32_t generation_ = 0;
+  std::vector<std::uint8_t> done_;
   std::uint32_t settled_ = 0;
   bool complete_ = false;
+  // begin() only records the target: the first build() clears the arrays, so that a chaser's
+  // think that asks for a new field costs no sweep of the map (the build's budget pays it).
+  bool restart_pending_ = false;
   // The members above are a chaser's (next_step); the open list below, 1.5 KB, is the build's.
   // The open list: a radix heap on the distance's bits. Dijkstra never pushes a distance below the
   // last one popped, so an entry waits in the bucket of the highest bit in which it differs from
