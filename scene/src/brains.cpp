@@ -9,7 +9,7 @@ namespace scenert::detail {
 namespace {
 
 constexpr std::uint32_t cell_cap = 1;  // monsters per cell
-static_assert(cell_cap < 256, "the per-cell counts are bytes");
+static_assert(cell_cap == 1, "the per-cell counts are bits");
 constexpr std::uint32_t max_fields = 4;     // players chased by flow field at once per line
 constexpr double replan_distance = 3;       // a target this far from a path's goal asks for a new path
 constexpr double field_slack = 2;           // a target this far from its field's cell rebuilds it
@@ -31,7 +31,7 @@ monster_brains::monster_brains(const scene_def& def, std::shared_ptr<const grid:
     : def_(def),
       map_(std::move(map)),
       budget_(def.path_budget != 0 ? def.path_budget : default_path_budget(def.kind)),
-      counts_(map_->cell_count(), 0) {
+      counts_((map_->cell_count() + 63) / 64, 0) {
   bool barriers = false;
   for (std::size_t i = 0; i < def.monster_group_count(); ++i) {
     const grid::barrier_mask mask = grid::barrier_mask_of(def.monster_of(i).barrier);
@@ -73,7 +73,9 @@ void monster_brains::see_players(std::span<const grid::cell_point> cells) {
 }
 
 std::uint32_t monster_brains::count(nav::cell at) const {
-  return map_->contains(at.x, at.y) ? counts_[map_->index(at)] : 0;
+  if (!map_->contains(at.x, at.y)) return 0;
+  const std::uint32_t i = map_->index(at);
+  return static_cast<std::uint32_t>((counts_[i >> 6] >> (i & 63)) & 1);
 }
 
 bool monster_brains::free_for(nav::cell at) const { return count(at) < cell_cap; }
@@ -101,7 +103,7 @@ void monster_brains::spawn(grid::entity_id id, grid::cell_point home, std::uint3
     b.masked = true;
     routes_[id].steps = routes_[id].search_pass = {occupancy_.get(), mask, {}, {}};
   }
-  ++counts_[map_->index(b.steer.position)];
+  count_on(b.steer.position, true);
   mark(b.steer.position, b, true);
 }
 
@@ -109,7 +111,7 @@ void monster_brains::kill(grid::entity_id id) {
   brain* b = find(id);
   if (b == nullptr || b->state == brain_state::dead) return;
   drop_search(*b);
-  --counts_[map_->index(b->steer.position)];
+  count_on(b->steer.position, false);
   mark(b->steer.position, *b, false);
   b->state = brain_state::dead;
   b->target.reset();
@@ -119,7 +121,7 @@ void monster_brains::clear() {
   for (auto& b : brains_) drop_search(b);
   brains_.clear();
   routes_.clear();
-  std::fill(counts_.begin(), counts_.end(), std::uint8_t{0});
+  std::fill(counts_.begin(), counts_.end(), std::uint64_t{0});
   if (occupancy_) occupancy_->clear();
   player_cells_.clear();
   players_ = {};
@@ -355,8 +357,8 @@ monster_brains::search_work monster_brains::step_searches() {
 // Books a step in the counts and on the grid; callers only ask for allowed steps.
 bool monster_brains::move(brain& b, nav::cell to) {
   if (!grid_->move(self_, to_grid(to), grid::ignore_view{}).has_value()) return false;
-  --counts_[map_->index(b.steer.position)];
-  ++counts_[map_->index(to)];
+  count_on(b.steer.position, false);
+  count_on(to, true);
   mark(b.steer.position, b, false);
   mark(to, b, true);
   b.steer.position = to;
@@ -370,8 +372,8 @@ bool monster_brains::move(brain& b, nav::cell to) {
 void monster_brains::prefetch_around(const brain& b) const noexcept {
   const std::uint32_t width = map_->width(), at = map_->index(b.steer.position);
   const std::uint32_t above = at >= width ? at - width : at,
-                      below = at + width < counts_.size() ? at + width : at;
-  for (const std::uint32_t row : {above, at, below}) __builtin_prefetch(&counts_[row]);
+                      below = at + width < map_->cell_count() ? at + width : at;
+  for (const std::uint32_t row : {above, at, below}) __builtin_prefetch(&counts_[row >> 6]);
   if (!b.target) return;
   for (const auto& f : fields_)
     if (f.live && f.complete && f.player == *b.target)

@@ -144,9 +144,18 @@ class monster_brains {
   count_fn count_fn_{this};
   nav::cell_counter counter_{count_fn_};
   std::uint32_t budget_;
-  std::vector<brain> brains_;         // by entity id
-  std::deque<brain_route> routes_;    // by entity id, beside brains_; a deque: see brain_route
-  std::vector<std::uint8_t> counts_;  // monsters per cell index (at most cell_cap: every step checks)
+  std::vector<brain> brains_;       // by entity id
+  std::deque<brain_route> routes_;  // by entity id, beside brains_; a deque: see brain_route
+  // Monsters per cell, one bit a cell (the cap is one: every step checks): a map's cells / 8 bytes a
+  // line, no allocation per step.
+  std::vector<std::uint64_t> counts_;
+  void count_on(nav::cell at, bool on) noexcept {
+    const std::uint32_t i = map_->index(at);
+    if (on)
+      counts_[i >> 6] |= std::uint64_t{1} << (i & 63);
+    else
+      counts_[i >> 6] &= ~(std::uint64_t{1} << (i & 63));
+  }
   std::vector<chase_field> fields_;
   std::unique_ptr<nav::path_queue> queue_;      // made by the first boss, kept across openings
   std::unique_ptr<grid::occupancy> occupancy_;  // when a group names a barrier

@@ -58,7 +58,7 @@ class flow_field {
   cell_filter filter_;
   cell target_;
   std::vector<double> dist_;
-  std::vector<std::uint8_t> done_;
+  std::vector<std::uint8_t> done_;  // a cell's state: untouched, reached (dist_ tentative), finished
   std::uint32_t settled_ = 0;
   bool complete_ = false;
   // begin() only records the target: the first build() clears the arrays, so that a chaser's
