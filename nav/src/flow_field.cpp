@@ -8,6 +8,8 @@ namespace scenert::nav {
 namespace {
 
 constexpr double infinite = std::numeric_limits<double>::infinity();
+// A cell's state in done_: its distance is this build's only once written (reached or finished).
+constexpr std::uint8_t untouched = 0, reached = 1, finished = 2;
 
 constexpr int neighbours[8][2] = {{1, 0}, {0, 1}, {-1, 0}, {0, -1}, {1, 1}, {-1, 1}, {-1, -1}, {1, -1}};
 
@@ -60,22 +62,30 @@ void flow_field::split_least() {
 
 void flow_field::begin(const nav_map& map, cell target, cell_filter filter) {
   map_ = &map, filter_ = filter, target_ = target;
-  dist_.assign(map.cell_count(), infinite);
-  done_.assign(map.cell_count(), 0);
-  for (std::uint64_t m = used_; m != 0; m &= m - 1) buckets_[std::countr_zero(m)].clear();
-  used_ = 0, last_ = 0, open_ = 0;
   settled_ = 0;
   complete_ = false;
-  if (!can_stand(map, target.x, target.y, filter)) return void(complete_ = true);
-  dist_[map.index(target)] = 0;
-  push({0, map.index(target)});
+  restart_pending_ = true;
+}
+
+void flow_field::restart() {
+  restart_pending_ = false;
+  // Only the cells' states are cleared (a byte each): a distance is read only where its state says
+  // this build wrote it.
+  if (dist_.size() != map_->cell_count()) dist_.assign(map_->cell_count(), infinite);
+  done_.assign(map_->cell_count(), untouched);
+  for (std::uint64_t m = used_; m != 0; m &= m - 1) buckets_[std::countr_zero(m)].clear();
+  used_ = 0, last_ = 0, open_ = 0;
+  if (!can_stand(*map_, target_.x, target_.y, filter_)) return void(complete_ = true);
+  dist_[map_->index(target_)] = 0, done_[map_->index(target_)] = reached;
+  push({0, map_->index(target_)});
 }
 
 bool flow_field::build(std::uint32_t budget) {
+  if (restart_pending_) restart();
   for (std::uint32_t n = 0; n < budget && open_ != 0;) {
     const entry e = pop();
-    if (done_[e.index] != 0 || e.d > dist_[e.index]) continue;
-    done_[e.index] = 1;
+    if (done_[e.index] == finished || e.d > dist_[e.index]) continue;
+    done_[e.index] = finished;
     ++settled_, ++n;
     relax_neighbours(e.index);
   }
@@ -101,8 +111,8 @@ void flow_field::relax_neighbours(std::uint32_t index) {
       continue;
     const double nd = d + (k < 4 ? 1.0 : diagonal_cost);
     const std::uint32_t ni = map_->index(offset(c, k));
-    if (nd >= dist_[ni]) continue;
-    dist_[ni] = nd;
+    if (done_[ni] != untouched && nd >= dist_[ni]) continue;
+    dist_[ni] = nd, done_[ni] = reached;
     push({nd, ni});
   }
 }
@@ -110,7 +120,7 @@ void flow_field::relax_neighbours(std::uint32_t index) {
 double flow_field::distance(cell at) const noexcept {
   if (map_ == nullptr || !map_->contains(at.x, at.y)) return infinite;
   const std::uint32_t i = map_->index(at);
-  return done_[i] != 0 ? dist_[i] : infinite;
+  return !restart_pending_ && done_[i] == finished ? dist_[i] : infinite;
 }
 
 std::optional<cell> flow_field::next_step(cell from, const cell_counter& counts,

@@ -97,16 +97,20 @@ struct filtered_grid {
 
 // The straight jumps from the diagonal cell `k` steps from `c`, each offered parented to the node by
 // its diagonal-then-straight segment; true when that cell is the goal (offered, and the walk ends).
+// `lines` (bit 1: the row, bit 2: the column) are the straight jumps worth scanning, as the skip
+// table knows them: one that finds no jump point can stop only at the goal, on its own line.
 template <class Grid>
-bool visit_diagonal_cell(const Grid& grid, search_state& s, cell c, int dx, int dy, std::int64_t k) {
+bool visit_diagonal_cell(const Grid& grid, search_state& s, cell c, int dx, int dy, std::int64_t k,
+                         unsigned lines = 6) {
   const std::int64_t x = c.x + k * dx, y = c.y + k * dy;
   const path_cost g = s.current.g.plus(0, static_cast<std::uint32_t>(k));
   if (x == s.goal.x && y == s.goal.y) return s.offer(s.goal, g, dx, dy), true;
-  if (const std::int64_t hx = grid.jump_x(x, y, dx); hx != none) {
+  const bool row = (lines & 2) != 0 || y == s.goal.y, column = (lines & 4) != 0 || x == s.goal.x;
+  if (const std::int64_t hx = row ? grid.jump_x(x, y, dx) : none; hx != none) {
     const cell to{static_cast<std::uint32_t>(hx), static_cast<std::uint32_t>(y)};
     s.offer(to, g.plus(static_cast<std::uint32_t>(std::abs(hx - x)), 0), dx, 0);
   }
-  if (const std::int64_t vy = grid.jump_y(x, y, dy); vy != none) {
+  if (const std::int64_t vy = column ? grid.jump_y(x, y, dy) : none; vy != none) {
     const cell to{static_cast<std::uint32_t>(x), static_cast<std::uint32_t>(vy)};
     s.offer(to, g.plus(static_cast<std::uint32_t>(std::abs(vy - y)), 0), 0, dy);
   }
@@ -134,16 +138,20 @@ void skip_diagonal(const bit_grid& grid, search_state& s, cell c, int dx, int dy
   const std::int64_t kx = (std::int64_t{s.goal.x} - c.x) * dx, ky = (std::int64_t{s.goal.y} - c.y) * dy;
   const std::int64_t aligned = kx > 0 && ky > 0 ? std::min(kx, ky) : 0;
   std::int64_t k = 0;
-  for (std::uint32_t at = s.current_index;;) {
-    const std::uint8_t entry = m.diagonal_skip(at, dx, dy);
-    const std::int64_t reach = k + (entry >> 1);
+  const auto stride = static_cast<std::int64_t>(dy) * m.width() + dx;  // one diagonal step's index
+  std::uint32_t at = s.current_index;
+  for (std::uint8_t entry = m.diagonal_skip(at, dx, dy);;) {
+    const std::int64_t reach = k + (entry >> 3);
     const bool meets = (entry & 1) != 0;
     if (aligned > k && aligned <= reach && !(meets && aligned == reach) &&
         visit_diagonal_cell(grid, s, c, dx, dy, aligned))
       return;
-    if (!meets || visit_diagonal_cell(grid, s, c, dx, dy, reach)) return;
+    if (!meets) return;
+    // The visited cell's own entry: its lines to scan now, its walk on next.
+    at = static_cast<std::uint32_t>(at + (reach - k) * stride);
+    entry = m.diagonal_skip(at, dx, dy);
+    if (visit_diagonal_cell(grid, s, c, dx, dy, reach, entry & 6u)) return;
     k = reach;
-    at = m.index({static_cast<std::uint32_t>(c.x + k * dx), static_cast<std::uint32_t>(c.y + k * dy)});
   }
 }
 
@@ -153,6 +161,15 @@ void try_direction(const Grid& grid, search_state& s, cell c, int dx, int dy) {
     if (dx != 0 && dy != 0 && s.map->has_diagonal_skips()) return skip_diagonal(grid, s, c, dx, dy);
   }
   if (dx != 0 && dy != 0) return jump_diagonal(grid, s, c, dx, dy);
+  if constexpr (std::is_same_v<Grid, bit_grid>) {
+    // The table's bits of the cell's own straight jumps (either diagonal entry of that way holds
+    // them): a jump that finds no jump point and no goal is not scanned.
+    const nav_map& m = *s.map;
+    if (m.has_diagonal_skips() &&
+        (m.diagonal_skip(s.current_index, dx != 0 ? dx : 1, dy != 0 ? dy : 1) & (dx != 0 ? 2u : 4u)) == 0 &&
+        (dx != 0 ? c.y != s.goal.y : c.x != s.goal.x))
+      return;
+  }
   std::int64_t x = c.x, y = c.y;
   if (dy == 0 && (x = grid.jump_x(x, y, dx)) == none) return;
   if (dx == 0 && (y = grid.jump_y(x, y, dy)) == none) return;

@@ -121,16 +121,22 @@ void nav_map::build_diagonal_skips() {
         const std::int64_t y = dy > 0 ? h - 1 - row : row;
         for (std::int64_t col = 0; col < w; ++col) {
           const std::int64_t x = dx > 0 ? w - 1 - col : col;
-          if (!passable(x, y) || !passable(x + dx, y) || !passable(x, y + dy) || !passable(x + dx, y + dy))
-            continue;
+          if (!passable(x, y)) continue;
+          const auto here = static_cast<std::size_t>(y * w + x);
+          // The cell's own straight jumps along dx and dy, whether or not it walks on.
+          const unsigned own = ((finds[here] & wanted & (finds_east | finds_west)) != 0 ? 2u : 0u) |
+                               ((finds[here] & wanted & (finds_south | finds_north)) != 0 ? 4u : 0u);
+          diagonal_skips_[here * 4 + slot] = static_cast<std::uint8_t>(own);
+          if (!passable(x + dx, y) || !passable(x, y + dy) || !passable(x + dx, y + dy)) continue;
           const auto next = static_cast<std::size_t>((y + dy) * w + x + dx);
-          // A walk longer than 127 steps is cut: its 127th cell is visited as if it met a jump
-          // point (its jumps then offer nothing, unless the goal is ahead, which is visited anyway).
-          const unsigned steps =
-              (finds[next] & wanted) != 0 ? 1 : (diagonal_skips_[next * 4 + slot] >> 1) + 1u;
-          const bool visit = (finds[next] & wanted) != 0 || (diagonal_skips_[next * 4 + slot] & 1) != 0;
-          diagonal_skips_[static_cast<std::size_t>(y * w + x) * 4 + slot] =
-              steps > 127 ? std::uint8_t{255} : static_cast<std::uint8_t>(steps << 1 | (visit ? 1u : 0u));
+          const std::uint8_t ahead = diagonal_skips_[next * 4 + slot];
+          // A walk longer than 31 steps is cut: its 31st cell is visited as if it met a jump
+          // point (its own bits then tell its jumps that find nothing, and the goal is visited anyway).
+          const bool meets = (finds[next] & wanted) != 0;
+          const unsigned steps = meets ? 1 : (ahead >> 3) + 1u;
+          const bool visit = meets || (ahead & 1) != 0;
+          diagonal_skips_[here * 4 + slot] =
+              static_cast<std::uint8_t>(own | (steps > 31 ? 31u << 3 | 1u : steps << 3 | (visit ? 1u : 0u)));
         }
       }
     }

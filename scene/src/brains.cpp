@@ -8,7 +8,8 @@
 namespace scenert::detail {
 namespace {
 
-constexpr std::uint32_t cell_cap = 1;       // monsters per cell
+constexpr std::uint32_t cell_cap = 1;  // monsters per cell
+static_assert(cell_cap == 1, "the per-cell counts are bits");
 constexpr std::uint32_t max_fields = 4;     // players chased by flow field at once per line
 constexpr double replan_distance = 3;       // a target this far from a path's goal asks for a new path
 constexpr double field_slack = 2;           // a target this far from its field's cell rebuilds it
@@ -29,7 +30,8 @@ monster_brains::monster_brains(const scene_def& def, std::shared_ptr<const grid:
                                std::shared_ptr<const nav::nav_map> map)
     : def_(def),
       map_(std::move(map)),
-      budget_(def.path_budget != 0 ? def.path_budget : default_path_budget(def.kind)) {
+      budget_(def.path_budget != 0 ? def.path_budget : default_path_budget(def.kind)),
+      counts_((map_->cell_count() + 63) / 64, 0) {
   bool barriers = false;
   for (std::size_t i = 0; i < def.monster_group_count(); ++i) {
     const grid::barrier_mask mask = grid::barrier_mask_of(def.monster_of(i).barrier);
@@ -46,9 +48,10 @@ nav::steer_rules monster_brains::rules_of(const brain& b) const {
 // The filter of a monster's next step: empty (the map alone) without a barrier. Unlike a search's,
 // it lets no goal cell through: a step never enters a cell the mask blocks.
 nav::cell_filter monster_brains::step_filter(brain& b) {
-  if (b.steps.layer == nullptr) return {};
-  b.steps.own = b.steps.goal = b.steer.position;
-  return nav::cell_filter(b.steps);
+  if (!b.masked) return {};
+  grid::occupancy_passability& steps = route(b).steps;
+  steps.own = steps.goal = b.steer.position;
+  return nav::cell_filter(steps);
 }
 
 // A monster whose mask marks occupies its cell in the occupancy (a barrier-free one does not).
@@ -60,8 +63,9 @@ void monster_brains::mark(nav::cell at, const brain& b, bool on) {
     (void)occupancy_->release(to_grid(at), grid::occupant::monster);
 }
 
-void monster_brains::mark_players(std::span<const grid::cell_point> cells) {
-  if (!occupancy_) return;
+void monster_brains::see_players(std::span<const grid::cell_point> cells) {
+  players_ = cells;
+  if (!occupancy_ || !tracks_players_) return;
   for (const auto c : player_cells_) (void)occupancy_->release(c, grid::occupant::player);
   player_cells_.assign(cells.begin(), cells.end());
   for (const auto c : player_cells_)
@@ -69,8 +73,9 @@ void monster_brains::mark_players(std::span<const grid::cell_point> cells) {
 }
 
 std::uint32_t monster_brains::count(nav::cell at) const {
-  auto it = counts_.find(map_->index(at));
-  return it == counts_.end() ? 0 : it->second;
+  if (!map_->contains(at.x, at.y)) return 0;
+  const std::uint32_t i = map_->index(at);
+  return static_cast<std::uint32_t>((counts_[i >> 6] >> (i & 63)) & 1);
 }
 
 bool monster_brains::free_for(nav::cell at) const { return count(at) < cell_cap; }
@@ -86,15 +91,19 @@ monster_brains::brain* monster_brains::find(grid::entity_id id) {
 }
 
 void monster_brains::spawn(grid::entity_id id, grid::cell_point home, std::uint32_t group) {
-  if (brains_.size() <= id) brains_.resize(id + 1);
+  if (brains_.size() <= id) brains_.resize(id + 1), routes_.resize(id + 1);
   brain& b = brains_[id];
   b = brain{};
+  routes_[id] = brain_route{};
   b.live = true;
   b.group = group < def_.monster_group_count() ? group : 0;
   b.steer = {to_nav(home), to_nav(home), false};
   const grid::barrier_mask mask = grid::barrier_mask_of(monster_of(b).barrier);
-  if (occupancy_ && grid::tests_occupants(mask)) b.steps = b.search_pass = {occupancy_.get(), mask, {}, {}};
-  ++counts_[map_->index(b.steer.position)];
+  if (occupancy_ && grid::tests_occupants(mask)) {
+    b.masked = true;
+    routes_[id].steps = routes_[id].search_pass = {occupancy_.get(), mask, {}, {}};
+  }
+  count_on(b.steer.position, true);
   mark(b.steer.position, b, true);
 }
 
@@ -102,8 +111,7 @@ void monster_brains::kill(grid::entity_id id) {
   brain* b = find(id);
   if (b == nullptr || b->state == brain_state::dead) return;
   drop_search(*b);
-  auto it = counts_.find(map_->index(b->steer.position));
-  if (it != counts_.end() && --it->second == 0) counts_.erase(it);
+  count_on(b->steer.position, false);
   mark(b->steer.position, *b, false);
   b->state = brain_state::dead;
   b->target.reset();
@@ -112,9 +120,11 @@ void monster_brains::kill(grid::entity_id id) {
 void monster_brains::clear() {
   for (auto& b : brains_) drop_search(b);
   brains_.clear();
-  counts_.clear();
+  routes_.clear();
+  std::fill(counts_.begin(), counts_.end(), std::uint64_t{0});
   if (occupancy_) occupancy_->clear();
   player_cells_.clear();
+  players_ = {};
   for (auto& f : fields_) f.live = false;
 }
 
@@ -122,7 +132,7 @@ std::optional<monster_view> monster_brains::view(grid::entity_id id) const {
   if (id >= brains_.size() || !brains_[id].live) return std::nullopt;
   const brain& b = brains_[id];
   std::optional<grid::cell_point> goal;
-  if (b.searching || b.path_ready) goal = to_grid(b.path_goal);
+  if (b.searching || routes_[id].path_ready) goal = to_grid(routes_[id].path_goal);
   return monster_view{b.state, to_grid(b.steer.home), b.target, b.searching, goal};
 }
 
@@ -138,10 +148,13 @@ std::optional<grid::cell_point> monster_brains::think(grid::grid& g, grid::entit
   if (b == nullptr || b->state == brain_state::dead) return std::nullopt;
   grid_ = &g, self_ = id, tick_ = tick;
   const nav::cell before = b->steer.position;
+  const std::uint64_t steps_before = steps_taken_;
+  prefetch_around(*b);
   perceive(*b, id);
   const std::uint32_t steps = due_steps(*b, tick);
   for (std::uint32_t i = 0; i < steps; ++i)
     if (!act(*b, rng, i == 0)) break;
+  still_thinks_ += steps_taken_ == steps_before ? 1 : 0;
   if (b->steer.position == before) return std::nullopt;
   return to_grid(b->steer.position);
 }
@@ -170,6 +183,10 @@ void monster_brains::perceive(brain& b, grid::entity_id self) {
   b.state = brain_state::idle;
   double best = monster_of(b).aggro_radius + 0.5;
   const auto at = grid_->position_of(self);
+  // No player near enough anywhere on the line: the view's areas need no scan.
+  if (std::none_of(players_.begin(), players_.end(),
+                   [&](grid::cell_point p) { return nav::octile_distance(to_nav(at), to_nav(p)) < best; }))
+    return;
   (void)grid_->for_each_in_view(at, grid::type_mask::player, [&](grid::entity_id p) {
     const double d = nav::octile_distance(to_nav(at), to_nav(grid_->position_of(p)));
     if (d < best) best = d, b.target = p;
@@ -267,56 +284,59 @@ bool monster_brains::evade_home(brain& b) {
 // ---- bosses: searched paths, followed cell by cell ---------------------------------------
 
 bool monster_brains::boss_step(brain& b, nav::cell goal) {
+  brain_route& r = route(b);
   const bool stale =
-      !b.path_ready || b.next >= b.path.size() || nav::octile_distance(b.path_goal, goal) > replan_distance;
-  if (b.searching && nav::octile_distance(b.path_goal, goal) > replan_distance) drop_search(b);
+      !r.path_ready || r.next >= r.path.size() || nav::octile_distance(r.path_goal, goal) > replan_distance;
+  if (b.searching && nav::octile_distance(r.path_goal, goal) > replan_distance) drop_search(b);
   if (!b.searching && stale) request(b, goal);
   poll(b);
-  if (!b.path_ready || b.next >= b.path.size()) return false;
-  const nav::cell to = b.path[b.next];
+  if (!r.path_ready || r.next >= r.path.size()) return false;
+  const nav::cell to = r.path[r.next];
   if (!free_for(to)) return false;  // another monster stands there: wait for it
   // The occupancy moved since the search: a cell the mask blocks now asks for a new path.
   if (const nav::cell_filter filter = step_filter(b);
       !filter.empty() && !nav::can_step(*map_, b.steer.position, to, filter))
-    return b.path_ready = false, false;
-  ++b.next;
+    return r.path_ready = false, false;
+  ++r.next;
   return move(b, to);
 }
 
 void monster_brains::request(brain& b, nav::cell goal) {
   if (!queue_) queue_ = std::make_unique<nav::path_queue>(map_);
+  brain_route& r = route(b);
   nav::cell_filter filter;
-  if (b.search_pass.layer != nullptr) {
-    b.search_pass.own = b.steer.position, b.search_pass.goal = goal;
-    filter = nav::cell_filter(b.search_pass);
+  if (r.search_pass.layer != nullptr) {
+    r.search_pass.own = b.steer.position, r.search_pass.goal = goal;
+    filter = nav::cell_filter(r.search_pass);
   }
   auto handle = queue_->submit(b.steer.position, goal, filter);
-  b.path_ready = false;
+  r.path_ready = false;
   if (!handle) return;  // the queue is full: asked again at the next think
-  b.search = *handle;
+  r.search = *handle;
   b.searching = true;
-  b.path_goal = goal;
+  r.path_goal = goal;
 }
 
 // A found path is read and its request freed; an unreachable goal drops the target.
 void monster_brains::poll(brain& b) {
   if (!b.searching) return;
-  auto state = queue_->state(b.search);
+  brain_route& r = route(b);
+  auto state = queue_->state(r.search);
   if (!state) return void(b.searching = false);
   if (*state == nav::request_state::found) {
-    (void)queue_->path(b.search, b.path);
-    b.path_ready = true;
-    b.next = 1;  // path[0] is where the boss stood, and still stands: it waits while searching
+    (void)queue_->path(r.search, r.path);
+    r.path_ready = true;
+    r.next = 1;  // path[0] is where the boss stood, and still stands: it waits while searching
   }
   if (*state == nav::request_state::found || *state == nav::request_state::unreachable ||
       *state == nav::request_state::out_of_map) {
     drop_search(b);
-    if (!b.path_ready && b.state != brain_state::leash) b.target.reset();
+    if (!r.path_ready && b.state != brain_state::leash) b.target.reset();
   }
 }
 
 void monster_brains::drop_search(brain& b) {
-  if (b.searching && queue_) (void)queue_->cancel(b.search);
+  if (b.searching && queue_) (void)queue_->cancel(route(b).search);
   b.searching = false;
 }
 
@@ -324,10 +344,10 @@ monster_brains::search_work monster_brains::step_searches() {
   search_work work;
   if (queue_ && queue_->size() != 0) work.expansions = queue_->step(budget_);
   for (auto& f : fields_) {
-    if (!f.live || f.field.complete()) continue;
-    const std::uint32_t before = f.field.settled();
-    (void)f.field.build(budget_);
-    work.field_cells += f.field.settled() - before;
+    if (!f.live || f.complete) continue;
+    const std::uint32_t before = f.field->settled();
+    f.complete = f.field->build(budget_);
+    work.field_cells += f.field->settled() - before;
   }
   return work;
 }
@@ -337,14 +357,27 @@ monster_brains::search_work monster_brains::step_searches() {
 // Books a step in the counts and on the grid; callers only ask for allowed steps.
 bool monster_brains::move(brain& b, nav::cell to) {
   if (!grid_->move(self_, to_grid(to), grid::ignore_view{}).has_value()) return false;
-  auto it = counts_.find(map_->index(b.steer.position));
-  if (it != counts_.end() && --it->second == 0) counts_.erase(it);
-  ++counts_[map_->index(to)];
+  count_on(b.steer.position, false);
+  count_on(to, true);
   mark(b.steer.position, b, false);
   mark(to, b, true);
   b.steer.position = to;
   b.stuck = 0;
+  ++steps_taken_;
   return true;
+}
+
+// The rows around a monster in the cell counts and in its target's field, the step's reads: their
+// loads start before perceive() and overlap with it.
+void monster_brains::prefetch_around(const brain& b) const noexcept {
+  const std::uint32_t width = map_->width(), at = map_->index(b.steer.position);
+  const std::uint32_t above = at >= width ? at - width : at,
+                      below = at + width < map_->cell_count() ? at + width : at;
+  for (const std::uint32_t row : {above, at, below}) __builtin_prefetch(&counts_[row >> 6]);
+  if (!b.target) return;
+  for (const auto& f : fields_)
+    if (f.live && f.complete && f.player == *b.target)
+      for (const std::uint32_t row : {above, at, below}) f.field->prefetch(row);
 }
 
 // One field per chased player, rebuilt when the player walked off its cell by more than a little;
@@ -354,19 +387,22 @@ nav::flow_field* monster_brains::field_for(grid::entity_id player, nav::cell at)
   for (auto& f : fields_)
     if (f.live && f.player == player) slot = &f;
   if (slot == nullptr) {
-    if (fields_.size() < max_fields) fields_.emplace_back();
+    if (fields_.size() < max_fields)
+      fields_.push_back({false, false, 0, {}, 0, std::make_unique<nav::flow_field>()});
     slot = &*std::min_element(fields_.begin(), fields_.end(), [](const chase_field& a, const chase_field& b) {
       return (a.live ? a.used_at + 1 : 0) < (b.live ? b.used_at + 1 : 0);
     });
     slot->live = false;
   }
-  if (!slot->live || nav::octile_distance(slot->field.target(), at) > field_slack) {
-    slot->field.begin(*map_, at);
+  if (!slot->live || nav::octile_distance(slot->target, at) > field_slack) {
+    slot->field->begin(*map_, at);
     slot->live = true;
+    slot->complete = slot->field->complete();
     slot->player = player;
+    slot->target = at;
   }
   slot->used_at = tick_;
-  return slot->field.complete() ? &slot->field : nullptr;
+  return slot->complete ? slot->field.get() : nullptr;
 }
 
 }  // namespace scenert::detail

@@ -11,7 +11,6 @@
 #include <optional>
 #include <random>
 #include <span>
-#include <unordered_map>
 #include <vector>
 
 #include <scenert/config/scene_table.hpp>
@@ -42,15 +41,17 @@ class monster_brains {
   [[nodiscard]] bool can_spawn(grid::cell_point at, std::uint32_t group = 0) const;
   /// A monster of a group appears on its home cell (the grid holds it already).
   void spawn(grid::entity_id id, grid::cell_point home, std::uint32_t group = 0);
-  /// Whether the occupancy counts players (some group's mask tests them): then the line calls
-  /// mark_players once per tick before its AI.
-  [[nodiscard]] bool tracks_players() const noexcept { return tracks_players_; }
-  /// The players' cells in the occupancy, replacing the last call's.
-  void mark_players(std::span<const grid::cell_point> cells);
+  /// Where every player of the line stands this tick (read by the thinks until the next call, the
+  /// span kept), marked in the occupancy when it tracks players.
+  void see_players(std::span<const grid::cell_point> cells);
   /// A monster dies: its search is cancelled, its cell freed; the caller takes it off the grid.
   void kill(grid::entity_id id);
   /// Forgets every monster, search and field (the line closes).
   void clear();
+  /// Starts loading a monster's brain: called for each monster of a batch before the first think.
+  void prefetch(grid::entity_id id) const noexcept {
+    if (id < brains_.size()) __builtin_prefetch(&brains_[id]);
+  }
   /// One think of a monster on its AI batch, moving it on `g`; gives its new cell when it moved.
   std::optional<grid::cell_point> think(grid::grid& g, grid::entity_id id, std::uint64_t tick,
                                         std::minstd_rand& rng);
@@ -61,36 +62,50 @@ class monster_brains {
   };
   /// Spends the tick's budget on the bosses' searches and the mobs' flow fields.
   search_work step_searches();
+  /// Steps taken by every think so far (cells moved), and thinks that took none: never reset.
+  [[nodiscard]] std::uint64_t steps_taken() const noexcept { return steps_taken_; }
+  /// Thinks that took no step so far.
+  [[nodiscard]] std::uint64_t still_thinks() const noexcept { return still_thinks_; }
   /// A monster as its brain sees it.
   [[nodiscard]] std::optional<monster_view> view(grid::entity_id id) const;
   /// What a monster's brain is doing (dead for one it does not know).
   [[nodiscard]] brain_state state_of(grid::entity_id id) const;
 
  private:
-  struct brain {
+  // What every think reads, one cache line a monster in a flat array; a boss's route and a masked
+  // monster's passability live apart (brain_route), touched only by those that have them.
+  struct alignas(64) brain {
     bool live = false;
-    std::uint32_t group = 0;
+    bool masked = false;  // its steps test a barrier mask: its route's `steps` is set
+    bool thought = false;
+    bool searching = false;  // its route's search is in the path queue
     brain_state state = brain_state::idle;
+    std::uint32_t group = 0;
+    std::uint32_t stuck = 0;
     nav::mob_steer steer;  // position, home, returning
     std::optional<grid::entity_id> target;
     std::uint64_t last_think = 0;
-    bool thought = false;
     double carry = 0;  // a fraction of a step earned and not taken yet
-    std::uint32_t stuck = 0;
+  };
+  struct brain_route {
     nav::path_handle search{};
-    bool searching = false, path_ready = false;
+    bool path_ready = false;
     nav::cell path_goal;
     std::vector<nav::cell> path;
     std::size_t next = 0;
     // The monster's passability (its barrier mask against the occupancy) for its steps, and a copy
-    // for its running search, which holds a pointer to it: brains_ is a deque, so it stays put.
+    // for its running search, which holds a pointer to it: routes_ is a deque, so it stays put.
     grid::occupancy_passability steps, search_pass;
   };
+  // A field's slot: what a think looks up kept apart from the field's 1.5 KB of build state, so
+  // that finding a chased player's field reads one cache line for all the slots.
   struct chase_field {
     bool live = false;
+    bool complete = false;  // the field's, mirrored after each build
     grid::entity_id player = 0;
+    nav::cell target;
     std::uint64_t used_at = 0;
-    nav::flow_field field;
+    std::unique_ptr<nav::flow_field> field;
   };
   struct count_fn {
     const monster_brains* self;
@@ -120,23 +135,37 @@ class monster_brains {
   void drop_search(brain& b);
   bool move(brain& b, nav::cell to);
   nav::flow_field* field_for(grid::entity_id player, nav::cell at);
+  void prefetch_around(const brain& b) const noexcept;
   brain* find(grid::entity_id id);
+  brain_route& route(const brain& b) { return routes_[static_cast<std::size_t>(&b - brains_.data())]; }
 
   const scene_def& def_;
   std::shared_ptr<const nav::nav_map> map_;
   count_fn count_fn_{this};
   nav::cell_counter counter_{count_fn_};
   std::uint32_t budget_;
-  std::deque<brain> brains_;                                 // by entity id; a deque: see brain
-  std::unordered_map<std::uint32_t, std::uint32_t> counts_;  // monsters per cell index, none kept at 0
+  std::vector<brain> brains_;       // by entity id
+  std::deque<brain_route> routes_;  // by entity id, beside brains_; a deque: see brain_route
+  // Monsters per cell, one bit a cell (the cap is one: every step checks): a map's cells / 8 bytes a
+  // line, no allocation per step.
+  std::vector<std::uint64_t> counts_;
+  void count_on(nav::cell at, bool on) noexcept {
+    const std::uint32_t i = map_->index(at);
+    if (on)
+      counts_[i >> 6] |= std::uint64_t{1} << (i & 63);
+    else
+      counts_[i >> 6] &= ~(std::uint64_t{1} << (i & 63));
+  }
   std::vector<chase_field> fields_;
   std::unique_ptr<nav::path_queue> queue_;      // made by the first boss, kept across openings
   std::unique_ptr<grid::occupancy> occupancy_;  // when a group names a barrier
   bool tracks_players_ = false;
   std::vector<grid::cell_point> player_cells_;  // marked in the occupancy
+  std::span<const grid::cell_point> players_;   // this tick's, from see_players
   grid::grid* grid_ = nullptr;                  // the grid of the think in progress
   grid::entity_id self_ = 0;
   std::uint64_t tick_ = 0;
+  std::uint64_t steps_taken_ = 0, still_thinks_ = 0;
 };
 
 }  // namespace scenert::detail

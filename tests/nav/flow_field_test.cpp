@@ -13,7 +13,8 @@ using test::make_map;
 
 TEST(FlowField, EqualsTheOracleDistances) {
   for (std::uint64_t seed = 1; seed <= 6; ++seed) {
-    const auto map = make_map({static_cast<map_kind>(seed % 4), 90, 70, seed, 0.3, 12, 1 + static_cast<std::uint32_t>(seed % 2)});
+    const auto map = make_map(
+        {static_cast<map_kind>(seed % 4), 90, 70, seed, 0.3, 12, 1 + static_cast<std::uint32_t>(seed % 2)});
     nav_random rng(seed);
     const cell target = test::random_cell(rng, *map);
     const auto want = test::dijkstra(*map, target);
@@ -24,11 +25,48 @@ TEST(FlowField, EqualsTheOracleDistances) {
     EXPECT_TRUE(field.complete());
     for (std::uint32_t i = 0; i < map->cell_count(); ++i) {
       const double got = field.distance(map->at(i));
-      if (std::isinf(want[i])) ASSERT_TRUE(std::isinf(got)) << i;
-      else ASSERT_NEAR(got, want[i], 1e-9 * std::max(1.0, want[i])) << i;
+      if (std::isinf(want[i]))
+        ASSERT_TRUE(std::isinf(got)) << i;
+      else
+        ASSERT_NEAR(got, want[i], 1e-9 * std::max(1.0, want[i])) << i;
     }
     EXPECT_GT(builds, 1);
   }
+}
+
+// begin() only records the target (the next build clears the arrays): a field begun many times
+// toward other targets, some builds abandoned halfway, answers exactly as the oracle for its last
+// one, and nothing before the build that follows a begin.
+TEST(FlowField, ARebuiltFieldForgetsEveryEarlierBuild) {
+  const auto map = make_map({map_kind::rooms, 60, 50, 3, 0.3, 10, 1});
+  nav_random rng(11);
+  flow_field field;
+  for (int round = 0; round < 40; ++round) {
+    field.begin(*map, test::random_cell(rng, *map));
+    if (round % 3 != 0) (void)field.build(rng.below(3000));  // abandoned, complete or not
+  }
+  const cell target = test::random_cell(rng, *map);
+  const auto want = test::dijkstra(*map, target);
+  field.begin(*map, target);
+  EXPECT_FALSE(field.next_step(target).has_value());
+  EXPECT_TRUE(std::isinf(field.distance(target)));  // the last build's answers are gone
+  while (!field.build(1 + rng.below(300))) {
+  }
+  for (std::uint32_t i = 0; i < map->cell_count(); ++i) {
+    const double got = field.distance(map->at(i));
+    if (std::isinf(want[i]))
+      ASSERT_TRUE(std::isinf(got)) << i;
+    else
+      ASSERT_NEAR(got, want[i], 1e-9 * std::max(1.0, want[i])) << i;
+  }
+  // Another map size starts the arrays afresh.
+  const auto small = make_map({map_kind::open, 20, 10, 4});
+  field.begin(*small, {5, 5});
+  while (!field.build(100)) {
+  }
+  EXPECT_EQ(field.distance({5, 5}), 0.0);
+  EXPECT_EQ(field.distance({6, 5}), 1.0);
+  EXPECT_TRUE(std::isinf(field.distance({25, 5})));
 }
 
 TEST(FlowField, IsUnusableUntilComplete) {
@@ -49,7 +87,8 @@ TEST(FlowField, BringsMobsThroughAMazeWhereGreedySteeringStrandsThem) {
   const cell target = test::random_open_cell(rng, *map);
   flow_field field;
   field.begin(*map, target);
-  while (!field.build(4096)) {}
+  while (!field.build(4096)) {
+  }
   int reachable = 0, flow_reached = 0, greedy_reached = 0;
   for (int m = 0; m < 300; ++m) {
     const cell start = test::random_open_cell(rng, *map);

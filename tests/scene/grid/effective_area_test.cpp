@@ -6,6 +6,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <utility>
 #include <vector>
 
 namespace scenert::grid {
@@ -53,6 +54,31 @@ TEST(EffectiveAreas, OnlyNpcsOnCoveredAreasOfTheBatchAreActive) {
   seen.clear();
   ASSERT_TRUE(g.for_each_active_npc(1, [&](entity_id id) { seen.insert(id); }));
   EXPECT_TRUE(seen.empty());
+}
+
+// The ahead hook hears every NPC of the batch's snapshot, all before the first call of fn.
+TEST(EffectiveAreas, TheAheadHookHearsTheWholeBatchBeforeTheFirstVisit) {
+  grid g(strip_map());
+  ASSERT_TRUE(g.add(1, entity_type::player, in_area(11), ignore_view{}));
+  ASSERT_TRUE(g.add(2, entity_type::npc, in_area(10), ignore_view{}));
+  ASSERT_TRUE(g.add(3, entity_type::npc, in_area(30), ignore_view{}));
+  ASSERT_TRUE(g.add(4, entity_type::npc, in_area(0), ignore_view{}));  // not covered
+  std::vector<std::pair<char, entity_id>> calls;
+  ASSERT_TRUE(g.for_each_active_npc(
+      0,
+      [&](entity_id id) {
+        calls.push_back({'v', id});
+      },
+      [&](entity_id id) {
+        calls.push_back({'a', id});
+      }));
+  ASSERT_EQ(calls.size(), 4u);
+  EXPECT_EQ(calls[0].first, 'a');
+  EXPECT_EQ(calls[1].first, 'a');
+  EXPECT_EQ((std::multiset<entity_id>{calls[0].second, calls[1].second}), (std::multiset<entity_id>{2, 3}));
+  EXPECT_EQ(calls[2].first, 'v');
+  EXPECT_EQ(calls[3].first, 'v');
+  EXPECT_EQ((std::multiset<entity_id>{calls[2].second, calls[3].second}), (std::multiset<entity_id>{2, 3}));
 }
 
 TEST(EffectiveAreas, AnNpcMovedAheadOfThePassIsNotVisitedTwice) {

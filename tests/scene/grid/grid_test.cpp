@@ -164,6 +164,42 @@ TEST(Grid, QueriesFilterByTypeAcrossSegments) {
   EXPECT_EQ(sorted(others), (std::vector<entity_id>{0, 3, 5, 6}));
 }
 
+// An NPC's move that nobody hears (ignore_view) skips the view strips: two grids, one moved
+// unheard and one heard, must agree on every area's contents, cover and view afterwards.
+TEST(Grid, AnUnheardNpcMoveLeavesTheGridAsAHeardOne) {
+  grid unheard(map_100x60()), heard(map_100x60());
+  ignore_view none;
+  view_events events;
+  for (entity_id id = 0; id < 40; ++id) {
+    const entity_type type = id % 5 == 0   ? entity_type::player
+                             : id % 7 == 0 ? entity_type::item
+                                           : entity_type::npc;
+    const cell_point at{(id * 37) % 100, (id * 11) % 60};
+    ASSERT_TRUE(unheard.add(id, type, at, none));
+    ASSERT_TRUE(heard.add(id, type, at, none));
+  }
+  std::uint32_t seed = 7;
+  for (int step = 0; step < 5000; ++step) {
+    seed = seed * 1103515245u + 12345u;
+    const entity_id id = (seed >> 8) % 40;
+    const cell_point to{(seed >> 12) % 100, (seed >> 20) % 60};
+    events.clear();
+    ASSERT_EQ(*unheard.move(id, to, none), *heard.move(id, to, events));
+  }
+  for (std::uint32_t a = 0; a < 60; ++a) {
+    ASSERT_EQ(unheard.cover_count(a), heard.cover_count(a)) << a;
+    for (const auto type : {entity_type::player, entity_type::npc, entity_type::item})
+      ASSERT_EQ(unheard.count_in_area(a, type), heard.count_in_area(a, type)) << a;
+  }
+  for (std::uint32_t y = 0; y < 60; y += 7)
+    for (std::uint32_t x = 0; x < 100; x += 9) {
+      std::vector<entity_id> a, b;
+      ASSERT_TRUE(unheard.for_each_in_view({x, y}, type_mask::all, [&](entity_id id) { a.push_back(id); }));
+      ASSERT_TRUE(heard.for_each_in_view({x, y}, type_mask::all, [&](entity_id id) { b.push_back(id); }));
+      ASSERT_EQ(sorted(a), sorted(b)) << x << "," << y;
+    }
+}
+
 TEST(Grid, RectangleQueryKeepsOnlyCellsInside) {
   grid g(map_100x60());
   ignore_view none;

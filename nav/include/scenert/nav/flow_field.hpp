@@ -19,7 +19,8 @@ namespace scenert::nav {
 /// Thread-safety: none while building; once complete, any number of readers may share it.
 class flow_field {
  public:
-  /// Starts a field toward `target`; the map and the filter's callable must outlive the build.
+  /// Starts a field toward `target` (the arrays are cleared by the first build()); the map and
+  /// the filter's callable must outlive the build.
   void begin(const nav_map& map, cell target, cell_filter filter = {});
   /// Settles at most `budget` more cells; true once the field is complete.
   bool build(std::uint32_t budget);
@@ -32,6 +33,10 @@ class flow_field {
   /// Distance from a cell to the target; infinity where unreachable, blocked, outside the map,
   /// or not yet settled.
   [[nodiscard]] double distance(cell at) const noexcept;
+  /// Starts loading what next_step reads about a cell (of index `index`): a hint, no effect.
+  void prefetch(std::uint32_t index) const noexcept {
+    if (index < done_.size()) __builtin_prefetch(&dist_[index]), __builtin_prefetch(&done_[index]);
+  }
   /// The step a chaser on `from` takes: the allowed neighbour (no block, no corner, under the
   /// cell cap) with the lowest distance below its own; none on the target, when stuck, or while
   /// the field is incomplete.
@@ -48,11 +53,18 @@ class flow_field {
   void split_least();
   [[nodiscard]] unsigned bucket_of(double d) const noexcept;
   void relax_neighbours(std::uint32_t index);
+  void restart();
   const nav_map* map_ = nullptr;
   cell_filter filter_;
   cell target_;
   std::vector<double> dist_;
-  std::vector<std::uint8_t> done_;
+  std::vector<std::uint8_t> done_;  // a cell's state: untouched, reached (dist_ tentative), finished
+  std::uint32_t settled_ = 0;
+  bool complete_ = false;
+  // begin() only records the target: the first build() clears the arrays, so that a chaser's
+  // think that asks for a new field costs no sweep of the map (the build's budget pays it).
+  bool restart_pending_ = false;
+  // The members above are a chaser's (next_step); the open list below, 1.5 KB, is the build's.
   // The open list: a radix heap on the distance's bits. Dijkstra never pushes a distance below the
   // last one popped, so an entry waits in the bucket of the highest bit in which it differs from
   // the last split's least distance, and moves down a few times at most (no sift through a tree).
@@ -60,8 +72,6 @@ class flow_field {
   std::uint64_t used_ = 0;  // bit b: bucket b is not empty
   std::uint64_t last_ = 0;  // the bits of the last split's least distance
   std::size_t open_ = 0;    // entries in the buckets
-  std::uint32_t settled_ = 0;
-  bool complete_ = false;
 };
 
 }  // namespace scenert::nav

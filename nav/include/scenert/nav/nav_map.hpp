@@ -68,10 +68,12 @@ class nav_map {
     if (!diagonal_skips_.empty()) __builtin_prefetch(diagonal_skips_.data() + std::size_t{index} * 4);
   }
   /// JPS's precomputed diagonal walk from a passable cell (by index) toward (dx, dy), both +-1:
-  /// `entry >> 1` diagonal steps lead to the next cell from which a straight jump along dx or dy
+  /// `entry >> 3` diagonal steps lead to the next cell from which a straight jump along dx or dy
   /// meets a jump point before a blocked cell (`entry & 1` set), or to the walk's last cell (the
-  /// next diagonal step is not allowed; `entry & 1` clear). A walk is cut every 127 steps: an
-  /// entry of 255 names a cell to visit that may meet nothing. Goal-independent; only when
+  /// next diagonal step is not allowed; `entry & 1` clear). A walk is cut every 31 steps: an
+  /// entry of 31 steps with bit 0 set names a cell to visit that may meet nothing. Bits 1 and 2:
+  /// the cell's own straight jump along dx (bit 1) or dy (bit 2) meets a jump point, so that a
+  /// visit scans only the lines that find one (or hold the goal). Goal-independent; only when
   /// has_diagonal_skips().
   [[nodiscard]] std::uint8_t diagonal_skip(std::uint32_t index, int dx, int dy) const noexcept {
     return diagonal_skips_[std::size_t{index} * 4 + static_cast<std::size_t>((dx < 0) + 2 * (dy < 0))];

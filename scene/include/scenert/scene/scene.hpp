@@ -60,9 +60,17 @@ struct ai_costs {
   std::uint64_t search_ns = 0;    ///< step_searches: path queue and flow-field builds
   std::uint64_t expansions = 0;   ///< search nodes expanded by the bosses' path queue
   std::uint64_t field_cells = 0;  ///< cells settled by flow-field builds
+  /// Monster steps taken by the thinks (cells moved: a think of a monster of speed 2 takes up to 2).
+  std::uint64_t steps = 0;
+  /// Thinks that took no step (idle, attacking, waiting for a path or a free cell): their time is
+  /// in think_ns, so a time per step charges them to the steps taken.
+  std::uint64_t still_thinks = 0;
   /// AI ticks timed: each of the two times holds about one clock read per timed tick (a reader
   /// subtracts its own measure of a read).
   std::uint64_t timed_ticks = 0;
+  /// An empty part timed before each timed tick's parts: one read of the clock as it adds to
+  /// each of the two times, measured in place (a reader subtracts it from each).
+  std::uint64_t clock_ns = 0;
 };
 
 /// What a scene tells whoever hosts it (the world). Calls come from the scene's thread.

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <scenert/runtime/assert.hpp>
@@ -78,7 +80,14 @@ class grid {
   /// move, teleport and remove entities: NPCs are snapshotted at the start and re-checked before each
   /// call, so none is visited twice and none that stays eligible is skipped. Not reentrant.
   template <class F>
-  grid_result<void> for_each_active_npc(std::uint32_t batch, F&& fn);
+  grid_result<void> for_each_active_npc(std::uint32_t batch, F&& fn) {
+    return for_each_active_npc(batch, std::forward<F>(fn), [](entity_id) {});
+  }
+  /// The same, calling ahead(entity_id) for every snapshotted NPC before the first fn: a caller
+  /// starts loading what each one's call will read, so that the loads overlap (ahead must not change
+  /// the grid).
+  template <class F, class A>
+  grid_result<void> for_each_active_npc(std::uint32_t batch, F&& fn, A&& ahead);
 
   /// Whether an id is on the grid.
   bool contains(entity_id id) const noexcept { return id < slots_.size() && slots_[id].area != no_area; }

@@ -145,6 +145,15 @@ inline std::uint32_t grid::collect(const strips& st, area_data** out) noexcept {
 
 template <class V>
 void grid::cross(entity_id id, slot& s, cell_point to, std::uint32_t to_area, V& visitor) {
+  if constexpr (std::is_same_v<std::decay_t<V>, ignore_view>) {
+    // Nobody listens and no view cover moves with a non-player: the strips are not worth listing.
+    if (const entity_type type = s.type(); type != entity_type::player) {
+      erase(s, type);
+      s.x = to.x, s.y = to.y;
+      insert(to_area, id, type);
+      return;
+    }
+  }
   // Start every area load before touching any: the misses overlap instead of queueing.
   __builtin_prefetch(&areas_[s.area], 1);
   __builtin_prefetch(&areas_[to_area], 1);
@@ -324,8 +333,8 @@ grid_result<void> grid::for_each_in_rect(cell_rect rc, type_mask mask, F&& fn) c
   return {};
 }
 
-template <class F>
-grid_result<void> grid::for_each_active_npc(std::uint32_t batch, F&& fn) {
+template <class F, class A>
+grid_result<void> grid::for_each_active_npc(std::uint32_t batch, F&& fn, A&& ahead) {
   if (batch >= ai_batch_count)
     return scenert::fail(grid_errc::bad_batch, "for_each_active_npc: batch " + std::to_string(batch) +
                                                    " is outside [0, " + std::to_string(ai_batch_count) + ")");
@@ -337,6 +346,10 @@ grid_result<void> grid::for_each_active_npc(std::uint32_t batch, F&& fn) {
     if (ar.cover == 0) continue;
     const entity_id* ids = ar.data();
     for (std::uint32_t i = ar.end[0]; i < ar.end[1]; ++i) pass_.push_back({ids[i], generations_[ids[i]]});
+  }
+  for (const pass_entry& e : pass_) {
+    __builtin_prefetch(&slots_[e.id]);
+    ahead(e.id);
   }
   // The visitor may add, move or remove anything: re-check each snapshotted NPC before its call.
   for (std::size_t i = 0; i < pass_.size(); ++i) {
