@@ -1,12 +1,11 @@
-// The writer thread: requests queue under a mutex; the thread takes what has queued up (up to
+// The writer thread: calls queue in a store_queue; the thread takes what has queued up (up to
 // max_batch), applies it in one transaction, commits, and only then answers each request in order.
 // A burst of grants costs one fsync, and no line or front thread ever waits for the disk.
+#include <scenert/scene/store_queue.hpp>
 #include <scenert/store/sqlite_store.hpp>
 
 #include <atomic>
-#include <condition_variable>
 #include <deque>
-#include <mutex>
 #include <optional>
 #include <thread>
 #include <unordered_map>
@@ -21,24 +20,6 @@ namespace scenert::store {
 namespace {
 
 using steady = std::chrono::steady_clock;
-
-struct sign_in_request {
-  player_id player;
-  std::string owner;
-  holdings_done done;
-};
-struct sign_out_request {
-  player_id player;
-};
-struct write_request {
-  grant g;
-  grant_done done;
-};
-struct read_request {
-  std::string owner;
-  holdings_done done;
-};
-using request = std::variant<sign_in_request, sign_out_request, write_request, read_request>;
 
 // Who a player is in the store; a signed-out one for a grace period more.
 struct account {
@@ -73,10 +54,7 @@ struct sqlite_store::impl {
 
   std::unique_ptr<detail::sqlite_file> file;
   sqlite_options opt;
-  std::mutex m;
-  std::condition_variable wake;
-  std::vector<request> queue;  // guarded by m
-  bool stopping = false;       // guarded by m
+  store_queue calls;
   std::thread writer;
   // The writer thread's own.
   std::unordered_map<player_id, account> accounts;
@@ -86,40 +64,13 @@ struct sqlite_store::impl {
         max_commit_ns{0};
   } n;
 
-  // False after stop (`r` is left as it was): the caller answers the request itself.
-  bool enqueue(request& r) {
-    {
-      std::lock_guard lock(m);
-      if (stopping) return false;
-      queue.push_back(std::move(r));
-    }
-    wake.notify_one();
-    return true;
-  }
-
   void run() {
-    std::vector<request> batch;
-    for (;;) {
-      {
-        std::unique_lock lock(m);
-        wake.wait(lock, [&] { return !queue.empty() || stopping; });
-        if (queue.empty()) return;
-        take(batch);
-      }
-      apply(batch);
-      batch.clear();
-    }
+    std::vector<store_request> batch;
+    while (calls.take(batch, opt.max_batch)) apply(batch);
   }
 
-  void take(std::vector<request>& batch) {
-    if (queue.size() <= opt.max_batch) return batch.swap(queue);
-    auto end = queue.begin() + static_cast<std::ptrdiff_t>(opt.max_batch);
-    batch.assign(std::make_move_iterator(queue.begin()), std::make_move_iterator(end));
-    queue.erase(queue.begin(), end);
-  }
-
-  void apply(std::vector<request>& batch);
-  answer answer_one(request& r, std::int64_t now_ms, bool& failed);
+  void apply(std::vector<store_request>& batch);
+  answer answer_one(store_request& r, std::int64_t now_ms, bool& failed);
   std::optional<std::string> owner_of(player_id p);
   void prune();
 };
@@ -143,7 +94,7 @@ void sqlite_store::impl::prune() {
 
 // Inside the transaction; `failed` turns true when the file refused something (the batch is rolled
 // back and every answer of it says io).
-answer sqlite_store::impl::answer_one(request& r, std::int64_t now_ms, bool& failed) {
+answer sqlite_store::impl::answer_one(store_request& r, std::int64_t now_ms, bool& failed) {
   answer a;
   auto read_holdings = [&](std::string owner) {
     holdings h{std::move(owner), {}, store_errc::ok, {}};
@@ -155,13 +106,13 @@ answer sqlite_store::impl::answer_one(request& r, std::int64_t now_ms, bool& fai
     }
     return h;
   };
-  if (auto* in = std::get_if<sign_in_request>(&r)) {
+  if (auto* in = std::get_if<store_sign_in>(&r)) {
     accounts[in->player] = {in->owner, std::nullopt};
     a.held = read_holdings(std::move(in->owner));
     a.on_holdings = std::move(in->done);
-  } else if (auto* out = std::get_if<sign_out_request>(&r)) {
+  } else if (auto* out = std::get_if<store_sign_out>(&r)) {
     if (auto it = accounts.find(out->player); it != accounts.end()) it->second.gone_since = steady::now();
-  } else if (auto* w = std::get_if<write_request>(&r)) {
+  } else if (auto* w = std::get_if<store_write>(&r)) {
     grant_receipt receipt{std::move(w->g), store_errc::ok, false, {}};
     auto owner = owner_of(receipt.what.player);
     if (!owner) {
@@ -175,7 +126,7 @@ answer sqlite_store::impl::answer_one(request& r, std::int64_t now_ms, bool& fai
     }
     a.receipt = std::move(receipt);
     a.on_grant = std::move(w->done);
-  } else if (auto* rd = std::get_if<read_request>(&r)) {
+  } else if (auto* rd = std::get_if<store_read>(&r)) {
     a.held = read_holdings(std::move(rd->owner));
     a.on_holdings = std::move(rd->done);
   }
@@ -183,7 +134,7 @@ answer sqlite_store::impl::answer_one(request& r, std::int64_t now_ms, bool& fai
 }
 
 // One transaction for the batch; the answers after its commit (or its failure: all io).
-void sqlite_store::impl::apply(std::vector<request>& batch) {
+void sqlite_store::impl::apply(std::vector<store_request>& batch) {
   std::vector<answer> answers;
   answers.reserve(batch.size());
   bool failed = false;
@@ -236,44 +187,22 @@ sqlite_store::sqlite_store(std::unique_ptr<impl> i) : impl_(std::move(i)) {}
 sqlite_store::~sqlite_store() { stop(); }
 
 void sqlite_store::stop() {
-  {
-    std::lock_guard lock(impl_->m);
-    impl_->stopping = true;
-  }
-  impl_->wake.notify_one();
+  impl_->calls.stop();
   if (impl_->writer.joinable()) impl_->writer.join();
 }
 
-namespace {
-holdings closed_holdings(std::string owner) {
-  return {std::move(owner), {}, store_errc::closed, "the player store has stopped"};
-}
-}  // namespace
-
 void sqlite_store::sign_in(player_id player, std::string owner, holdings_done done) {
-  request r = sign_in_request{player, std::move(owner), std::move(done)};
-  if (impl_->enqueue(r)) return;
-  auto& in = std::get<sign_in_request>(r);
-  in.done(closed_holdings(std::move(in.owner)));
+  impl_->calls.push(store_sign_in{player, std::move(owner), std::move(done)});
 }
 
-void sqlite_store::sign_out(player_id player) {
-  request r = sign_out_request{player};
-  (void)impl_->enqueue(r);
-}
+void sqlite_store::sign_out(player_id player) { impl_->calls.push(store_sign_out{player}); }
 
 void sqlite_store::write(grant g, grant_done done) {
-  request r = write_request{std::move(g), std::move(done)};
-  if (impl_->enqueue(r)) return;
-  auto& w = std::get<write_request>(r);
-  w.done(grant_receipt{std::move(w.g), store_errc::closed, false, "the player store has stopped"});
+  impl_->calls.push(store_write{std::move(g), std::move(done)});
 }
 
 void sqlite_store::read(std::string owner, holdings_done done) {
-  request r = read_request{std::move(owner), std::move(done)};
-  if (impl_->enqueue(r)) return;
-  auto& rd = std::get<read_request>(r);
-  rd.done(closed_holdings(std::move(rd.owner)));
+  impl_->calls.push(store_read{std::move(owner), std::move(done)});
 }
 
 store_stats sqlite_store::stats() const {
