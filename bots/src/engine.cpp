@@ -100,6 +100,7 @@ class bots_run {
   // frame came since the truth was read (nor within the next quiet spell); else it is taken again.
   std::optional<view_check> check_views() {
     shared_.paused = true;
+    wait_until_placed();
     for (int attempt = 1;; ++attempt) {
       wait_until_quiet();
       const auto frames = shared_.view_frames.load();
@@ -142,6 +143,21 @@ class bots_run {
     };
     for (auto& t : truth) std::erase_if(t.players, [&](const true_player& p) { return out(p.pid); });
     for (auto& v : views) std::erase_if(v.seen, [&](const seen_player& p) { return out(p.pid); });
+  }
+
+  // A bot between places (its request unanswered, its resume or login under way) is left out of a
+  // check: a check waits for every bot to stand somewhere, up to a minute (a request to a node that
+  // stopped is settled by the gateway within its own bound), so that each is checked where it ends.
+  void wait_until_placed() {
+    const auto give_up = clock::now() + std::chrono::minutes(1);
+    auto placed = [this] {
+      for (auto& w : workers_) {
+        auto part = w->call([&w] { return w->views(); });
+        if (!part.in_transit.empty() || part.logins_unanswered) return false;
+      }
+      return true;
+    };
+    while (!placed() && clock::now() < give_up) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
 
   // The server has caught up once no frame that changes a view arrived for `settle` (a slow or
