@@ -6,6 +6,7 @@
 #include "hostile_crew.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -146,18 +147,27 @@ class bots_run {
   }
 
   // A bot between places (its request unanswered, its resume or login under way) is left out of a
-  // check: a check waits for every bot to stand somewhere, up to a minute (a request to a node that
-  // stopped is settled by the gateway within its own bound), so that each is checked where it ends.
+  // check: a check waits for every bot to stand somewhere, up to 20 s (a request whose node stopped
+  // is settled by its gateway sooner), so that each is checked where it ends. One still between
+  // places then is an error: its player was not accounted for.
   void wait_until_placed() {
-    const auto give_up = clock::now() + std::chrono::minutes(1);
-    auto placed = [this] {
+    const auto give_up = clock::now() + std::chrono::seconds(20);
+    std::vector<std::int32_t> between;
+    for (;;) {
+      between.clear();
       for (auto& w : workers_) {
         auto part = w->call([&w] { return w->views(); });
-        if (!part.in_transit.empty() || part.logins_unanswered) return false;
+        between.insert(between.end(), part.in_transit.begin(), part.in_transit.end());
       }
-      return true;
-    };
-    while (!placed() && clock::now() < give_up) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      if (between.empty()) return;
+      if (clock::now() >= give_up) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    report_.errors += between.size();
+    report_.error_examples.push_back(
+        fmt::format("views checked with {} players still between places after 20 s (a request unanswered, a "
+                    "resume or a login under way): {}",
+                    between.size(), fmt::join(between, ", ")));
   }
 
   // The server has caught up once no frame that changes a view arrived for `settle` (a slow or
