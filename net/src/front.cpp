@@ -258,8 +258,7 @@ void front::place_again(player_id p, scene_id scene, std::optional<grid::cell_po
     lock.unlock();
     return asio::post(*there.io, [&there, p, scene, at] {
       if (auto s = there.sessions.find(p); s != there.sessions.end()) {
-        there.play.enter_world(s->second, world_request::enter(p, scene), 0, at);
-        there.flush();
+        there.play.place_again(s->second, scene, at);
       }
     });
   }

@@ -207,6 +207,44 @@ void play_desk::enter_world(const std::shared_ptr<session>& asking, const world_
   });
 }
 
+namespace {
+
+// What a placement again waits out: a dead node's lines open again on a live node soon.
+bool worth_asking_again(const world_result& r) {
+  return !r && (r.code() == world_errc::line_full || r.code() == world_errc::node_unavailable);
+}
+
+}  // namespace
+
+void play_desk::place_again(const std::shared_ptr<session>& s, scene_id scene,
+                            std::optional<grid::cell_point> then_to) {
+  place_again_until(s, scene, then_to, clock::now() + shard_.opt.place_again_within);
+}
+
+void play_desk::place_again_until(const std::weak_ptr<session>& weak, scene_id scene,
+                                  std::optional<grid::cell_point> then_to, clock::time_point until) {
+  const auto asking = weak.lock();
+  if (!asking || asking->closing()) return;
+  const player_id pid = asking->player().pid;
+  world_port& w = shard_.world();
+  w.submit(world_request::enter(pid, scene), [this, &w, io = shard_.io, weak, scene, then_to, until,
+                                              pid](world_result r) {
+    if (r && then_to) w.submit(world_request::move(pid, *then_to), {});
+    asio::post(*io, [this, io, weak, scene, then_to, until, r = std::move(r)]() mutable {
+      auto s = weak.lock();
+      if (!s || s->closing()) return;
+      if (worth_asking_again(r) && clock::now() < until) {
+        auto later = std::make_shared<asio::steady_timer>(*io, std::chrono::milliseconds(250));
+        return later->async_wait([this, later, weak, scene, then_to, until](boost::system::error_code ec) {
+          if (!ec) place_again_until(weak, scene, then_to, until);
+        });
+      }
+      answered(s, 0, false, std::move(r));
+      shard_.flush();
+    });
+  });
+}
+
 // The answer first, then the geometry of the line it put the player on.
 void play_desk::answered(const std::shared_ptr<session>& s, std::uint32_t request_id, bool leaving,
                          world_result r) {

@@ -30,6 +30,11 @@ class play_desk {
   /// walk to that cell (a player placed again where it stood).
   void enter_world(const std::shared_ptr<session>& asking, const world_request& q, std::uint32_t request_id,
                    std::optional<grid::cell_point> then_to = std::nullopt);
+  /// A player placed again after its node died (`then_to`: the cell it stood on). While its scene
+  /// has no place for it (line_full, node_unavailable) it is asked for again every 250 ms, up to
+  /// front_options::place_again_within; then the answer goes as a login's (no place: closed).
+  void place_again(const std::shared_ptr<session>& s, scene_id scene,
+                   std::optional<grid::cell_point> then_to);
   /// The player's moves count from where its line holds it again (no position asked).
   void forget_asked(session& s);
   /// A player placed again while its client was away, which has resumed since: it hears its scene.
@@ -54,6 +59,8 @@ class play_desk {
   const char* refusal(const session& s, const position& to, grid::cell_point& cell, clock::time_point now);
   void refuse_move(session& s, const char* why);
   void answered(const std::shared_ptr<session>& s, std::uint32_t request_id, bool leaving, world_result r);
+  void place_again_until(const std::weak_ptr<session>& weak, scene_id scene,
+                         std::optional<grid::cell_point> then_to, clock::time_point until);
   void chat_to_all(const std::string& frame);
   void ask(session& s, const asked_position& asked);
 

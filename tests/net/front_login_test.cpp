@@ -510,5 +510,48 @@ TEST(FrontLogin, APlayerPlacedAgainThatStandsSomewhereAlreadyKeepsItsPlace) {
   EXPECT_EQ(closed(s, close_reason::no_place), 0U);
 }
 
+// A world port whose scene has no place at first for one player's entries (a cluster whose dead
+// node's lines have not opened again elsewhere yet): `full` of them are answered line_full.
+struct full_at_first_port final : world_port {
+  world* w = nullptr;
+  std::atomic<player_id> who{0};
+  std::atomic<int> full{0};
+  void submit(const world_request& q, world_reply reply) override {
+    if (q.what == world_request::kind::enter && q.player == who.load() && full.fetch_sub(1) > 0) {
+      if (reply) reply(fail(world_errc::line_full, "scene 1: all 3 lines are full"));
+      return;
+    }
+    w->submit(q, std::move(reply));
+  }
+};
+
+// A player placed again whose scene has no place yet is asked for again until it has one (within
+// place_again_within): its client is placed, not closed no_place; past that bound it is closed.
+TEST(FrontLogin, APlayerPlacedAgainWaitsForAPlaceWithinItsBound) {
+  for (const bool in_time : {true, false}) {
+    SCOPED_TRACE(in_time ? "a place within the bound" : "none within it");
+    full_at_first_port port;
+    server s({.place_again_within = in_time ? 5'000ms : 300ms}, nullptr, [&](world& w) -> world_port& {
+      port.w = &w;
+      return port;
+    });
+    auto c = s.connect();
+    ASSERT_TRUE(c);
+    const auto me = log_in(*c, "alice");
+    const auto pid = static_cast<player_id>(me.pid);
+    ASSERT_TRUE(s.w->submit(world_request::leave(pid)).get());  // its line is gone, as a dead node's
+    port.who = pid;
+    port.full = in_time ? 3 : 1'000;  // three refusals take 750 ms of retries
+    s.door->place_again(pid, test::town_id, std::nullopt);
+    if (in_time) {
+      EXPECT_EQ(wait_for<scene_info>(*c).scene, test::town_id);
+      (void)own_entry(wait_for<players_in_view>(*c), me.pid);
+      EXPECT_EQ(closed(s, close_reason::no_place), 0U);
+    } else {
+      EXPECT_EQ(wait_for<goodbye>(*c).reason.rfind("no_place", 0), 0U);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace scenert::net

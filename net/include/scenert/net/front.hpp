@@ -100,6 +100,11 @@ struct front_options {
   /// The largest payload of a message to a game module; a larger one is refused (1012 too_large)
   /// and never reaches the line.
   std::uint32_t module_message_bytes = 4096;
+  /// A player placed again after its node died (place_again) whose scene has no place for it yet
+  /// (line_full: the dead node's lines open again elsewhere once every node heard of its death;
+  /// node_unavailable) is asked for again every 250 ms for this long before its client is closed
+  /// no_place.
+  std::chrono::milliseconds place_again_within{10'000};
   /// Tests only (fault injection, never set in production): viewers never hear 200 Tp 4 about this
   /// player id, so a check of clients' views against the scenes' truth has a fault to find. Its
   /// appearing and leaving (200 Tp 2, 201) still go out. 0: off.
@@ -183,8 +188,8 @@ class front {
   /// Places a player again whose line is gone (a cluster node died): it enters `scene` and, when
   /// `at` is given, walks back to that cell. Its client hears 201 for the old view (from the old
   /// line's leaving events) and a fresh 1006 and 202 for the new one, as after a transfer; a
-  /// player waiting for its resume is placed too. No place: the connection closes (no_place).
-  /// Any thread.
+  /// player waiting for its resume is placed too. No place within front_options::place_again_within:
+  /// the connection closes (no_place). Any thread.
   void place_again(player_id player, scene_id scene, std::optional<grid::cell_point> at);
 
   /// Lets a player go without taking it off the world: its client resumed on another front of the
