@@ -17,14 +17,12 @@ stages=("$@")
 
 # The trees carry line tables only (-g1): sanitizer reports and backtraces keep their file:line,
 # and a tree builds about a fifth faster than with full debug info.
-# Each target's heaviest headers (GoogleTest, Asio, Beast) are precompiled: a quarter less compiling
-# for the front and its tests. A developer's tree leaves them off, so a missing include still fails.
-line_tables=(-DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_CXX_FLAGS_DEBUG="-g1" -DSCENERT_PCH=ON)
+line_tables=(-DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_CXX_FLAGS_DEBUG="-g1")
 normal_tree=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCENERT_WERROR=ON "${line_tables[@]}")
 # The TSan and fuzz trees only run their checks: -O1 builds faster than -O2 and is what both
 # sanitizers' docs suggest.
 checked_flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG")
-tsan_tree=("${checked_flags[@]}" -DSCENERT_PCH=ON)
+tsan_tree=("${checked_flags[@]}")
 
 passed=0
 # Runs a tree's tests; a failure stops the script (set -e, pipefail). Counts what passed.
