@@ -130,6 +130,7 @@ void account_book::erase_due() {
     (void)bucket_.erase_at(player_key(g.player), g.revision);
     if (auto it = players_.find(g.player); it != players_.end() && it->second.revision == g.revision)
       players_.erase(it);
+    add(n_.expired);
   }
   prune_players();
 }

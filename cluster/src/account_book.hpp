@@ -26,7 +26,7 @@ namespace scenert::cluster::detail {
 // Counts read by stats() on any thread.
 struct kv_counters {
   std::atomic<std::uint64_t> grants{0}, repeats{0}, failed{0}, reads{0}, writes{0}, conflicts{0}, marks{0},
-      spent_reads{0}, write_ns{0}, max_write_ns{0};
+      spent_reads{0}, write_ns{0}, max_write_ns{0}, expired{0};
 };
 
 // A grant of the batch on its way: `receipt.code` is final once `decided`.

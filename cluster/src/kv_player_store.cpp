@@ -155,7 +155,7 @@ kv_store_stats kv_player_store::stats() const {
   s.grants = g(n.grants), s.repeats = g(n.repeats), s.failed = g(n.failed), s.reads = g(n.reads);
   s.writes = g(n.writes), s.conflicts = g(n.conflicts), s.marks = g(n.marks),
   s.spent_reads = g(n.spent_reads);
-  s.write_ns = g(n.write_ns), s.max_write_ns = g(n.max_write_ns);
+  s.write_ns = g(n.write_ns), s.max_write_ns = g(n.max_write_ns), s.expired = g(n.expired);
   return s;
 }
 

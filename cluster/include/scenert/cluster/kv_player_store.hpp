@@ -53,6 +53,8 @@ struct kv_store_stats {
   std::uint64_t spent_reads = 0;   ///< marks read: a new grant's id the record's filter may hold
   std::uint64_t write_ns = 0;      ///< time spent in account writes, in total
   std::uint64_t max_write_ns = 0;  ///< the longest account write
+  /// Signed-out players whose grace ended: their sign-in let go (unless another store's replaced it)
+  std::uint64_t expired = 0;
 };
 
 /// Thread-safety: the player_store calls and stats() from any thread; stop() from one.
