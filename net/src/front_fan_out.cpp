@@ -179,8 +179,11 @@ void fan_out::send_module_frame(const view_mirror& mirror, const view_key& key, 
 }
 
 // The view each player stands in follows its line's entered and left. Either, on the place its
-// client was told last, says the events have caught up with that answer.
+// client was told last, says the events have caught up with that answer (a move cannot come first:
+// its line's entered comes before it, and the answer reads line_of). Moves, the most of the events,
+// look nothing up here.
 void fan_out::followed(const line_batch& b, const line_event& e, const view_key& key) {
+  if (e.what == line_event::kind::moved) return;
   if (session* s = shard_.session_of(e.player);
       s != nullptr && s->player().place.line == b.line && s->player().place.phase == b.phase)
     s->player().place_heard = true;
