@@ -26,6 +26,9 @@ void render_gateway_metrics(prometheus_text& out, const cluster::gateway_stats& 
   out.counter("scenert_gateway_from_dead_starts_total",
               "Event batches and views from a start of a node declared dead, not heard.",
               c(s.from_dead_starts));
+  out.counter("scenert_gateway_unplaced_total",
+              "Requests refused for a player standing on no node yet (its placement again under way).",
+              c(s.unplaced));
   out.counter("scenert_gateway_views_asked_total", "Nodes asked for their lines as they stand.",
               c(s.views_asked));
   out.counter("scenert_gateway_views_applied_total", "Nodes' lines as they stand, applied.",

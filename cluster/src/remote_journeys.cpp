@@ -41,6 +41,8 @@ pending_request& remote_world::impl::depart(player_id p, const std::string& from
                                                  clock::now() + opt.answer_timeout, 0, to, false, promise})
                 .first->second;
   if (const auto known = nodes.find(from); known != nodes.end()) r.epoch = known->second.record.epoch;
+  if (const auto target = nodes.find(to); target != nodes.end())
+    r.journey_epoch = target->second.record.epoch;
   push(from, ticket, q, to);
   return r;
 }
@@ -78,14 +80,45 @@ bool remote_world::impl::travels(const world_request& q, const std::string& line
 }
 
 // A journey's end (m held): `at` is where the player stands now (empty: nowhere known), in
-// `scene` (0: where it was); the requests held meanwhile go (to `resubmit`) there.
-void remote_world::impl::arrive(const pending_request& r, const std::string& at, bool moved, scene_id scene,
-                                std::vector<std::pair<world_request, world_reply>>& resubmit) {
+// `scene` (0: where it was); the requests held meanwhile go (to `resubmit`) there. A start of
+// `at` declared dead since the journey began (stopped, it woke to carry out the hand-over or to
+// refuse it) holds the player no more: it is returned, to be placed again (`orphaned`).
+std::optional<orphan> remote_world::impl::arrive(
+    const pending_request& r, const std::string& at, bool moved, scene_id scene,
+    std::vector<std::pair<world_request, world_reply>>& resubmit) {
   release(r.player, resubmit);
   (moved ? journeys : journeys_failed).fetch_add(1, std::memory_order_relaxed);
-  if (at.empty()) return (void)node_of.erase(r.player);
-  if (moved) return placed(r, at, scene);
-  node_of[r.player].node = at;
+  if (at.empty()) return (void)node_of.erase(r.player), std::nullopt;
+  const std::uint64_t start = moved ? r.journey_epoch : r.epoch;
+  if (const auto there = nodes.find(at);
+      there == nodes.end() || (start != 0 && there->second.record.epoch != start)) {
+    const auto was = node_of.find(r.player);
+    const scene_id stood = moved ? scene : was != node_of.end() ? was->second.scene : 0;
+    if (was != node_of.end()) node_of.erase(was);
+    return orphan{r.player, stood, std::nullopt};
+  }
+  if (moved)
+    placed(r, at, scene);
+  else
+    node_of[r.player].node = at;
+  return std::nullopt;
+}
+
+// The handing node's answer to a journey (m held): the player moved, or stayed.
+void remote_world::impl::journey_answered(pending_request& r, const std::string& from, world_result result,
+                                          detail::answers_done& done) {
+  const bool moved = result.has_value();
+  const std::string& at = moved ? r.journey_to : from;
+  if (auto gone = arrive(r, at, moved, moved ? result->line.scene : 0, done.resubmit))
+    done.lost.emplace_back(at, *gone);
+  if (!moved && result.code() == world_errc::node_unavailable) done.kept.emplace_back(r.player, r.journey_to);
+  done.ready.emplace_back(std::move(r.reply), std::move(result));
+}
+
+// A player whose node is gone, handed to the front to be placed again (m not held).
+void remote_world::impl::orphaned(const std::string& node, orphan lost) {
+  players_orphaned.fetch_add(1, std::memory_order_relaxed);
+  if (opt.on_node_lost) opt.on_node_lost(node, {std::move(lost)});
 }
 
 // Ends a player's hold (m held): the requests it made meanwhile go to `resubmit`.
@@ -195,6 +228,7 @@ void remote_world::impl::settle(std::uint64_t ticket, pending_request r, clock::
   }
   std::vector<std::pair<world_request, world_reply>> resubmit;
   bool lost = false;
+  std::optional<orphan> gone;
   {
     std::lock_guard lock(m);
     if (silent && now < r.settle_by && !stopping) {
@@ -202,16 +236,14 @@ void remote_world::impl::settle(std::uint64_t ticket, pending_request r, clock::
       pending.emplace(ticket, std::move(r));
       return;
     }
-    arrive(r, at, moved, moved ? result->line.scene : 0, resubmit);
+    gone = arrive(r, at, moved, moved ? result->line.scene : 0, resubmit);
     // Nowhere: its node is gone, or said "not here" (a new start of it, the old one died handing it).
     lost = at.empty() && (!nodes.contains(r.node) || (source && !*source));
   }
   if (!moved && at == r.node) given_up(r.player, r.node, r.journey_to);
   if (r.reply) r.reply(std::move(result));
-  if (lost) {
-    players_orphaned.fetch_add(1, std::memory_order_relaxed);
-    if (opt.on_node_lost) opt.on_node_lost(r.node, {orphan{r.player, 0, std::nullopt}});
-  }
+  if (lost) orphaned(r.node, orphan{r.player, 0, std::nullopt});
+  if (gone) orphaned(at, *gone);
   for (auto& [q, reply] : resubmit) submit(q, std::move(reply));
 }
 

@@ -211,6 +211,16 @@ void remote_world::impl::submit(const world_request& q, world_reply reply) {
   // party's instance goes by the lines.
   using k = world_request::kind;
   const auto at = node_of.find(q.player);
+  if (at == node_of.end() && q.what != k::enter && q.what != k::enter_line && q.what != k::leave) {
+    // Standing nowhere this gateway knows (its node died and its placement again is under way, or
+    // its entry is): sent to any node, this request would place it a second time.
+    lock.unlock();
+    unplaced.fetch_add(1, std::memory_order_relaxed);
+    if (reply)
+      reply(fail(world_errc::node_unavailable,
+                 fmt::format("player {}: stands on no node yet (its placement is under way)", q.player)));
+    return;
+  }
   const bool by_lines =
       target != 0 && (q.what == k::enter ? at == node_of.end()
                       : q.what == k::leave_party

@@ -10,6 +10,7 @@
 
 namespace scenert::cluster {
 
+using detail::answers_done;
 using detail::clock;
 using detail::known_node;
 using detail::line_key;
@@ -106,9 +107,8 @@ void remote_world::impl::on_answers(std::string_view data) {
     return warn(fmt::format("gateway {}: {}", opt.gateway, batch.error().message));
   }
   if (newer_start(batch->node, batch->epoch)) lose(batch->node);
-  std::vector<std::pair<world_reply, world_result>> ready;
-  std::vector<std::pair<world_request, world_reply>> resubmit;
-  std::vector<std::pair<player_id, std::string>> kept;  // journeys given up: the player and its target
+  answers_done done;
+  auto& [ready, resubmit, kept, lost] = done;
   {
     std::lock_guard lock(m);
     for (auto& a : batch->answers) {
@@ -128,12 +128,7 @@ void remote_world::impl::on_answers(std::string_view data) {
         continue;
       }
       if (!p->second.journey_to.empty()) {  // the handing node's answer: moved, or stayed
-        const bool moved = a.result.has_value();
-        arrive(p->second, moved ? p->second.journey_to : batch->node, moved, moved ? a.result->line.scene : 0,
-               resubmit);
-        if (!moved && a.result.code() == world_errc::node_unavailable)
-          kept.emplace_back(p->second.player, p->second.journey_to);
-        ready.emplace_back(std::move(p->second.reply), std::move(a.result));
+        journey_answered(p->second, batch->node, std::move(a.result), done);
         pending.erase(p);
         continue;
       }
@@ -154,6 +149,7 @@ void remote_world::impl::on_answers(std::string_view data) {
   for (auto& [player, to] : kept) given_up(player, batch->node, to);
   for (auto& [reply, result] : ready)
     if (reply) reply(std::move(result));
+  for (auto& [node, player] : lost) orphaned(node, player);
   for (auto& [q, reply] : resubmit) submit(q, std::move(reply));
 }
 
@@ -504,7 +500,8 @@ remote_world_stats remote_world::stats() const {
                        n(i.entries_to_room),
                        n(i.entries_to_new_line),
                        n(i.sent_again),
-                       n(i.from_dead_starts)};
+                       n(i.from_dead_starts),
+                       n(i.unplaced)};
   std::lock_guard lock(i.m);
   s.live_nodes = static_cast<std::uint32_t>(i.nodes.size());
   s.players = static_cast<std::uint32_t>(i.node_of.size());

@@ -88,6 +88,10 @@ struct pending_request {
   // A journey: its handing node's epoch when it was sent. An answer from another start of that node
   // (it died and came back) does not say where the player went: the journey is settled by asking.
   std::uint64_t epoch = 0;
+  // A journey: its target's epoch when it was sent. A target declared dead before the hand-over's
+  // answer came placed the player on a start that is gone: the player is placed again (as is one
+  // kept by a handing start declared dead meanwhile, `epoch`).
+  std::uint64_t journey_epoch = 0;
 };
 
 // Where a player's requests go, and the scene it was last placed in (0: not heard). In a private
@@ -95,6 +99,14 @@ struct pending_request {
 struct stand {
   std::string node;
   scene_id scene = 0, instance = 0, home = 0;
+};
+
+// What a batch of answers leaves to do once m is let go.
+struct answers_done {
+  std::vector<std::pair<world_reply, world_result>> ready;
+  std::vector<std::pair<world_request, world_reply>> resubmit;
+  std::vector<std::pair<player_id, std::string>> kept;  // journeys given up: the player and its target
+  std::vector<std::pair<std::string, orphan>> lost;     // left on a start declared dead meanwhile
 };
 
 // A player between two nodes: its requests wait until the node it goes to answered.
@@ -170,7 +182,8 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
   std::atomic<std::uint64_t> request_batches{0}, requests{0}, answers{0}, timeouts{0}, no_node{0},
       event_batches{0}, gaps{0}, views_asked{0}, views_applied{0}, bad_messages{0}, nodes_lost{0},
       players_orphaned{0}, claims{0}, claims_refused{0}, claimed_elsewhere{0}, journeys{0},
-      journeys_failed{0}, entries_to_room{0}, entries_to_new_line{0}, sent_again{0}, from_dead_starts{0};
+      journeys_failed{0}, entries_to_room{0}, entries_to_new_line{0}, sent_again{0}, from_dead_starts{0},
+      unplaced{0};
 
   impl(nats_link& l, kv_bucket b, remote_world_options o)
       : link(l), nodes_bucket(std::move(b)), opt(std::move(o)) {}
@@ -234,8 +247,12 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
                                   const world_request& q, world_reply reply, detail::line_key promise = {});
   bool travels(const world_request& q, const std::string& line_host, const std::string& placed_on,
                detail::line_key promise, world_reply& reply);
-  void arrive(const detail::pending_request& r, const std::string& at, bool moved, scene_id scene,
-              std::vector<std::pair<world_request, world_reply>>& resubmit);
+  [[nodiscard]] std::optional<orphan> arrive(const detail::pending_request& r, const std::string& at,
+                                             bool moved, scene_id scene,
+                                             std::vector<std::pair<world_request, world_reply>>& resubmit);
+  void orphaned(const std::string& node, orphan lost);
+  void journey_answered(detail::pending_request& r, const std::string& from, world_result result,
+                        detail::answers_done& done);
   void release(player_id p, std::vector<std::pair<world_request, world_reply>>& resubmit);
   void to_party(const world_request& q, world_reply reply);
   cluster_result<std::optional<placement>> ask_where(const std::string& node, player_id p);

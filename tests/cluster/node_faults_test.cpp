@@ -2,7 +2,8 @@
 // to a live node (the client waits, it is not refused), one whose answer was lost is found where its
 // node placed it; a starting node is sent nothing; a claim a busy node did not answer is asked again;
 // a journey its source gave up after the target placed the player ends with the front told where the
-// player stands still; a start of a node declared dead is heard no more.
+// player stands still; a start of a node declared dead is heard no more, and a journey onto it hands
+// its player back to be placed again; a player standing on no node meanwhile is placed only by its entry.
 
 #include <scenert/cluster/node_endpoint.hpp>
 #include <scenert/cluster/node_lease.hpp>
@@ -198,6 +199,91 @@ TEST_F(Gateways, AGivenUpJourneyTellsTheFrontTheLineItsPlayerStandsOnStill) {
     EXPECT_EQ(log.last(), std::make_tuple(p, line_a, phase_id{0}));
     h.on_b.answer_parked();  // b's late answers: a gave the hand-over up, they change nothing
   }
+}
+
+// A journey (player 10 from a to b, where its mate 40 stands) whose answer came after the start
+// where it left its player was declared dead: b, which placed it (`dies` "b"), or a, which kept it
+// when b refused (`dies` "a"). Stopped, that start woke and carried out its part before it learnt
+// it was dead; it is heard no more. The gateway hands the player to the front to be placed again,
+// as if it had stood there when its node died, instead of leaving it on a node that is gone.
+void journey_ends_on_a_dead_start(Gateways& t, const std::string& dies) {
+  SCOPED_TRACE("declared dead: " + dies);
+  two_hosts h(*t.link, t.nodes);
+  ASSERT_TRUE(h.ok);
+  std::mutex m;
+  std::vector<std::pair<std::string, orphan>> lost;
+  auto g = t.gateway(5s, [&](remote_world_options& o) {
+    o.journeys = true;
+    o.on_node_lost = [&](const std::string& node, std::vector<orphan> players) {
+      std::lock_guard lock(m);
+      for (auto& p : players) lost.emplace_back(node, p);
+    };
+  });
+  ASSERT_NE(g, nullptr);
+  ASSERT_TRUE(ask(*g, world_request::enter(10, 1)));  // on a (b looks busy)
+  {
+    std::lock_guard lock(h.on_b.m);
+    h.on_b.park = true;         // b answers a only when told
+    h.on_b.full = dies == "a";  // and refuses the player when a dies
+  }
+  auto joined = std::make_shared<std::promise<world_result>>();
+  g->submit(world_request::join_team(10, 40), [joined](world_result r) { joined->set_value(std::move(r)); });
+  ASSERT_TRUE(eventually([&] { return h.on_b.heard_of(10).size() == 1; }));
+  auto& lease = dies == "a" ? h.lease_a : h.lease_b;
+  ASSERT_TRUE(declare_dead(t.nodes, dies, lease->revision()));
+  g->poll(std::chrono::steady_clock::now() + 2s);  // reads the nodes: 10 is on its way, not lost yet
+  {
+    std::lock_guard lock(m);
+    EXPECT_TRUE(lost.empty());
+  }
+  h.on_b.answer_parked();  // the journey ends: a tells the gateway
+  auto answer = joined->get_future();
+  ASSERT_EQ(answer.wait_for(5s), std::future_status::ready);
+  EXPECT_EQ(answer.get().has_value(), dies == "b");
+  ASSERT_TRUE(eventually([&] {
+    std::lock_guard lock(m);
+    return !lost.empty();
+  }));
+  std::lock_guard lock(m);
+  ASSERT_EQ(lost.size(), 1u);
+  EXPECT_EQ(lost[0].first, dies);
+  EXPECT_EQ(lost[0].second.player, 10u);
+  EXPECT_EQ(lost[0].second.scene, scene_id{1});  // where it stood: a town stays on its scene
+  EXPECT_EQ(g->stats().players, 0u);             // routed nowhere until placed again
+}
+
+TEST_F(Gateways, AJourneyOntoATargetDeclaredDeadMeanwhileHandsItsPlayerBack) {
+  journey_ends_on_a_dead_start(*this, "b");
+}
+
+TEST_F(Gateways, AJourneyRefusedByATargetWhileItsSourceWasDeclaredDeadHandsItsPlayerBack) {
+  journey_ends_on_a_dead_start(*this, "a");
+}
+
+// A player whose node died stands on no node until its front has placed it again. A scene change it
+// asks meanwhile is refused node_unavailable, not sent to a node (which would place it a second
+// time, beside the placement under way); its entry is sent, and places it once.
+TEST_F(Gateways, APlayerStandingOnNoNodeIsPlacedOnlyByItsEntry) {
+  two_hosts h(*link, nodes);  // b looks busy: entries go to a
+  ASSERT_TRUE(h.ok);
+  auto g = gateway();
+  ASSERT_NE(g, nullptr);
+  ASSERT_TRUE(ask(*g, world_request::enter(10, 1)));  // 10 stands on a
+  ASSERT_TRUE(declare_dead(nodes, "a", h.lease_a->revision()));
+  g->poll(std::chrono::steady_clock::now() + 2s);  // reads the nodes: a is dead, 10 stands nowhere
+  for (const auto& q : {world_request::transfer(10, 2), world_request::join_team(10, 40),
+                        world_request::enter_instance(10, 3, 0), world_request::move(10, {1, 1})}) {
+    const auto refused = ask(*g, q);
+    ASSERT_FALSE(refused);
+    EXPECT_EQ(refused.code(), world_errc::node_unavailable);
+    EXPECT_NE(refused.error().message.find("stands on no node yet"), std::string::npos)
+        << refused.error().message;
+  }
+  EXPECT_TRUE(h.on_b.heard_of(10).empty());
+  EXPECT_EQ(g->stats().unplaced, 4u);
+  ASSERT_TRUE(ask(*g, world_request::enter(10, 1)));  // placed again: on b, the live node
+  EXPECT_EQ(h.on_b.heard_of(10), std::vector<world_request::kind>{world_request::kind::enter});
+  EXPECT_TRUE(ask(*g, world_request::transfer(10, 1)));  // its requests follow it there
 }
 
 // A node that placed a player whose answer never reached the gateway (dropped under load, or later

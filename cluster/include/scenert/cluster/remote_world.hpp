@@ -85,6 +85,9 @@ struct remote_world_stats {
   /// Event batches and views from a start of a node declared dead here (stopped, then let run again
   /// before it learnt so): not heard, its lines' players stand elsewhere now.
   std::uint64_t from_dead_starts = 0;
+  /// Requests refused (node_unavailable) for a player standing on no node yet, its placement under way
+  /// (placed again after its node died): sent to any node, they would place it a second time.
+  std::uint64_t unplaced = 0;
   std::uint32_t live_nodes = 0, players = 0;
 };
 
