@@ -41,8 +41,6 @@ pending_request& remote_world::impl::depart(player_id p, const std::string& from
                                                  clock::now() + opt.answer_timeout, 0, to, false, promise})
                 .first->second;
   if (const auto known = nodes.find(from); known != nodes.end()) r.epoch = known->second.record.epoch;
-  if (const auto target = nodes.find(to); target != nodes.end())
-    r.journey_epoch = target->second.record.epoch;
   push(from, ticket, q, to);
   return r;
 }
@@ -80,18 +78,18 @@ bool remote_world::impl::travels(const world_request& q, const std::string& line
 }
 
 // A journey's end (m held): `at` is where the player stands now (empty: nowhere known), in
-// `scene` (0: where it was); the requests held meanwhile go (to `resubmit`) there. A start of
-// `at` declared dead since the journey began (stopped, it woke to carry out the hand-over or to
-// refuse it) holds the player no more: it is returned, to be placed again (`orphaned`).
+// `scene` (0: where it was); the requests held meanwhile go (to `resubmit`) there. A node declared
+// dead since the journey began (stopped, it woke to carry out the hand-over, or its handing start
+// to refuse it) holds the player no more: it is returned, to be placed again (`orphaned`). A target
+// started again meanwhile under its name is taken at its word: the hand-over went to its new start.
 std::optional<orphan> remote_world::impl::arrive(
     const pending_request& r, const std::string& at, bool moved, scene_id scene,
     std::vector<std::pair<world_request, world_reply>>& resubmit) {
   release(r.player, resubmit);
   (moved ? journeys : journeys_failed).fetch_add(1, std::memory_order_relaxed);
   if (at.empty()) return (void)node_of.erase(r.player), std::nullopt;
-  const std::uint64_t start = moved ? r.journey_epoch : r.epoch;
   if (const auto there = nodes.find(at);
-      there == nodes.end() || (start != 0 && there->second.record.epoch != start)) {
+      there == nodes.end() || (!moved && r.epoch != 0 && there->second.record.epoch != r.epoch)) {
     const auto was = node_of.find(r.player);
     const scene_id stood = moved ? scene : was != node_of.end() ? was->second.scene : 0;
     if (was != node_of.end()) node_of.erase(was);

@@ -132,6 +132,13 @@ void remote_world::impl::on_answers(std::string_view data) {
         pending.erase(p);
         continue;
       }
+      if (p->second.what == world_request::kind::enter && a.result.code() == world_errc::already_in_scene) {
+        later([this, r = std::move(p->second), e = std::move(a.result)]() mutable {
+          find_placed(std::move(r), std::move(e));
+        });
+        pending.erase(p);
+        continue;
+      }
       if (opt.journeys && p->second.what == world_request::kind::join_team && !a.result &&
           a.result.code() == world_errc::teammate_not_found && node_of.contains(p->second.player)) {
         later([this, r = std::move(p->second), from = batch->node, e = std::move(a.result)]() mutable {
@@ -215,6 +222,29 @@ void remote_world::impl::time_out(clock::time_point now) {
   for (auto& [reply, result] : ready)
     if (reply) reply(std::move(result));
   for (auto& [q, reply] : resubmit) submit(q, std::move(reply));
+}
+
+// An entry answered already_in_scene: the player stands on some node (placed again after its node
+// died, a request of its own that a live node took over placed it first), maybe not the one that
+// answered. Every live node is asked where it stands; the first that holds it answers the entry with
+// its place and takes its requests. None does: the refusal stands.
+void remote_world::impl::find_placed(pending_request r, world_result already) {
+  std::vector<std::string> live;
+  {
+    std::lock_guard lock(m);
+    for (const auto& [name, n] : nodes) live.push_back(name);
+  }
+  for (const auto& node : live) {
+    auto there = ask_where(node, r.player);
+    if (!there || !*there) continue;
+    {
+      std::lock_guard lock(m);
+      placed(r, node, (*there)->line.scene);
+    }
+    if (r.reply) r.reply(world_result(**there));
+    return;
+  }
+  if (r.reply) r.reply(std::move(already));
 }
 
 // An entry of a player standing nowhere whose answer did not come in time (lost, or late from a busy

@@ -88,10 +88,6 @@ struct pending_request {
   // A journey: its handing node's epoch when it was sent. An answer from another start of that node
   // (it died and came back) does not say where the player went: the journey is settled by asking.
   std::uint64_t epoch = 0;
-  // A journey: its target's epoch when it was sent. A target declared dead before the hand-over's
-  // answer came placed the player on a start that is gone: the player is placed again (as is one
-  // kept by a handing start declared dead meanwhile, `epoch`).
-  std::uint64_t journey_epoch = 0;
 };
 
 // Where a player's requests go, and the scene it was last placed in (0: not heard). In a private
@@ -259,6 +255,7 @@ struct remote_world::impl : std::enable_shared_from_this<impl> {
   void settle(std::uint64_t ticket, detail::pending_request r, detail::clock::time_point now);
   void settle_entry(std::uint64_t ticket, detail::pending_request r, detail::clock::time_point now);
   void find_mate(detail::pending_request r, std::string from, world_result not_found);
+  void find_placed(detail::pending_request r, world_result already);
   void given_up(player_id p, const std::string& from, const std::string& to);
   void show_kept(player_id p);
   void after_leaving(std::span<const line_event> events);

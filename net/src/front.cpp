@@ -264,13 +264,30 @@ void front::place_again(player_id p, scene_id scene, std::optional<grid::cell_po
   }
   if (!f.roll.detached.contains(p)) return;  // gone meanwhile
   lock.unlock();
-  // Its client, resuming later, hears the place it was given now, not the one it left. The answer
-  // goes to an I/O thread (a stopped front runs no handler).
-  f.w->submit(
-      world_request::enter(p, scene), [&f, w = f.w, io = f.shards.front()->io, p, at](world_result r) {
-        if (r && at) w->submit(world_request::move(p, *at), {});
-        if (r) asio::post(*io, [&f, p, r = std::move(r)]() mutable { f.placed_while_away(p, std::move(r)); });
+  f.place_while_away(p, scene, at, clock::now() + f.opt.place_again_within);
+}
+
+// Its client, resuming later, hears the place it was given now, not the one it left. The answers go
+// to an I/O thread (a stopped front runs no handler); a player gone meanwhile is asked for no more.
+void front::impl::place_while_away(player_id p, scene_id scene, std::optional<grid::cell_point> at,
+                                   clock::time_point until) {
+  auto io = shards.front()->io;
+  w->submit(world_request::enter(p, scene), [this, io, p, scene, at, until](world_result r) {
+    if (r && at) w->submit(world_request::move(p, *at), {});
+    asio::post(*io, [this, io, p, scene, at, until, r = std::move(r)]() mutable {
+      if (!worth_asking_again(r) || clock::now() >= until) {
+        if (r) placed_while_away(p, std::move(r));
+        return;
+      }
+      auto later = std::make_shared<asio::steady_timer>(*io, std::chrono::milliseconds(250));
+      later->async_wait([this, later, p, scene, at, until](boost::system::error_code ec) {
+        std::unique_lock lock(roll.m);
+        if (ec || (!roll.detached.contains(p) && home_of(p, lock) == nullptr)) return;
+        lock.unlock();
+        place_while_away(p, scene, at, until);
       });
+    });
+  });
 }
 
 void front::impl::placed_while_away(player_id p, world_result placed) {

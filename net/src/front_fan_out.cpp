@@ -189,8 +189,36 @@ void fan_out::followed(const line_batch& b, const line_event& e, const view_key&
     s->player().place_heard = true;
   if (e.what == line_event::kind::entered) shard_.line_of[e.player] = {b.line, b.phase};
   if (e.what != line_event::kind::left) return;
-  if (auto l = shard_.line_of.find(e.player); l != shard_.line_of.end() && l->second.key() == key)
+  if (auto l = shard_.line_of.find(e.player); l != shard_.line_of.end() && l->second.key() == key) {
     shard_.line_of.erase(l);
+    back_to_where_it_stood(e.player);
+  } else if (auto was = shard_.stood_in.find(e.player);
+             was != shard_.stood_in.end() && was->second.key() == key) {
+    shard_.stood_in.erase(was);  // the usual order: the view it stood in before let it go
+  }
+}
+
+// A player whose current view let it go while the view it stood in before still holds it (a node
+// handed it over, then carried out its own older placement of it on a line it left at once: both
+// lines' events true, their order across nodes not). It stands there again, and its client hears
+// so, unless its last answer is ahead of its line's events (they will come).
+void fan_out::back_to_where_it_stood(player_id p) {
+  auto was = shard_.stood_in.find(p);
+  if (was == shard_.stood_in.end()) return;
+  const standing_line back = was->second;
+  shard_.stood_in.erase(was);
+  auto m = shard_.mirrors.find(back.key());
+  if (m == shard_.mirrors.end() || !m->second.where(p)) return;
+  shard_.line_of[p] = back;
+  session* s = shard_.session_of(p);
+  if (s == nullptr) return;
+  player_state& me = s->player();
+  if (me.place.line != back.line || me.place.phase != back.phase) {
+    if (!me.place_heard) return;
+    correct_place(*s);
+  }
+  me.place_heard = true;
+  send_view(*s, true);
 }
 
 // The world says a player stands on this view still, though its events last showed it entering
@@ -241,7 +269,10 @@ void fan_out::entering(player_id p, const view_key& key) {
   }
   auto l = shard_.line_of.find(p);
   if (l == shard_.line_of.end() || l->second.key() == key) return;
-  if (auto m = shard_.mirrors.find(l->second.key()); m != shard_.mirrors.end()) forget_view(m->second, p);
+  if (auto m = shard_.mirrors.find(l->second.key()); m != shard_.mirrors.end()) {
+    forget_view(m->second, p);
+    if (m->second.where(p)) shard_.stood_in[p] = l->second;
+  }
   shard_.line_of.erase(l);
 }
 

@@ -52,6 +52,7 @@ class fan_out {
   void send_module_frame(const view_mirror& mirror, const view_key& key, const module_frame& f);
   void entering(player_id p, const view_key& key);
   void stands_again(const line_batch& b);
+  void back_to_where_it_stood(player_id p);
 
   front_shard& shard_;
 };

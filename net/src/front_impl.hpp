@@ -102,7 +102,16 @@ struct front::impl {
   /// Where a player placed again while its client was away stands now: kept for its resume, or told
   /// to the client that resumed meanwhile. An I/O thread.
   void placed_while_away(player_id p, world_result placed);
+  /// Places a player waiting for its resume again (its node died), asked again every 250 ms while
+  /// its scene has no place (`worth_asking_again`) until `until`, as for a player online.
+  void place_while_away(player_id p, scene_id scene, std::optional<grid::cell_point> at,
+                        clock::time_point until);
 };
+
+/// What a placement again waits out: a dead node's lines open again on a live node soon.
+[[nodiscard]] inline bool worth_asking_again(const world_result& r) {
+  return !r && (r.code() == world_errc::line_full || r.code() == world_errc::node_unavailable);
+}
 
 // One I/O thread of the front: one io_context owns its sessions, its view mirrors and its parts.
 // Scenes, the world and the other shards only post to it.
@@ -131,6 +140,10 @@ class front_shard final : public session_host {
   // ---- the mirror: every view, and the view each player stands in as its events said ----
   std::unordered_map<view_key, view_mirror, view_key_hash> mirrors;
   std::unordered_map<player_id, standing_line> line_of;
+  // The view a player stood in before it entered its current one, while that view's batch saying
+  // it left has not come (lines on different nodes publish out of each other's order). Should the
+  // current view say it left first, the player stands in this one again.
+  std::unordered_map<player_id, standing_line> stood_in;
   struct standing_at {
     scene_id scene;
     grid::cell_point cell;

@@ -207,15 +207,6 @@ void play_desk::enter_world(const std::shared_ptr<session>& asking, const world_
   });
 }
 
-namespace {
-
-// What a placement again waits out: a dead node's lines open again on a live node soon.
-bool worth_asking_again(const world_result& r) {
-  return !r && (r.code() == world_errc::line_full || r.code() == world_errc::node_unavailable);
-}
-
-}  // namespace
-
 void play_desk::place_again(const std::shared_ptr<session>& s, scene_id scene,
                             std::optional<grid::cell_point> then_to) {
   place_again_until(s, scene, then_to, clock::now() + shard_.opt.place_again_within);

@@ -43,9 +43,10 @@ struct host_world final : world_port {
   std::uint32_t line = 1;    // the line id its placements name
   scene_id where_scene = 1;  // the scene where() says its players stand in
   bool full = false;
-  bool park = false;        // answers wait for answer_parked() (a slow world)
-  bool park_moves = false;  // only the moves' answers wait
-  bool stuck = false;       // requests are heard, never carried out nor answered (a stuck world)
+  bool park = false;          // answers wait for answer_parked() (a slow world)
+  bool park_moves = false;    // only the moves' answers wait
+  bool stuck = false;         // requests are heard, never carried out nor answered (a stuck world)
+  bool strict_entry = false;  // an entry of a player it holds is refused already_in_scene
   std::vector<std::pair<world_reply, world_result>> parked;
   void submit(const world_request& q, world_reply reply) override {
     world_result r = placement{line_handle{q.scene != 0 ? q.scene : 1, line, 1}, 0, 0};
@@ -54,7 +55,9 @@ struct host_world final : world_port {
       heard.push_back(q);
       if (stuck) return;
       using k = world_request::kind;
-      if (q.what == k::enter || q.what == k::enter_line || q.what == k::enter_instance) {
+      if (strict_entry && q.what == k::enter && players.contains(q.player)) {
+        r = fail(world_errc::already_in_scene, "already here");
+      } else if (q.what == k::enter || q.what == k::enter_line || q.what == k::enter_instance) {
         players.insert(q.player);
       } else if (q.what == k::join_team && full) {
         r = fail(world_errc::line_full, "full");

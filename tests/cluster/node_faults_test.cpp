@@ -286,6 +286,31 @@ TEST_F(Gateways, APlayerStandingOnNoNodeIsPlacedOnlyByItsEntry) {
   EXPECT_TRUE(ask(*g, world_request::transfer(10, 1)));  // its requests follow it there
 }
 
+// A player placed again after its node died whose entry finds it on a live node already (a request
+// of its own, taken over by that node, placed it first): the nodes are asked where it stands, the
+// entry is answered with that place, and its requests go there from then on.
+TEST_F(Gateways, AnEntryThatFindsItsPlayerPlacedAlreadyRoutesItThere) {
+  two_hosts h(*link, nodes);  // b looks busy: entries go to a
+  ASSERT_TRUE(h.ok);
+  auto g = gateway();
+  ASSERT_NE(g, nullptr);
+  ASSERT_TRUE(ask(*g, world_request::enter(10, 1)));  // 10 stands on a
+  ASSERT_TRUE(declare_dead(nodes, "a", h.lease_a->revision()));
+  g->poll(std::chrono::steady_clock::now() + 2s);  // reads the nodes: a is dead, 10 stands nowhere
+  {
+    std::lock_guard lock(h.on_b.m);
+    h.on_b.players.insert(10);  // b placed it already
+    h.on_b.strict_entry = true;
+  }
+  const auto entry = ask(*g, world_request::enter(10, 1));
+  ASSERT_TRUE(entry) << entry.error().message;
+  EXPECT_EQ(entry->line.line, 2u);                       // b's line
+  EXPECT_TRUE(ask(*g, world_request::transfer(10, 1)));  // to b, not refused as standing nowhere
+  EXPECT_EQ(h.on_b.heard_of(10),
+            (std::vector<world_request::kind>{world_request::kind::enter, world_request::kind::transfer}));
+  EXPECT_EQ(g->stats().unplaced, 0u);
+}
+
 // A node that placed a player whose answer never reached the gateway (dropped under load, or later
 // than the timeout): the gateway asks it where the player stands and takes its word, instead of
 // closing the client while the node holds its player.

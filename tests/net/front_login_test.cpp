@@ -553,5 +553,33 @@ TEST(FrontLogin, APlayerPlacedAgainWaitsForAPlaceWithinItsBound) {
   }
 }
 
+// The same for a player placed again while its client is away: its scene is asked for again until
+// it has a place, and its client, resuming, hears that place.
+TEST(FrontLogin, APlayerPlacedAgainWhileAwayWaitsForAPlaceWithinItsBound) {
+  full_at_first_port port;
+  server s({.resume = 5s, .place_again_within = 5'000ms}, nullptr, [&](world& w) -> world_port& {
+    port.w = &w;
+    return port;
+  });
+  auto c = s.connect();
+  ASSERT_TRUE(c);
+  const auto first = log_in(*c, "alice");
+  const auto pid = static_cast<player_id>(first.pid);
+  c->close();
+  ASSERT_TRUE(eventually([&] { return s.door->stats().detached == 1; }));
+  ASSERT_TRUE(s.w->submit(world_request::leave(pid)).get());  // its line is gone, as a dead node's
+  port.who = pid;
+  port.full = 3;
+  s.door->place_again(pid, test::field_id, std::nullopt);
+  ASSERT_TRUE(eventually([&] { return port.full.load() < 0; }));  // refused three times, then let through
+  auto again = s.connect();
+  ASSERT_TRUE(again);
+  scene_info now;  // the resume's own 1006, or the placement's when the resume came first
+  EXPECT_TRUE(log_in(*again, "ignored", first.resume_token, nullptr, &now).resumed);
+  if (now.scene != test::field_id)
+    now = wait_for<scene_info>(*again, [](const scene_info& i) { return i.scene == test::field_id; });
+  EXPECT_EQ(now.scene, test::field_id);
+}
+
 }  // namespace
 }  // namespace scenert::net

@@ -222,6 +222,38 @@ TEST(Front, APlayerTheWorldSaysStandsOnTheLineItNeverLeftHearsThatLineAgain) {
             to);
 }
 
+// A player that stands on a line and then is heard entering another line and leaving it (a node
+// handed it over, then carried out an older placement of it there and let it go at once: each line's
+// events are true, their order across nodes is not) stands on its line again: its client hears that
+// line's view again, not nothing.
+TEST(Front, APlayerHeardLeavingALineItEnteredLateStandsOnItsLineAgain) {
+  server s;
+  auto a = s.connect();
+  auto c = s.connect();
+  ASSERT_TRUE(a && c);
+  const auto pa = land(*a);
+  const auto pc = land(*c);
+  auto sees_c = [&](const players_in_view& v) {
+    return std::any_of(v.players.begin(), v.players.end(),
+                       [&](const player_in_view& p) { return p.pid == pc; });
+  };
+  ASSERT_TRUE(c->send(request{1, request_kind::transfer, test::field_id, 0, 0, 0}));
+  EXPECT_EQ(wait_for<answer>(*c, [](const answer& r) { return r.request_id == 1; }).code, "ok");
+  ASSERT_TRUE(a->send(request{1, request_kind::transfer, test::field_id, 0, 0, 0}));
+  EXPECT_EQ(wait_for<answer>(*a, [](const answer& r) { return r.request_id == 1; }).code, "ok");
+  (void)wait_for<players_in_view>(*a, sees_c);  // a stands on the field with c
+
+  auto events = s.door->on_line_events();
+  const line_handle late{s.door->landing_scene(), 9, 1};  // a town line of another node
+  const line_event in[] = {{line_event::kind::entered, static_cast<player_id>(pa), {2, 2}, false}};
+  const line_event out[] = {{line_event::kind::left, static_cast<player_id>(pa), {}, false}};
+  events(late, 0, in);
+  (void)wait_for<left_view>(*a, [&](const left_view& l) { return l.pid == pc; });  // one view at a time
+  events(late, 0, out);
+  const auto again = wait_for<players_in_view>(*a, sees_c);
+  (void)own_entry(again, pa);
+}
+
 // A move the client sent for its old line but that reached the server after the client's new line
 // (here: sent after the new view, as a client that had not read it yet would) is not carried onto
 // the new line from the old ground: speed counts from where the new line put the player.
