@@ -74,8 +74,10 @@ for stage in "${stages[@]}"; do
       ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 run_ctest "$root/build/asan" -L cluster \
         --repeat until-pass:2 ;;
     tsan)
+      # Only the suites that carry the `tsan` label are built (not the cluster's, the table's, ...).
       build_tree "$root/build/tsan" "${tsan_tree[@]}" -DSCENERT_WERROR=ON \
-        -DSCENERT_SANITIZE=thread -DSCENERT_EXECUTOR=thread -DSCENERT_BENCH=OFF
+        -DSCENERT_SANITIZE=thread -DSCENERT_EXECUTOR=thread -DSCENERT_BENCH=OFF \
+        -DSCENERT_TEST_FOLDERS="runtime;nav;scene;space;store;net;admin;bots;loadtest;apps"
       TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" run_ctest "$root/build/tsan" -L tsan ;;
     noassert)
       # With every SCENERT_ASSERT compiled out, the suites of the libraries that hold asserts
