@@ -11,6 +11,7 @@
 
 #include <scenert/admin/cluster_metrics.hpp>
 #include <scenert/admin/history_ring.hpp>
+#include <scenert/admin/store_metrics.hpp>
 #include <scenert/admin/web_files.hpp>
 #include <scenert/admin/world_admin.hpp>
 #include <scenert/cluster/kv_player_store.hpp>
@@ -41,7 +42,9 @@ struct hosting {
   std::shared_ptr<const scene_table> table;
   std::vector<scene_id> hosted;  // a node's part of the table: its world knows no other scene
   module_registry modules;       // the executable's own and the --module libraries'
-  // The player store, one of the two: outlives the world and the front.
+  // The player store, one of the two, counted for /metrics: outlives the world and the front (and
+  // the count outlives the store, whose last answers it times).
+  std::unique_ptr<measured_store> measured;
   std::unique_ptr<store::sqlite_store> file_store;
   std::unique_ptr<cluster::kv_player_store> cluster_store;
   player_store* items = nullptr;
@@ -112,7 +115,9 @@ int open_store(hosting& h) {
       return exit_usage;
     }
     h.cluster_store = std::move(*opened);
-    h.items = h.cluster_store.get();
+    h.measured = std::make_unique<measured_store>(*h.cluster_store,
+                                                  [s = h.cluster_store.get()] { return s->stats().writes; });
+    h.items = h.measured.get();
     spdlog::info("player store: the cluster's, bucket {} at {}", h.cluster_store->bucket(), h.o.cluster);
     return exit_ok;
   }
@@ -123,7 +128,9 @@ int open_store(hosting& h) {
     return exit_usage;
   }
   h.file_store = std::move(*opened);
-  h.items = h.file_store.get();
+  h.measured = std::make_unique<measured_store>(*h.file_store,
+                                                [s = h.file_store.get()] { return s->stats().commits; });
+  h.items = h.measured.get();
   spdlog::info("player store: {}", path);
   return exit_ok;
 }
@@ -220,11 +227,13 @@ int open_door(hosting& h) {
 std::unique_ptr<admin_server> serve(hosting& h, const std::string& flag, const std::string& text,
                                     bool pages) {
   auto handlers = world_admin_handlers(*h.table, *h.pool, *h.w, h.stopping, h.door.get());
-  if (h.node)
-    handlers.metrics = [world_metrics = std::move(handlers.metrics), node = h.node.get()] {
+  if (h.node || h.measured)
+    handlers.metrics = [world_metrics = std::move(handlers.metrics), node = h.node.get(),
+                        items = h.measured.get()] {
       auto r = world_metrics();
       prometheus_text out;
-      render_node_metrics(out, node->stats());
+      if (node) render_node_metrics(out, node->stats());
+      if (items) render_store_metrics(out, items->measures());
       r.body += out.text();
       return r;
     };
