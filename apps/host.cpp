@@ -11,6 +11,7 @@
 
 #include <scenert/admin/cluster_metrics.hpp>
 #include <scenert/admin/history_ring.hpp>
+#include <scenert/admin/store_metrics.hpp>
 #include <scenert/admin/web_files.hpp>
 #include <scenert/admin/world_admin.hpp>
 #include <scenert/cluster/kv_player_store.hpp>
@@ -41,7 +42,9 @@ struct hosting {
   std::shared_ptr<const scene_table> table;
   std::vector<scene_id> hosted;  // a node's part of the table: its world knows no other scene
   module_registry modules;       // the executable's own and the --module libraries'
-  // The player store, one of the two: outlives the world and the front.
+  // The player store, one of the two, counted for /metrics: outlives the world and the front (and
+  // the count outlives the store, whose last answers it times).
+  std::unique_ptr<measured_store> measured;
   std::unique_ptr<store::sqlite_store> file_store;
   std::unique_ptr<cluster::kv_player_store> cluster_store;
   player_store* items = nullptr;
@@ -112,7 +115,9 @@ int open_store(hosting& h) {
       return exit_usage;
     }
     h.cluster_store = std::move(*opened);
-    h.items = h.cluster_store.get();
+    h.measured = std::make_unique<measured_store>(*h.cluster_store,
+                                                  [s = h.cluster_store.get()] { return s->stats().writes; });
+    h.items = h.measured.get();
     spdlog::info("player store: the cluster's, bucket {} at {}", h.cluster_store->bucket(), h.o.cluster);
     return exit_ok;
   }
@@ -123,7 +128,9 @@ int open_store(hosting& h) {
     return exit_usage;
   }
   h.file_store = std::move(*opened);
-  h.items = h.file_store.get();
+  h.measured = std::make_unique<measured_store>(*h.file_store,
+                                                [s = h.file_store.get()] { return s->stats().commits; });
+  h.items = h.measured.get();
   spdlog::info("player store: {}", path);
   return exit_ok;
 }
@@ -151,20 +158,7 @@ int load_pages(hosting& h) {
   return exit_ok;
 }
 
-int open_door(hosting& h) {
-  if (h.o.tcp.empty() && h.o.ws.empty() && !h.pages) return exit_ok;
-  auto options = front_options_for(h.o);
-  if (!options) {
-    spdlog::error("{}", options.error().message);
-    return exit_usage;
-  }
-  options->store = h.items;
-  h.door = net::front::create(*h.table, std::move(*options));
-  h.wo.on_line_events = h.door->on_line_events();
-  h.wo.on_module_frames = h.door->on_module_frames();
-  return exit_ok;
-}
-
+// A scene node of the cluster: its lines' events and module frames go to the gateways.
 int join_cluster(hosting& h) {
   if (h.o.cluster.empty()) return exit_ok;
   cluster::scene_node_options no;
@@ -182,30 +176,64 @@ int join_cluster(hosting& h) {
   }
   h.node = std::move(joined).value();
   h.wo.directory = h.node->take_directory();
-  // The lines' events go to the gateways, and to this process's own front when it has one.
-  h.wo.on_line_events = [to_gateways = h.node->on_line_events(), to_front = std::move(h.wo.on_line_events)](
-                            line_handle l, phase_id p, std::span<const line_event> events) {
-    to_gateways(l, p, events);
-    if (to_front) to_front(l, p, events);
-  };
-  h.wo.on_module_frames = [to_gateways = h.node->on_module_frames(),
-                           to_front = std::move(h.wo.on_module_frames)](
-                              line_handle l, std::span<const module_frame> frames) {
-    to_gateways(l, frames);
-    if (to_front) to_front(l, frames);
-  };
+  h.wo.on_line_events = h.node->on_line_events();
+  h.wo.on_module_frames = h.node->on_module_frames();
   spdlog::info("node {} joined the cluster at {} with epoch {}", h.o.node, h.o.cluster, h.node->self().epoch);
+  return exit_ok;
+}
+
+// Calls `first` (when set), then `second`, with the same arguments.
+template <class... Args>
+std::function<void(Args...)> both(std::function<void(Args...)> first, std::function<void(Args...)> second) {
+  if (!first) return second;
+  return [first = std::move(first), second = std::move(second)](Args... args) {
+    first(args...);
+    second(args...);
+  };
+}
+
+// A node's own front numbers its players from a block of the cluster's counter, as a gateway does:
+// from 1 they would be the first gateway's ids, two players under one id on the cluster's lines.
+bool take_node_player_ids(hosting& h, net::front_options& f) {
+  if (!h.node) return true;
+  auto ids = h.node->take_player_ids(cluster::player_ids_per_start);
+  if (!ids) {
+    spdlog::error("--cluster {} --node {}: {}", h.o.cluster, h.o.node, ids.error().message);
+    return false;
+  }
+  f.first_player_id = ids->first;
+  f.last_player_id = ids->last;
+  spdlog::info("node {}'s own front gives out player ids {}-{}", h.o.node, ids->first, ids->last);
+  return true;
+}
+
+// The front, after the node's join (a node's front takes its player ids from the cluster): the lines'
+// events and module frames go to the gateways and to this front.
+int open_door(hosting& h) {
+  if (h.o.tcp.empty() && h.o.ws.empty() && !h.pages) return exit_ok;
+  auto options = front_options_for(h.o);
+  if (!options) {
+    spdlog::error("{}", options.error().message);
+    return exit_usage;
+  }
+  options->store = h.items;
+  if (!take_node_player_ids(h, *options)) return exit_usage;
+  h.door = net::front::create(*h.table, std::move(*options));
+  h.wo.on_line_events = both(std::move(h.wo.on_line_events), h.door->on_line_events());
+  h.wo.on_module_frames = both(std::move(h.wo.on_module_frames), h.door->on_module_frames());
   return exit_ok;
 }
 
 std::unique_ptr<admin_server> serve(hosting& h, const std::string& flag, const std::string& text,
                                     bool pages) {
   auto handlers = world_admin_handlers(*h.table, *h.pool, *h.w, h.stopping, h.door.get());
-  if (h.node)
-    handlers.metrics = [world_metrics = std::move(handlers.metrics), node = h.node.get()] {
+  if (h.node || h.measured)
+    handlers.metrics = [world_metrics = std::move(handlers.metrics), node = h.node.get(),
+                        items = h.measured.get()] {
       auto r = world_metrics();
       prometheus_text out;
-      render_node_metrics(out, node->stats());
+      if (node) render_node_metrics(out, node->stats());
+      if (items) render_store_metrics(out, items->measures());
       r.body += out.text();
       return r;
     };
@@ -346,8 +374,11 @@ int host(hosting& h) {
   };
   // The maps before the node's join: its join starts the other nodes' watch of its beats.
   h.wo.maps = world_maps::build(*h.table);
-  for (auto step : {open_door, join_cluster}) {
-    if (int code = step(h); code != exit_ok) return code;
+  for (auto step : {join_cluster, open_door}) {
+    const int code = step(h);
+    if (code == exit_ok) continue;
+    if (h.node) h.node->leave();  // joined, but never served: nobody need wait for its silence
+    return code;
   }
   h.w = world::create(*h.table, *h.pool, std::move(h.wo));
   if (!h.o.admin.empty() && !(h.admin = serve(h, "--admin", h.o.admin, false))) return exit_usage;

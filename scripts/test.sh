@@ -100,12 +100,16 @@ for stage in "${stages[@]}"; do
         --work "$root/build/consumer/pages"
       # The reference dungeon (examples/dungeon), a studio's own project: its module's tests, its
       # server's check of its table, one client playing it through, then 3 parties of its bots
-      # (dungeon_server bots --play crypt; about 10 s in all).
+      # (dungeon_server bots --play crypt; about 10 s in all), then the bench's light set.
       build_source "$root/examples/dungeon" "$root/build/dungeon" -DCMAKE_PREFIX_PATH="$prefix"
       run_ctest "$root/build/dungeon"
       "$root/build/dungeon/dungeon_server" check "$root/examples/dungeon/table.json" >/dev/null
       /usr/bin/python3 "$root/tests/consumer/dungeon_play.py" --scenert "$root/build/dungeon/dungeon_server" \
-        --source "$root" --work "$root/build/dungeon/play" --protos "$root/build/normal/tests/protos" ;;
+        --source "$root" --work "$root/build/dungeon/play" --protos "$root/build/normal/tests/protos"
+      # The dungeon bench's light set through the network (20 parties of 2, quick fights, about 5 s):
+      # every party through, the server's tick, CPU and store figures read from /metrics.
+      /usr/bin/python3 "$root/scripts/bench_dungeon.py" --parties 20 --quick --seconds 40 \
+        --server "$root/build/dungeon/dungeon_server" --work "$root/build/dungeon/bench" >/dev/null ;;
     fuzz)
       fuzz_dir="$root/build/fuzz"
       cmake -S "$root" -B "$fuzz_dir" -G Ninja "${checked_flags[@]}" -DCMAKE_CXX_COMPILER=clang++ \

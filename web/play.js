@@ -20,7 +20,9 @@ let shownChat = 0;
 let shownAnswers = 0;
 let scenes = [];
 
-// ---- what a click on a game module's entity sends: from the page's query, never hard-coded -------
+// ---- what a click on a game module's entity sends: as the server says, or the page's query --------
+// The server tells what its scene's module declares (1015, on entering a line of it). The query, when
+// given, is used instead on every scene (a developer's override); nothing is hard-coded here.
 // ?click=KIND:OPCODE[:RANGE],...  a click on an entity of that kind sends OPCODE with the entity's id
 //                                 (8 bytes, little-endian) when the player is within RANGE cells of it
 //                                 (Chebyshev; no RANGE: any distance); farther, the player walks closer.
@@ -40,6 +42,12 @@ function parseActions(params) {
   return { click, names };
 }
 const actions = parseActions(new URLSearchParams(location.search));
+const clickOverride = new URLSearchParams(location.search).has('click');
+// The click actions in force: the query's, or those the server announced for the scene stood on.
+function clickActionsNow() {
+  if (clickOverride) return actions.click;
+  return (session && session.state.clickActions.get(session.state.scene)) || new Map();
+}
 const maxHealth = new Map();  // entity id -> the most health seen: its bar's full length
 let actionsSent = 0;
 
@@ -58,6 +66,7 @@ function exposeState() {
     myCell: { get: () => (geometry && session ? geometry.cellOf(session.state.me) : null) },
     cellOf: { value: (p) => (geometry ? geometry.cellOf(p) : null) },
     refusals: { get: get('refusals', []) }, loot: { get: get('loot', []) },
+    clickActions: { get: () => Object.fromEntries(clickActionsNow()) },
     inventory: { get: get('inventory', null) }, moduleFrames: { get: get('moduleFrames', 0) },
     actionsSent: { get: () => actionsSent },
     // Where a cell's centre is drawn, in CSS pixels from the canvas's top-left (a test clicks there).
@@ -288,12 +297,12 @@ function wireButtons() {
   document.addEventListener('keydown', onKey);
 }
 
-// A click on an entity whose kind has an action (?click=): within reach its message goes to the
+// A click on an entity whose kind has an action (the server's 1015, or ?click=): within reach its message goes to the
 // module (the module checks it again and may refuse: 1012); out of reach the player walks closer.
 function clickEntity(cell) {
-  const st = session.state;
+  const st = session.state, click = clickActionsNow();
   for (const [id, m] of st.monsters) {
-    const at = geometry.cellOf(m), act = actions.click.get(m.kind);
+    const at = geometry.cellOf(m), act = click.get(m.kind);
     if (!act || at.x !== cell.x || at.y !== cell.y) continue;
     const me = geometry.cellOf(st.me);
     if (Math.max(Math.abs(at.x - me.x), Math.abs(at.y - me.y)) > act.range) {

@@ -17,9 +17,10 @@ export class GameSession extends EventTarget {
       pid: 0, name: '', scene: 0, sceneName: '', kind: '', line: 0, phase: 0, geometry: null,
       connected: false, status: 'not connected', resumed: false,
       me: { x: 0, z: 0 }, view: new Map(), monsters: new Map(), chat: [], answers: [], errors: [],
-      // Game modules: what they refused (1012), gave (1013), what the account holds (1014), and how
-      // many of their own frames (2000 and up) came.
-      refusals: [], loot: [], inventory: null, moduleFrames: 0,
+      // Game modules: what they refused (1012), gave (1013), what the account holds (1014), what a
+      // click on an entity sends, by scene (1015: scene -> Map kind -> {opcode, range}), and how many
+      // of their own frames (2000 and up) came.
+      refusals: [], loot: [], inventory: null, clickActions: new Map(), moduleFrames: 0,
       rtt_ms: null, fps: 0,
     };
     this.token = '';
@@ -209,6 +210,10 @@ export class GameSession extends EventTarget {
       case ID.INVENTORY:
         s.inventory = m.items.map((i) => ({ item: i.item, count: i.count }));
         return this.emit('inventory');
+      case ID.CLICK_ACTIONS:
+        s.clickActions.set(m.scene, new Map(m.actions.map((a) => [a.kind,
+          { opcode: a.opcode, range: a.range > 0 ? a.range : Infinity }])));
+        return this.emit('clickActions', m);
       case ID.GOODBYE:
         this.goodbye = m.reason;
         this.error(`goodbye: ${m.reason}`);

@@ -9,7 +9,7 @@ export const ID = Object.freeze({
   LOGIN: 1000, LOGIN_OK: 1001, REQUEST: 1002, ANSWER: 1003,
   HEARTBEAT: 1004, HEARTBEAT_ECHO: 1005, SCENE_INFO: 1006, GOODBYE: 1007, MOVE_REFUSED: 1008,
   MONSTERS_SEEN: 1009, MONSTERS_GONE: 1010, WALK: 1011,
-  MODULE_ERROR: 1012, GRANTED: 1013, INVENTORY: 1014,
+  MODULE_ERROR: 1012, GRANTED: 1013, INVENTORY: 1014, CLICK_ACTIONS: 1015,
   /** Frames from here up are a game module's: bytes in the game's own format (docs/modules.md). */
   MODULE_FIRST: 2000,
 });
@@ -33,7 +33,7 @@ const TYPE_OF = {
   1005: 'scenert.wire.Heartbeat', 1006: 'scenert.wire.SceneInfo', 1007: 'scenert.wire.Goodbye',
   1008: 'scenert.wire.MoveRefused', 1009: 'scenert.wire.MonstersSeen', 1010: 'scenert.wire.MonstersGone',
   1011: 'scenert.wire.Walk', 1012: 'scenert.wire.ModuleError', 1013: 'scenert.wire.Granted',
-  1014: 'scenert.wire.Inventory',
+  1014: 'scenert.wire.Inventory', 1015: 'scenert.wire.ClickActions',
 };
 
 // Plain objects out: 64-bit ints as numbers (nanosecond clocks and party ids stay below 2^53),

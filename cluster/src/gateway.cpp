@@ -26,7 +26,6 @@ using clock = std::chrono::steady_clock;
 
 constexpr const char* nodes_bucket = "scenert-nodes";
 constexpr const char* sessions_bucket = "scenert-sessions";  // resume tokens, for every gateway
-constexpr std::int32_t player_id_block = 1'000'000;  // logins per gateway run: 2,147 runs in a cluster's life
 // How often the remote world is polled: its beat, its time-outs, its reading of the nodes.
 constexpr auto poll_period = std::chrono::milliseconds(250);
 // After the link came back, the clients' views are sent again once every node answered with its
@@ -90,7 +89,7 @@ result<void, gateway_errc> gateway::impl::connect() {
   if (!s) return cluster_failure(opt, s.error());
   sessions = std::move(s).value();
   // Player ids are the cluster's: this gateway gives out a block no other gateway has.
-  auto taken = take_player_ids(*nodes, player_id_block);
+  auto taken = take_player_ids(*nodes, player_ids_per_start);
   if (!taken) return cluster_failure(opt, taken.error());
   ids = *taken;
   return {};

@@ -124,6 +124,10 @@ scene_node::scene_node(std::unique_ptr<impl> i) : impl_(std::move(i)) {}
 
 scene_node::~scene_node() { stop(); }
 
+cluster_result<id_block> scene_node::take_player_ids(std::int32_t count) {
+  return cluster::take_player_ids(impl_->nodes, count);
+}
+
 std::shared_ptr<line_directory> scene_node::take_directory() { return std::move(impl_->directory); }
 
 std::function<void(line_handle, phase_id, std::span<const line_event>)> scene_node::on_line_events() {

@@ -145,6 +145,24 @@ void fan_out::apply(const line_batch& b, std::size_t& move_index) {
   for (const auto& f : b.frames) send_module_frame(it->second, key, f);
 }
 
+namespace {
+
+// The line's click actions frame: three little-endian u32 an action (kind, opcode, range).
+click_actions click_actions_of(scene_id scene, std::string_view bytes) {
+  click_actions out{scene, {}};
+  auto u32 = [&](std::size_t at) {
+    std::uint32_t v = 0;
+    for (int i = 3; i >= 0; --i)
+      v = (v << 8) | static_cast<unsigned char>(bytes[at + static_cast<std::size_t>(i)]);
+    return v;
+  };
+  for (std::size_t at = 0; at + 12 <= bytes.size(); at += 12)
+    out.actions.push_back({u32(at), u32(at + 4), u32(at + 8)});
+  return out;
+}
+
+}  // namespace
+
 // A module's frame to its audience among this shard's sessions (each shard sends to its own), encoded
 // once. A refusal goes to the player that sent the message, wherever it stands now.
 void fan_out::send_module_frame(const view_mirror& mirror, const view_key& key, const module_frame& f) {
@@ -161,7 +179,10 @@ void fan_out::send_module_frame(const view_mirror& mirror, const view_key& key, 
     if (session* s = shard_.session_of(static_cast<player_id>(f.who))) s->push(frame);
     return;
   }
-  append_frame(frame, server_message{module_frame_out{f.opcode, f.bytes}});
+  if (f.opcode == click_actions_opcode)  // the line's own: its module's click actions, for its scene
+    append_frame(frame, server_message{click_actions_of(key.scene, f.bytes)});
+  else
+    append_frame(frame, server_message{module_frame_out{f.opcode, f.bytes}});
   auto deliver = [&](player_id p) {
     session* s = shard_.session_of(p);
     if (s != nullptr && s->player().speaks_scenert && shard_.stands_in(p, key)) s->push(frame);

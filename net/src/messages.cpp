@@ -119,7 +119,7 @@ message_id id_of(const server_message& m) noexcept {
       message_id::heartbeat_echo, message_id::scene_info,    message_id::goodbye,
       message_id::move_refused,   message_id::monsters_seen, message_id::monsters_gone,
       message_id::module_error,   message_id::granted,       message_id::inventory,
-      message_id::module_error /* module_frame_out: above */};
+      message_id::click_actions,  message_id::module_error /* module_frame_out: above */};
   static_assert(std::size(ids) == std::variant_size_v<server_message>);
   return ids[m.index()];
 }
@@ -178,6 +178,12 @@ inventory inventory_of(const scenert::wire::Inventory& m) {
   return out;
 }
 
+click_actions click_actions_of(const scenert::wire::ClickActions& m) {
+  click_actions out{m.scene(), {}};
+  for (const auto& a : m.actions()) out.actions.push_back({a.kind(), a.opcode(), a.range()});
+  return out;
+}
+
 result<server_message, wire_errc> decode_server(std::uint32_t id, std::string_view payload) {
   auto as = [&]<class Pb>(auto&& make) { return parse<Pb, server_message>(id, payload, make); };
   using namespace scenert::wire;
@@ -230,6 +236,8 @@ result<server_message, wire_errc> decode_server(std::uint32_t id, std::string_vi
       return as.operator()<Granted>([](const Granted& g) { return granted{g.id(), g.item(), g.count()}; });
     case message_id::inventory:
       return as.operator()<Inventory>(inventory_of);
+    case message_id::click_actions:
+      return as.operator()<ClickActions>(click_actions_of);
     default:
       return fail(wire_errc::unknown_id, "frame id " + std::to_string(id) + " is not a server message");
   }
@@ -435,6 +443,18 @@ void encode(std::string& out, const inventory& m) {
     one->set_count(i.count);
   }
   put(out, message_id::inventory, inv);
+}
+
+void encode(std::string& out, const click_actions& m) {
+  auto& c = made<scenert::wire::ClickActions>();
+  c.set_scene(m.scene);
+  for (const auto& a : m.actions) {
+    auto* one = c.add_actions();
+    one->set_kind(a.kind);
+    one->set_opcode(a.opcode);
+    one->set_range(a.range);
+  }
+  put(out, message_id::click_actions, c);
 }
 
 // A module's bytes go as they are: no protobuf of scenert's around them.

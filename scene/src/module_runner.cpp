@@ -35,8 +35,24 @@ void module_runner::guarded(F&& hook) {
   }
 }
 
+namespace {
+
+// Three little-endian u32 an action: the bytes of the line's click_actions_opcode frame.
+std::string click_bytes(const std::vector<click_action>& actions) {
+  std::string out;
+  for (const auto& a : actions)
+    for (std::uint32_t v : {a.kind, a.opcode, a.range})
+      for (int shift = 0; shift < 32; shift += 8) out.push_back(static_cast<char>((v >> shift) & 0xff));
+  return out;
+}
+
+}  // namespace
+
 void module_runner::init() {
-  guarded([&] { module_->on_init(*this); });
+  guarded([&] {
+    module_->on_init(*this);
+    clicks_ = click_bytes(module_->click_actions());
+  });
 }
 
 // Seeded by the table, the scene and the line number, never by history: a reopened line replays
@@ -72,8 +88,12 @@ void module_runner::tick(const tick_context& ctx) {
   ticking_ = false;
 }
 
+// The module hears of the player first; the player hears of the module's click actions after its
+// view of the line (the batch's events go out before its frames).
 void module_runner::entered(player_id p) {
   guarded([&] { module_->on_player_enter(*this, p); });
+  if (!clicks_.empty() && !scene_.broken())
+    scene_.send_frame({module_frame::audience::player, p, click_actions_opcode, clicks_, 0});
 }
 
 void module_runner::leaving(player_id p) {

@@ -94,6 +94,7 @@ class module_runner final : public module_context {
   bool ticking_ = false;  // inside the scene's tick: now() is this tick's start
   player_store* store_ = nullptr;
   std::shared_ptr<way_back> back_;
+  std::string clicks_;      // the module's click actions as click_actions_opcode's bytes; empty: none
   std::string opening_id_;  // random, made by the opening's first grant: its grants' ids start with it
   std::uint64_t grants_ = 0;
 };

@@ -50,7 +50,7 @@ class Modules(harness.Case):
     def test_a_library_of_another_version_or_none_at_all_exits_2(self):
         self.check_exits([
             (("run", data("modules.json"), "--module", other_version_library()), 2,
-             "built against scenert 0.0.0-other (module ABI 2), this is scenert"),
+             "built against scenert 0.0.0-other (module ABI 3), this is scenert"),
             (("check", data("modules.json"), "--module", other_version_library()), 2, "rebuild it against"),
             (("run", data("modules.json"), "--module", f"{self.work}/missing.so"), 2, "cannot load it"),
             (("run", data("modules_bad.json"), "--module", echo_library()), 1, "/scenes/0/module/health"),

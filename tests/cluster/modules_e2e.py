@@ -26,19 +26,25 @@ def echo_library():
 
 class ModulesInACluster(harness.Case):
     def test_cluster_routes_client_messages_through_a_gateway(self):
-        """A cluster: nats-server, a node with the module and a gateway. The client's message goes from the
-        gateway to the node's line, the module's frames (its greeting, an echo, a refusal) come back through
-        the gateway, the module's entity with its look too."""
+        """A cluster: nats-server, a node with the module (and a front of its own) and a gateway. The client's
+        message goes from the gateway to the node's line, the module's frames (its greeting, an echo, a
+        refusal) come back through the gateway, the module's entity with its look too. A player of the node's
+        own front and one of the gateway's have different ids (the node's front takes a block of the
+        cluster's ids, as the gateway does)."""
         wire = harness.proto("scenert")
         server = cluster.Server(self)
         table = str(data("modules.json"))
         node = self.scenert("node a", "run", table, "--workers", "1", "--cluster", server.url, "--node", "a",
-                            "--module", echo_library(), "--store", f"{self.work}/node.store.sqlite")
-        node.wait_for_line(r"hosting \d+ scene definitions")
+                            "--module", echo_library(), "--store", f"{self.work}/node.store.sqlite",
+                            "--tcp", "127.0.0.1:0")
+        own = Seed002Client(int(node.wait_for_line(r"clients on tcp://127\.0\.0\.1:(\d+)").group(1)))
         g = cluster.gateway(self, server, "g1", table)
         c = Seed002Client(g.tcp)
         c.send(1000, wire.Login(name="ann"))
-        c.wait(1001)
+        ann = wire.LoginOk.FromString(c.wait(1001)).pid
+        own.send(1000, wire.Login(name="bob"))
+        bob = wire.LoginOk.FromString(own.wait(1001)).pid
+        check(ann != bob, f"the gateway's player and the node's own front's player share id {ann}")
         totems = []
         while not totems:
             totems = [m for m in wire.MonstersSeen.FromString(c.wait(1009)).monsters if m.kind == 5]

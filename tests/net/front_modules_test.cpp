@@ -25,19 +25,31 @@ struct echo_module final : game_module {
   }
 };
 
+// The echo module that says what a click sends: on a totem (kind 7), 2001 within 3 cells; on kind 9,
+// 2005 at any distance.
+struct clicky_module final : game_module {
+  echo_module echo;
+  std::vector<scenert::click_action> click_actions() const override { return {{7, 2001, 3}, {9, 2005, 0}}; }
+  void on_player_enter(module_context& c, player_id p) override { echo.on_player_enter(c, p); }
+  message_answer on_message(module_context& c, player_id p, module_opcode op, std::string_view b) override {
+    return echo.on_message(c, p, op, b);
+  }
+};
+
 struct with_module {
   module_registry registry;
   std::unique_ptr<server> s;
-  explicit with_module(front_options fo = {}) {
+  explicit with_module(front_options fo = {}, std::string name = "echo") {
     (void)registry.add("echo", [](module_params&) { return std::make_unique<echo_module>(); });
+    (void)registry.add("clicky", [](module_params&) { return std::make_unique<clicky_module>(); });
     s = std::make_unique<server>(
         fo,
-        [](scene_table& t) {
+        [&name](scene_table& t) {
           for (auto& d : t.scenes)
             if (d.id == town_id) {
               module_value params;
               params.kind = module_value::type::object;
-              d.module = module_ref{"echo", params, "/scenes/0/module"};
+              d.module = module_ref{name, params, "/scenes/0/module"};
             }
         },
         nullptr, &registry);
@@ -121,6 +133,50 @@ TEST(FrontModules, ModuleMessagesAreRateLimitedWithAnError) {
   log_in(*c, "ann");
   for (int i = 0; i < 5; ++i) ASSERT_TRUE(c->send(module_message{2001, "a"}));
   EXPECT_EQ(refusal_of(*c, 2001).code, "rate_limited");
+}
+
+// Logs in by name, reads to its view of the town (202), asks the module for an echo and reads to it
+// (2101): the click actions (1015) heard on the way, every one of them.
+std::vector<click_actions> click_actions_to_an_echo(client& c) {
+  std::vector<click_actions> told;
+  auto read_until = [&](const std::function<bool(const server_message&)>& done) {
+    const auto deadline = std::chrono::steady_clock::now() + patience;
+    while (std::chrono::steady_clock::now() < deadline) {
+      auto m = c.receive(
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()));
+      if (!m) break;
+      if (auto* a = std::get_if<click_actions>(&*m)) told.push_back(*a);
+      if (done(*m)) return;
+    }
+    ADD_FAILURE() << "timed out";
+  };
+  EXPECT_TRUE(c.send(login{"ann", ""}));
+  read_until([](const server_message& m) { return std::holds_alternative<players_in_view>(m); });
+  EXPECT_TRUE(c.send(module_message{2001, "hi"}));
+  // The line's entry batch (its view, the totem, a 1015) comes before the echo of a later message.
+  read_until([](const server_message& m) {
+    const auto* f = std::get_if<module_frame_out>(&m);
+    return f != nullptr && f->opcode == 2101;
+  });
+  return told;
+}
+
+TEST(FrontModules, EnteringALineWhoseModuleDeclaresClickActionsTellsThemOnce) {
+  with_module m({}, "clicky");
+  auto c = m.s->connect();
+  ASSERT_TRUE(c);
+  const auto told = click_actions_to_an_echo(*c);
+  ASSERT_EQ(told.size(), 1U);
+  EXPECT_EQ(told[0].scene, town_id);
+  const std::vector<click_action> want{{7, 2001, 3}, {9, 2005, 0}};
+  EXPECT_EQ(told[0].actions, want);
+}
+
+TEST(FrontModules, ALineWhoseModuleDeclaresNoClickActionsTellsNone) {
+  with_module m;
+  auto c = m.s->connect();
+  ASSERT_TRUE(c);
+  EXPECT_TRUE(click_actions_to_an_echo(*c).empty());
 }
 
 TEST(FrontModules, ALineWithoutAModuleSaysSo) {

@@ -115,9 +115,11 @@ TEST(Messages, EveryServerMessageRoundTrips) {
       granted{"a1b2-7", 40, 3},
       inventory{{{7, 2}, {40, 1'000'000'000'000}}},
       inventory{},
+      click_actions{2, {{1, 2001, 2}, {3, 2002, 0}}},
+      click_actions{7, {}},
       module_frame_out{2100, std::string("\x01\x02", 2)},
   };
-  static_assert(std::variant_size_v<server_message> == 16, "a new server message: add it here");
+  static_assert(std::variant_size_v<server_message> == 17, "a new server message: add it here");
   for (const auto& m : all) {
     std::string bytes;
     append_frame(bytes, m);

@@ -5,8 +5,9 @@ made quick.
 
 Run through tests/harness: dungeon_page_test.py --scenert PATH --source DIR --work DIR --protos DIR.
 
-The page is opened with the dungeon's clicks in its query (`?click=1:2001:2,2:2001:2,3:2002`: the page
-knows no opcode of its own). A player logs in by name, enters the crypt, sees the boss with a health bar,
+The page is opened without clicks in its query (it knows no opcode of its own): on entering the crypt
+the server tells it what the crypt's module declares a click sends (1015: boss and adds 2001, the chest
+2002, each within 2 cells). A player logs in by name, enters the crypt, sees the boss with a health bar,
 attacks it by clicking it on the map until it dies, clicks the chest, sees its loot listed (1013) and,
 logged in again, held (1014); no SEVERE browser console entry.
 """
@@ -28,7 +29,8 @@ from browser_test import CANVAS_COLOURS, START_TIMEOUT_S, WAIT_S, Console, js, s
 
 BOSS, CHEST = 1, 3
 BAR_RGB = [39, 174, 96]  # map_view.js COLOURS.bar
-CLICKS = "click=1:2001:2,2:2001:2,3:2002&names=1:boss,2:add,3:chest"
+NAMES = "names=1:boss,2:add,3:chest"  # no ?click=: the server's 1015 says what a click sends
+CRYPT_CLICKS = {"1": {"opcode": 2001, "range": 2}, "2": {"opcode": 2001, "range": 2}, "3": {"opcode": 2002, "range": 2}}
 
 ENTITIES = """const s = window.scenert;
 return {me: s.myCell, refusals: s.refusals.length, sent: s.actionsSent, loot: s.loot, inventory: s.inventory,
@@ -113,7 +115,7 @@ class DungeonPage(harness.Case):
         console.check("play page on the dungeon")
 
     def play(self, driver, base):
-        driver.get(f"{base}/play.html?{CLICKS}")
+        driver.get(f"{base}/play.html?{NAMES}")
         driver.find_element(By.ID, "name").send_keys("hero")
         driver.find_element(By.ID, "login").click()
         eventually(lambda: js(driver, "return window.scenert.scene && window.scenert.myCell"), WAIT_S, "the login")
@@ -123,6 +125,8 @@ class DungeonPage(harness.Case):
         Select(driver.find_element(By.ID, "dungeon-scene")).select_by_value("2")
         driver.find_element(By.ID, "req-dungeon").click()
         eventually(lambda: js(driver, "return window.scenert.scene === 2"), WAIT_S, "the page in the crypt")
+        eventually(lambda: js(driver, "return window.scenert.clickActions") == CRYPT_CLICKS, WAIT_S,
+                   "the crypt's click actions (1015)", seen=lambda: js(driver, "return window.scenert.clickActions"))
         clicks, healths, bar_seen, p = fight(driver)
         check(len(healths) > 2 and healths[0] == 600, f"the boss's health as the page saw it: {healths}")
         check(bar_seen, "no health bar drawn over the hurt boss")

@@ -59,6 +59,13 @@ void crypt_boss::on_inactive(scenert::module_context&) {
   boss_.reset(), chest_.reset(), adds_.clear();  // scenert clears the entities and timers themselves
 }
 
+std::vector<scenert::click_action> crypt_boss::click_actions() const {
+  const std::uint32_t reach = params_.attack_range;
+  return {{static_cast<std::uint32_t>(kind::boss), attack_opcode, reach},
+          {static_cast<std::uint32_t>(kind::add), attack_opcode, reach},
+          {static_cast<std::uint32_t>(kind::chest), open_chest_opcode, reach}};
+}
+
 scenert::message_answer crypt_boss::on_message(scenert::module_context& c, scenert::player_id player,
                                                scenert::module_opcode opcode, std::string_view bytes) {
   if (opcode == attack_opcode) return attack(c, player, bytes);

@@ -274,5 +274,15 @@ TEST(CryptBossCell, ABossCellOffTheMapFailsItsLineOnlyWhenTheLineOpens) {
   line->deactivate();
 }
 
+TEST(CryptClicks, AClickOnTheBossOrAnAddAttacksItAndOnTheChestOpensItWithinReach) {
+  crypt_params params;
+  params.attack_range = 3;
+  params.loot = loot_table({{1, 1, 1}});
+  const crypt_boss boss(params);
+  const std::vector<scenert::click_action> want{
+      {1, attack_opcode, 3}, {2, attack_opcode, 3}, {3, open_chest_opcode, 3}};
+  EXPECT_EQ(boss.click_actions(), want);
+}
+
 }  // namespace
 }  // namespace dungeon

@@ -1,6 +1,7 @@
 #pragma once
-/// Player ids a cluster's gateways give out: each gateway takes a block of its own from one counter
-/// in the store (compare-and-set), so no two players anywhere in the cluster share an id.
+/// Player ids a cluster's fronts give out (each gateway's, and a node's own with `run --cluster --tcp`):
+/// each start of one takes a block of its own from one counter in the store (compare-and-set), so no
+/// two players anywhere in the cluster share an id.
 
 #include <cstdint>
 
@@ -9,6 +10,10 @@
 
 namespace scenert::cluster {
 
+/// Ids one start of a front takes: logins per run; 2,147 starts in a cluster's life.
+inline constexpr std::int32_t player_ids_per_start = 1'000'000;
+
+/// A block of player ids, all given out to one front.
 struct id_block {
   std::int32_t first = 0, last = 0;  ///< both given out
 };

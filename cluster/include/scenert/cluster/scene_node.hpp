@@ -17,6 +17,7 @@
 #include <scenert/cluster/cluster_errc.hpp>
 #include <scenert/cluster/node_endpoint.hpp>
 #include <scenert/cluster/node_lease.hpp>
+#include <scenert/cluster/player_ids.hpp>
 #include <scenert/config/scene_table.hpp>
 #include <scenert/scene/line_directory.hpp>
 
@@ -68,6 +69,9 @@ class scene_node {
   scene_node(const scene_node&) = delete;
   scene_node& operator=(const scene_node&) = delete;
 
+  /// A block of player ids for this process's own front (`run --cluster --tcp`), taken from the
+  /// counter the gateways take theirs from: no player of this front shares an id with a gateway's.
+  [[nodiscard]] cluster_result<id_block> take_player_ids(std::int32_t count);
   /// The world's line directory (once).
   [[nodiscard]] std::shared_ptr<line_directory> take_directory();
   /// For world_options::on_line_events: the lines' events to the gateways.

@@ -70,6 +70,9 @@ class crypt_boss final : public scenert::game_module {
  public:
   explicit crypt_boss(crypt_params params);
 
+  /// A click on the boss or an add attacks it (2001), on the chest opens it (2002): each within
+  /// attack_range, as the module checks it. Told to each player who enters an instance (frame 1015).
+  [[nodiscard]] std::vector<scenert::click_action> click_actions() const override;
   void on_active(scenert::module_context& c) override;
   void on_inactive(scenert::module_context& c) override;
   scenert::message_answer on_message(scenert::module_context& c, scenert::player_id player,

@@ -28,6 +28,7 @@ enum class message_id : std::uint32_t {
   module_error = 1012,    ///< server→client: a message to a game module was not taken, and why
   granted = 1013,         ///< server→client: the player store kept a grant of a game module for you
   inventory = 1014,       ///< server→client: what your account holds (after each named login)
+  click_actions = 1015,   ///< server→client: what a click on an entity sends on a scene (its module's)
 };
 
 /// Ids from here up belong to game modules, both ways: their payload is the module's own.
@@ -40,7 +41,7 @@ inline constexpr message_id all_message_ids[] = {
     message_id::request,       message_id::answer,       message_id::heartbeat,    message_id::heartbeat_echo,
     message_id::scene_info,    message_id::goodbye,      message_id::move_refused, message_id::monsters_seen,
     message_id::monsters_gone, message_id::walk,         message_id::module_error, message_id::granted,
-    message_id::inventory};
+    message_id::inventory,     message_id::click_actions};
 
 /// The name of an id ("broadcast"), or empty for an id scenert does not know.
 [[nodiscard]] constexpr std::string_view name_of(message_id id) noexcept {
@@ -87,6 +88,8 @@ inline constexpr message_id all_message_ids[] = {
       return "granted";
     case message_id::inventory:
       return "inventory";
+    case message_id::click_actions:
+      return "click_actions";
   }
   return {};
 }

@@ -173,14 +173,28 @@ struct inventory {
   std::vector<inventory_item> items;
   friend bool operator==(const inventory&, const inventory&) = default;
 };
+/// What a click on an entity of a kind sends (1015).
+struct click_action {
+  std::uint32_t kind = 0;    ///< the entity's kind (monster_spot::kind)
+  std::uint32_t opcode = 0;  ///< the module message sent, the entity's id as its 8 bytes
+  std::uint32_t range = 0;   ///< cells; 0: any distance
+  friend bool operator==(const click_action&, const click_action&) = default;
+};
+/// 1015: the click actions of a scene's game module, sent on entering one of its lines.
+struct click_actions {
+  std::uint32_t scene = 0;
+  std::vector<click_action> actions;
+  friend bool operator==(const click_actions&, const click_actions&) = default;
+};
 /// 2000 and up: a game module's frame to the client, its bytes as the module wrote them.
 struct module_frame_out {
   std::uint32_t opcode = 0;
   std::string bytes;
 };
-using server_message = std::variant<you_are, broadcast, left_view, players_in_view, login_ok, answer,
-                                    heartbeat_echo, scene_info, goodbye, move_refused, monsters_seen,
-                                    monsters_gone, module_error, granted, inventory, module_frame_out>;
+using server_message =
+    std::variant<you_are, broadcast, left_view, players_in_view, login_ok, answer, heartbeat_echo, scene_info,
+                 goodbye, move_refused, monsters_seen, monsters_gone, module_error, granted, inventory,
+                 click_actions, module_frame_out>;
 
 /// The frame id a message travels under.
 [[nodiscard]] message_id id_of(const client_message& m) noexcept;

@@ -56,6 +56,16 @@ using message_answer = result<void, module_errc>;
 /// A timer of a module, to cancel it.
 using timer_id = std::uint64_t;
 
+/// What a click on an entity of a kind sends, as a module declares it (game_module::click_actions):
+/// the module message `opcode` with the entity's id (its 8 bytes, little endian), when the entity is
+/// within `range` cells of the player (0: any distance). Clients hear them as frame 1015.
+struct click_action {
+  std::uint32_t kind = 0;    ///< the entity's kind (entity_look::kind)
+  module_opcode opcode = 0;  ///< from first_module_opcode up
+  std::uint32_t range = 0;   ///< cells; 0: any distance
+  friend bool operator==(const click_action&, const click_action&) = default;
+};
+
 /// An entity a module puts on its line: seen by clients through the mirror like the monsters.
 struct entity_spec {
   grid::cell_point at{};  ///< where it stands (the nearest free cell when `brain` and it is taken)
@@ -139,6 +149,10 @@ class game_module {
   virtual ~game_module() = default;
   /// Once per line object, on its first opening, before on_active (line thread).
   virtual void on_init(module_context&) {}
+  /// What a click on an entity of a kind sends on this module's lines (a play page, a bot). Asked once
+  /// per line object, right after on_init (line thread); each player who enters one of its lines is
+  /// told them (frame 1015, after the line's view). Default: none, and nothing is sent.
+  [[nodiscard]] virtual std::vector<click_action> click_actions() const { return {}; }
   /// Each time the line opens, after the scene placed its monsters and chest (line thread).
   virtual void on_active(module_context&) {}
   /// Each time the line closes, before its entities and timers are cleared (line thread).

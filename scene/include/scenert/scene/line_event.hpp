@@ -32,6 +32,11 @@ struct line_event {
 
 /// One frame a game module sends to clients, from its line's tick: opaque bytes under an opcode
 /// (from 2000 up), or a refusal of one client's message (net's frame 1012).
+/// A module_frame's opcode for the line's own frame to a player entering it: its module's click
+/// actions (net's frame 1015), `bytes` holding each as three little-endian u32 (kind, opcode, range).
+/// A module's own opcodes start at 2000, so no module frame is mistaken for it.
+inline constexpr std::uint32_t click_actions_opcode = 1015;
+
 struct module_frame {
   enum class audience : std::uint8_t {
     player,   ///< `who` is a player

@@ -15,7 +15,7 @@
 #include <scenert/scene/version.hpp>
 
 /// Bumped when the module API changes in a way a library built against the old one cannot survive.
-#define SCENERT_MODULE_ABI 2
+#define SCENERT_MODULE_ABI 3
 
 extern "C" {
 /// What a library of game modules tells the scenert that loads it.
