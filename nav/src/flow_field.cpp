@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <limits>
 
 namespace scenert::nav {
@@ -60,8 +61,8 @@ void flow_field::split_least() {
   used_ &= ~(std::uint64_t{1} << b);
 }
 
-void flow_field::begin(const nav_map& map, cell target, cell_filter filter) {
-  map_ = &map, filter_ = filter, target_ = target;
+void flow_field::begin(const nav_map& map, cell target, cell_filter filter, double reach) {
+  map_ = &map, filter_ = filter, target_ = target, reach_ = reach;
   settled_ = 0;
   complete_ = false;
   restart_pending_ = true;
@@ -69,15 +70,34 @@ void flow_field::begin(const nav_map& map, cell target, cell_filter filter) {
 
 void flow_field::restart() {
   restart_pending_ = false;
-  // Only the cells' states are cleared (a byte each): a distance is read only where its state says
-  // this build wrote it.
-  if (dist_.size() != map_->cell_count()) dist_.assign(map_->cell_count(), infinite);
-  done_.assign(map_->cell_count(), untouched);
+  clear_states();
   for (std::uint64_t m = used_; m != 0; m &= m - 1) buckets_[std::countr_zero(m)].clear();
   used_ = 0, last_ = 0, open_ = 0;
   if (!can_stand(*map_, target_.x, target_.y, filter_)) return void(complete_ = true);
   dist_[map_->index(target_)] = 0, done_[map_->index(target_)] = reached;
   push({0, map_->index(target_)});
+}
+
+// Only the cells' states are cleared (a byte each): a distance is read only where its state says
+// this build wrote it. Of the same map's states, only the last build's square can be touched.
+void flow_field::clear_states() {
+  const std::uint32_t w = map_->width(), h = map_->height();
+  if (states_of_ != map_ || done_.size() != map_->cell_count()) {
+    if (dist_.size() != map_->cell_count()) dist_.assign(map_->cell_count(), infinite);
+    done_.assign(map_->cell_count(), untouched);
+    states_of_ = map_;
+  } else {
+    for (std::uint32_t y = dirty_y0_; y <= dirty_y1_; ++y)
+      std::fill_n(done_.begin() + std::size_t{y} * w + dirty_x0_, dirty_x1_ - dirty_x0_ + 1, untouched);
+  }
+  // A path of length at most reach moves at most floor(reach) cells along each axis (every step
+  // costs at least 1), so the build touches this square alone.
+  const double half = std::min(std::floor(reach_), static_cast<double>(std::max(w, h)));
+  const auto r = static_cast<std::uint32_t>(half);
+  dirty_x0_ = target_.x > r ? target_.x - r : 0, dirty_y0_ = target_.y > r ? target_.y - r : 0;
+  dirty_x1_ = static_cast<std::uint32_t>(std::min<std::uint64_t>(std::uint64_t{target_.x} + r, w - 1));
+  dirty_y1_ = static_cast<std::uint32_t>(std::min<std::uint64_t>(std::uint64_t{target_.y} + r, h - 1));
+  if (!map_->contains(target_.x, target_.y)) dirty_x0_ = dirty_y0_ = 0, dirty_x1_ = w - 1, dirty_y1_ = h - 1;
 }
 
 bool flow_field::build(std::uint32_t budget) {
@@ -110,6 +130,7 @@ void flow_field::relax_neighbours(std::uint32_t index) {
               : !(side[k - 4] && side[(k - 3) % 4] && open(x + neighbours[k][0], y + neighbours[k][1])))
       continue;
     const double nd = d + (k < 4 ? 1.0 : diagonal_cost);
+    if (nd > reach_) continue;
     const std::uint32_t ni = map_->index(offset(c, k));
     if (done_[ni] != untouched && nd >= dist_[ni]) continue;
     dist_[ni] = nd, done_[ni] = reached;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 #include "oracle.hpp"
 
@@ -67,6 +68,49 @@ TEST(FlowField, ARebuiltFieldForgetsEveryEarlierBuild) {
   EXPECT_EQ(field.distance({5, 5}), 0.0);
   EXPECT_EQ(field.distance({6, 5}), 1.0);
   EXPECT_TRUE(std::isinf(field.distance({25, 5})));
+}
+
+// A field with a reach holds exactly the cells within that distance (by path) of its target, each
+// at the oracle's distance, and no other; builds of other reaches and targets before it, some
+// abandoned, leave nothing behind (a restart clears only the last build's square).
+TEST(FlowField, AFieldWithAReachEqualsTheFullFieldWithinItAndHoldsNothingBeyond) {
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+    const auto map = make_map(
+        {static_cast<map_kind>(seed % 4), 70, 60, seed, 0.25, 10, 1 + static_cast<std::uint32_t>(seed % 2)});
+    nav_random rng(seed * 7);
+    flow_field field;
+    for (int round = 0; round < 12; ++round) {
+      const double reach = round % 4 == 0 ? std::numeric_limits<double>::infinity() : rng.below(40);
+      field.begin(*map, test::random_cell(rng, *map), {}, reach);
+      if (round % 3 != 0) (void)field.build(rng.below(2000));  // abandoned, complete or not
+    }
+    const cell target = test::random_open_cell(rng, *map);
+    const double reach = 2 + rng.below(30) + 0.5;
+    const auto want = test::dijkstra(*map, target);
+    field.begin(*map, target, {}, reach);
+    while (!field.build(1 + rng.below(200))) {
+    }
+    EXPECT_EQ(field.reach(), reach);
+    std::uint32_t inside = 0;
+    for (std::uint32_t i = 0; i < map->cell_count(); ++i) {
+      const double got = field.distance(map->at(i));
+      if (std::isinf(want[i]) || want[i] > reach) {
+        ASSERT_TRUE(std::isinf(got)) << "seed " << seed << " cell " << i << " at " << want[i];
+      } else {
+        ASSERT_NEAR(got, want[i], 1e-9 * std::max(1.0, want[i])) << "seed " << seed << " cell " << i;
+        ++inside;
+      }
+    }
+    EXPECT_GE(inside, 1u);
+    // Every step it gives from a cell inside goes down toward the target, as the full field's.
+    for (std::uint32_t i = 0; i < map->cell_count(); ++i) {
+      const cell from = map->at(i);
+      if (auto to = field.next_step(from)) {
+        EXPECT_TRUE(can_step(*map, from, *to));
+        EXPECT_LT(field.distance(*to), field.distance(from));
+      }
+    }
+  }
 }
 
 TEST(FlowField, IsUnusableUntilComplete) {
