@@ -14,9 +14,9 @@ constexpr std::uint32_t max_fields = 4;  // players chased by flow field at once
 constexpr double replan_distance = 3;    // a target this far from a path's goal asks for a new path
 constexpr double field_slack = 2;        // a target this far from its field's cell rebuilds it
 constexpr double field_restart = 8;      // ... or restarts its build before it completes
-// A field reaches this far past its chasers (by path): the target walks up to field_slack off it
-// before the next build, so a chaser inside it stays inside.
-constexpr double field_margin = 2 * field_slack + 2;
+// A field reaches this far past its chasers (by path): the next build's target is up to
+// field_slack + 1 off this one's, so a chaser inside this one is still inside the next.
+constexpr double field_margin = field_slack + 1;
 constexpr double min_field_reach = 8;
 constexpr double field_shrink =
     0.75;  // a field's reach left unasked by its chasers shrinks this much a build
@@ -227,8 +227,9 @@ bool monster_brains::chase(brain& b, nav::cell target) {
   return monster_of(b).kind == monster_kind::boss ? boss_step(b, target) : mob_chase(b, target);
 }
 
-// A complete field of the target leads around walls; until then the mob steers. The field is the
-// map's, shared by every chaser: a step it gives that the mob's own mask forbids is steered instead.
+// A complete field of the target leads around walls; until then, and outside it, the mob steers.
+// The field is the map's, shared by every chaser: a step it gives that the mob's own mask forbids
+// is steered instead.
 bool monster_brains::mob_chase(brain& b, nav::cell target) {
   const nav::cell_filter filter = step_filter(b);
   if (nav::flow_field* f = field_for(*b.target, target, b.steer.position))
@@ -239,6 +240,7 @@ bool monster_brains::mob_chase(brain& b, nav::cell target) {
   (void)nav::steer(*map_, b.steer, target, rules_of(b), counter_, filter);
   const nav::cell to = b.steer.position;
   b.steer.position = from;  // move() books the step
+  if (to == from) widen_field(*b.target, from);
   return !(to == from) && move(b, to);
 }
 
@@ -389,9 +391,9 @@ void monster_brains::prefetch_around(const brain& b) const noexcept {
 
 // One field per chased player, rebuilt when the player walked off its cell by more than a little
 // (a build under way goes on unless it walked far: the field completes, and its chasers use it);
-// the least recently used slot goes to a new player. A field reaches as far as its chasers need
-// (their distance in it, plus a margin): a chaser outside it doubles the next build's reach, up to
-// the whole map. Null while the field is being built.
+// the least recently used slot goes to a new player. A field reaches as far as its chasers inside
+// it need (their distance in it, plus a margin); one outside it steers, and widens it only when
+// steering leaves it stuck (see widen_field). Null while the field is being built.
 nav::flow_field* monster_brains::field_for(grid::entity_id player, nav::cell at, nav::cell from) {
   chase_field* slot = nullptr;
   for (auto& f : fields_)
@@ -410,21 +412,26 @@ nav::flow_field* monster_brains::field_for(grid::entity_id player, nav::cell at,
     start_field(*slot, at, nav::octile_distance(from, at) + field_margin);
     return slot->complete ? slot->field.get() : nullptr;
   }
-  nav::flow_field& field = *slot->field;
   const double moved = nav::octile_distance(slot->target, at);
   if (!slot->complete) {
-    slot->need = std::max(slot->need, nav::octile_distance(from, at) + field_margin);
     if (moved > field_restart) start_field(*slot, at, slot->need);
     return nullptr;
   }
-  const double d = field.distance(from);
-  // Outside the field (or cut off from the target): twice as far, up to a reach that holds every
-  // path of the map (no path is longer than one diagonal step a cell).
-  const double whole_map = nav::diagonal_cost * static_cast<double>(map_->cell_count());
-  slot->need =
-      std::max(slot->need, std::isinf(d) ? std::min(2 * field.reach(), whole_map) : d + field_margin);
-  if (moved > field_slack || slot->need > field.reach()) start_field(*slot, at, slot->need);
+  if (const double d = slot->field->distance(from); !std::isinf(d))
+    slot->need = std::max(slot->need, d + field_margin);
+  if (moved > field_slack || slot->need > slot->field->reach()) start_field(*slot, at, slot->need);
   return slot->complete ? slot->field.get() : nullptr;
+}
+
+// A chaser outside its target's complete field that steering leaves stuck (a wall across its way)
+// asks for a field twice as far, up to a reach that holds every path of the map (no path is longer
+// than one diagonal step a cell): built at the next think of a chaser, it leads around the wall.
+void monster_brains::widen_field(grid::entity_id player, nav::cell from) {
+  for (auto& f : fields_)
+    if (f.live && f.player == player && f.complete && std::isinf(f.field->distance(from))) {
+      const double whole_map = nav::diagonal_cost * static_cast<double>(map_->cell_count());
+      f.need = std::max(f.need, std::min(2 * f.field->reach(), whole_map));
+    }
 }
 
 void monster_brains::start_field(chase_field& slot, nav::cell at, double reach) {

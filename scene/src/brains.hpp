@@ -138,6 +138,7 @@ class monster_brains {
   bool move(brain& b, nav::cell to);
   nav::flow_field* field_for(grid::entity_id player, nav::cell at, nav::cell from);
   void start_field(chase_field& slot, nav::cell at, double reach);
+  void widen_field(grid::entity_id player, nav::cell from);
   void prefetch_around(const brain& b) const noexcept;
   brain* find(grid::entity_id id);
   brain_route& route(const brain& b) { return routes_[static_cast<std::size_t>(&b - brains_.data())]; }
