@@ -160,11 +160,4 @@ bool can_step(const nav_map& map, cell from, cell to, const cell_filter& filter)
   return can_stand(map, from.x + dx, from.y, filter) && can_stand(map, from.x, from.y + dy, filter);
 }
 
-double octile_distance(cell a, cell b) noexcept {
-  const auto dx = a.x > b.x ? a.x - b.x : b.x - a.x;
-  const auto dy = a.y > b.y ? a.y - b.y : b.y - a.y;
-  const auto lo = dx < dy ? dx : dy, hi = dx < dy ? dy : dx;
-  return (hi - lo) + lo * diagonal_cost;
-}
-
 }  // namespace scenert::nav

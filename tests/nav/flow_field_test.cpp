@@ -113,6 +113,43 @@ TEST(FlowField, AFieldWithAReachEqualsTheFullFieldWithinItAndHoldsNothingBeyond)
   }
 }
 
+// next_step, against its definition: the allowed neighbour (can_step, under the cell cap) whose
+// distance is lowest and below the mover's own, the first in a fixed order on ties; on every cell of
+// random maps, with and without a reach, some cells full.
+TEST(FlowField, NextStepIsTheAllowedNeighbourNearestTheTarget) {
+  constexpr int order[8][2] = {{1, 0}, {0, 1}, {-1, 0}, {0, -1}, {1, 1}, {-1, 1}, {-1, -1}, {1, -1}};
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    const auto map = make_map({static_cast<map_kind>(seed % 4), 40, 30, seed, 0.3, 8, 1});
+    nav_random rng(seed);
+    std::vector<std::uint8_t> full(map->cell_count());
+    for (auto& f : full) f = rng.below(5) == 0 ? 1 : 0;
+    const auto count = [&](cell c) -> std::uint32_t {
+      return map->contains(c.x, c.y) ? full[map->index(c)] : 0;
+    };
+    const cell_counter counts(count);
+    flow_field field;
+    field.begin(*map, test::random_open_cell(rng, *map), {}, seed % 2 == 0 ? 12.0 : 1e9);
+    while (!field.build(500)) {
+    }
+    for (std::uint32_t i = 0; i < map->cell_count(); ++i) {
+      const cell from = map->at(i);
+      std::optional<cell> want;
+      double best = field.distance(from);
+      for (const auto& d : order) {
+        const cell n{from.x + d[0], from.y + d[1]};
+        if (field.distance(n) < best && can_step(*map, from, n) && count(n) < 1)
+          want = n, best = field.distance(n);
+      }
+      if (from == field.target()) want.reset();
+      const auto got = field.next_step(from, counts, 1);
+      ASSERT_EQ(got.has_value(), want.has_value()) << "seed " << seed << " cell " << i;
+      if (want) {
+        ASSERT_TRUE(*got == *want) << "seed " << seed << " cell " << i;
+      }
+    }
+  }
+}
+
 TEST(FlowField, IsUnusableUntilComplete) {
   const auto map = make_map({map_kind::open, 40, 40, 2});
   flow_field field;

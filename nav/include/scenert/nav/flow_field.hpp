@@ -63,6 +63,8 @@ class flow_field {
   void relax_neighbours(std::uint32_t index);
   void restart();
   void clear_states();
+  [[nodiscard]] std::optional<cell> next_step_inside(cell from, const cell_counter& counts,
+                                                     std::uint32_t cell_cap) const;
   const nav_map* map_ = nullptr;
   cell_filter filter_;
   cell target_;

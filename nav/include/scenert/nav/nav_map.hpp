@@ -96,10 +96,16 @@ class nav_map {
 /// Whether a cell is on the map, passable, and not blocked by the filter.
 [[nodiscard]] bool can_stand(const nav_map& map, std::int64_t x, std::int64_t y, const cell_filter& filter);
 
-/// Octile distance: the length of the shortest path between two cells on an empty map.
-[[nodiscard]] double octile_distance(cell a, cell b) noexcept;
-
 /// sqrt(2), the cost of a diagonal step.
 inline constexpr double diagonal_cost = 1.4142135623730950488;
+
+/// Octile distance: the length of the shortest path between two cells on an empty map. Inline: a
+/// monster's think asks it several times a step.
+[[nodiscard]] inline double octile_distance(cell a, cell b) noexcept {
+  const auto dx = a.x > b.x ? a.x - b.x : b.x - a.x;
+  const auto dy = a.y > b.y ? a.y - b.y : b.y - a.y;
+  const auto lo = dx < dy ? dx : dy, hi = dx < dy ? dy : dx;
+  return (hi - lo) + lo * diagonal_cost;
+}
 
 }  // namespace scenert::nav
