@@ -353,11 +353,10 @@ monster_brains::search_work monster_brains::step_searches() {
   search_work work;
   if (queue_ && queue_->size() != 0) work.expansions = queue_->step(budget_);
   for (auto& f : fields_) {
-    if (!f.live || !f.building) continue;
-    const std::uint32_t before = f.next->settled();
-    const bool complete = f.next->build(budget_);
-    work.field_cells += f.next->settled() - before;
-    if (complete) std::swap(f.field, f.next), f.usable = true, f.building = false;
+    if (!f.live || f.complete) continue;
+    const std::uint32_t before = f.field->settled();
+    f.complete = f.field->build(budget_);
+    work.field_cells += f.field->settled() - before;
   }
   return work;
 }
@@ -386,60 +385,61 @@ void monster_brains::prefetch_around(const brain& b) const noexcept {
   for (const std::uint32_t row : {above, at, below}) __builtin_prefetch(&counts_[row >> 6]);
   if (!b.target) return;
   for (const auto& f : fields_)
-    if (f.live && f.usable && f.player == *b.target)
+    if (f.live && f.complete && f.player == *b.target)
       for (const std::uint32_t row : {above, at, below}) f.field->prefetch(row);
 }
 
-// One field per chased player; its chasers use the last complete build while the next one is
-// built, started when the player walked off the last one's cell by more than a little (a build
-// under way goes on unless the player walked far). The least recently used slot goes to a new
-// player. A field reaches as far as its chasers inside it need (their distance in it, plus a
-// margin); one outside it steers, and widens it only when steering leaves it stuck (widen_field).
-// Null until the player's first build is complete.
+// One field per chased player, rebuilt when the player walked off its cell by more than a little
+// (a build under way goes on unless it walked far: the field completes, and its chasers use it);
+// the least recently used slot goes to a new player. A field reaches as far as its chasers inside
+// it need (their distance in it, plus a margin); one outside it steers, and widens it only when
+// steering leaves it stuck (see widen_field). Null while the field is being built.
 nav::flow_field* monster_brains::field_for(grid::entity_id player, nav::cell at, nav::cell from) {
   chase_field* slot = nullptr;
   for (auto& f : fields_)
     if (f.live && f.player == player) slot = &f;
   if (slot == nullptr) {
     if (fields_.size() < max_fields)
-      fields_.push_back({false, false, false, 0, 0, 0, std::make_unique<nav::flow_field>(),
-                         std::make_unique<nav::flow_field>()});
+      fields_.push_back({false, false, 0, {}, 0, 0, std::make_unique<nav::flow_field>()});
     slot = &*std::min_element(fields_.begin(), fields_.end(), [](const chase_field& a, const chase_field& b) {
       return (a.live ? a.used_at + 1 : 0) < (b.live ? b.used_at + 1 : 0);
     });
-    slot->live = true, slot->usable = false, slot->player = player;
-    start_field(*map_, *slot, at, nav::octile_distance(from, at) + field_margin);
+    slot->live = false;
   }
   slot->used_at = tick_;
-  if (slot->building) {
-    if (nav::octile_distance(slot->next->target(), at) > field_restart)
-      start_field(*map_, *slot, at, slot->need);
+  if (!slot->live) {
+    slot->player = player;
+    start_field(*slot, at, nav::octile_distance(from, at) + field_margin);
+    return slot->complete ? slot->field.get() : nullptr;
   }
-  if (!slot->usable) return nullptr;
-  nav::flow_field& field = *slot->field;
-  if (const double d = field.distance(from); !std::isinf(d))
+  const double moved = nav::octile_distance(slot->target, at);
+  if (!slot->complete) {
+    if (moved > field_restart) start_field(*slot, at, slot->need);
+    return nullptr;
+  }
+  if (const double d = slot->field->distance(from); !std::isinf(d))
     slot->need = std::max(slot->need, d + field_margin);
-  if (!slot->building &&
-      (nav::octile_distance(field.target(), at) > field_slack || slot->need > field.reach()))
-    start_field(*map_, *slot, at, slot->need);
-  return &field;
+  if (moved > field_slack || slot->need > slot->field->reach()) start_field(*slot, at, slot->need);
+  return slot->complete ? slot->field.get() : nullptr;
 }
 
 // A chaser outside its target's complete field that steering leaves stuck (a wall across its way)
 // asks for a field twice as far, up to a reach that holds every path of the map (no path is longer
-// than one diagonal step a cell): built from the next think of a chaser, it leads around the wall.
+// than one diagonal step a cell): built at the next think of a chaser, it leads around the wall.
 void monster_brains::widen_field(grid::entity_id player, nav::cell from) {
   for (auto& f : fields_)
-    if (f.live && f.player == player && f.usable && std::isinf(f.field->distance(from))) {
+    if (f.live && f.player == player && f.complete && std::isinf(f.field->distance(from))) {
       const double whole_map = nav::diagonal_cost * static_cast<double>(map_->cell_count());
       f.need = std::max(f.need, std::min(2 * f.field->reach(), whole_map));
     }
 }
 
-void monster_brains::start_field(const nav::nav_map& map, chase_field& slot, nav::cell at, double reach) {
+void monster_brains::start_field(chase_field& slot, nav::cell at, double reach) {
   reach = std::max(reach, min_field_reach);
-  slot.next->begin(map, at, {}, reach);
-  slot.building = true;
+  slot.field->begin(*map_, at, {}, reach);
+  slot.live = true;
+  slot.complete = slot.field->complete();
+  slot.target = at;
   slot.need = field_shrink * reach;
 }
 

@@ -97,17 +97,17 @@ class monster_brains {
     // for its running search, which holds a pointer to it: routes_ is a deque, so it stays put.
     grid::occupancy_passability steps, search_pass;
   };
-  // A field's slot: what a think looks up kept apart from the fields' 1.5 KB of build state, so
-  // that finding a chased player's field reads one cache line for all the slots. Two fields: the
-  // last complete one, which the chasers use, and the next one, built meanwhile.
+  // A field's slot: what a think looks up kept apart from the field's 1.5 KB of build state, so
+  // that finding a chased player's field reads one cache line for all the slots.
   struct chase_field {
     bool live = false;
-    bool usable = false;    // `field` holds a complete build
-    bool building = false;  // `next` holds a build under way
+    bool complete = false;  // the field's, mirrored after each build
     grid::entity_id player = 0;
+    nav::cell target;
     std::uint64_t used_at = 0;
-    double need = 0;  // the reach the next build takes: what its chasers asked of the last one
-    std::unique_ptr<nav::flow_field> field, next;
+    double need = 0;  // the reach the next build takes: what its chasers asked of this one
+
+    std::unique_ptr<nav::flow_field> field;
   };
   struct count_fn {
     const monster_brains* self;
@@ -137,7 +137,7 @@ class monster_brains {
   void drop_search(brain& b);
   bool move(brain& b, nav::cell to);
   nav::flow_field* field_for(grid::entity_id player, nav::cell at, nav::cell from);
-  static void start_field(const nav::nav_map& map, chase_field& slot, nav::cell at, double reach);
+  void start_field(chase_field& slot, nav::cell at, double reach);
   void widen_field(grid::entity_id player, nav::cell from);
   void prefetch_around(const brain& b) const noexcept;
   brain* find(grid::entity_id id);
