@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <limits>
 
 namespace scenert::nav {
@@ -60,8 +61,8 @@ void flow_field::split_least() {
   used_ &= ~(std::uint64_t{1} << b);
 }
 
-void flow_field::begin(const nav_map& map, cell target, cell_filter filter) {
-  map_ = &map, filter_ = filter, target_ = target;
+void flow_field::begin(const nav_map& map, cell target, cell_filter filter, double reach) {
+  map_ = &map, filter_ = filter, target_ = target, reach_ = reach;
   settled_ = 0;
   complete_ = false;
   restart_pending_ = true;
@@ -69,15 +70,34 @@ void flow_field::begin(const nav_map& map, cell target, cell_filter filter) {
 
 void flow_field::restart() {
   restart_pending_ = false;
-  // Only the cells' states are cleared (a byte each): a distance is read only where its state says
-  // this build wrote it.
-  if (dist_.size() != map_->cell_count()) dist_.assign(map_->cell_count(), infinite);
-  done_.assign(map_->cell_count(), untouched);
+  clear_states();
   for (std::uint64_t m = used_; m != 0; m &= m - 1) buckets_[std::countr_zero(m)].clear();
   used_ = 0, last_ = 0, open_ = 0;
   if (!can_stand(*map_, target_.x, target_.y, filter_)) return void(complete_ = true);
   dist_[map_->index(target_)] = 0, done_[map_->index(target_)] = reached;
   push({0, map_->index(target_)});
+}
+
+// Only the cells' states are cleared (a byte each): a distance is read only where its state says
+// this build wrote it. Of the same map's states, only the last build's square can be touched.
+void flow_field::clear_states() {
+  const std::uint32_t w = map_->width(), h = map_->height();
+  if (states_of_ != map_ || done_.size() != map_->cell_count()) {
+    if (dist_.size() != map_->cell_count()) dist_.assign(map_->cell_count(), infinite);
+    done_.assign(map_->cell_count(), untouched);
+    states_of_ = map_;
+  } else {
+    for (std::uint32_t y = dirty_y0_; y <= dirty_y1_; ++y)
+      std::fill_n(done_.begin() + std::size_t{y} * w + dirty_x0_, dirty_x1_ - dirty_x0_ + 1, untouched);
+  }
+  // A path of length at most reach moves at most floor(reach) cells along each axis (every step
+  // costs at least 1), so the build touches this square alone.
+  const double half = std::min(std::floor(reach_), static_cast<double>(std::max(w, h)));
+  const auto r = static_cast<std::uint32_t>(half);
+  dirty_x0_ = target_.x > r ? target_.x - r : 0, dirty_y0_ = target_.y > r ? target_.y - r : 0;
+  dirty_x1_ = static_cast<std::uint32_t>(std::min<std::uint64_t>(std::uint64_t{target_.x} + r, w - 1));
+  dirty_y1_ = static_cast<std::uint32_t>(std::min<std::uint64_t>(std::uint64_t{target_.y} + r, h - 1));
+  if (!map_->contains(target_.x, target_.y)) dirty_x0_ = dirty_y0_ = 0, dirty_x1_ = w - 1, dirty_y1_ = h - 1;
 }
 
 bool flow_field::build(std::uint32_t budget) {
@@ -110,6 +130,7 @@ void flow_field::relax_neighbours(std::uint32_t index) {
               : !(side[k - 4] && side[(k - 3) % 4] && open(x + neighbours[k][0], y + neighbours[k][1])))
       continue;
     const double nd = d + (k < 4 ? 1.0 : diagonal_cost);
+    if (nd > reach_) continue;
     const std::uint32_t ni = map_->index(offset(c, k));
     if (done_[ni] != untouched && nd >= dist_[ni]) continue;
     dist_[ni] = nd, done_[ni] = reached;
@@ -126,12 +147,37 @@ double flow_field::distance(cell at) const noexcept {
 std::optional<cell> flow_field::next_step(cell from, const cell_counter& counts,
                                           std::uint32_t cell_cap) const {
   if (!complete_ || from == target_) return std::nullopt;
+  const std::uint32_t w = map_->width(), h = map_->height();
+  if (filter_.empty() && from.x > 0 && from.y > 0 && from.x + 1 < w && from.y + 1 < h)
+    return next_step_inside(from, counts, cell_cap);
   std::optional<cell> best;
   double best_d = distance(from);
   for (int k = 0; k < 8; ++k) {
     const cell n = offset(from, k);
     const double d = distance(n);
     if (d < best_d && can_step(*map_, from, n, filter_) && counts.count(n) < cell_cap) best = n, best_d = d;
+  }
+  return best;
+}
+
+// next_step for a cell away from the map's edge, the field without a filter: the same answer, read by
+// index. A finished cell is passable (the map does not change), so only a diagonal's two sides are
+// looked up, and only for a neighbour nearer than the best so far (the same tests, in the same order).
+std::optional<cell> flow_field::next_step_inside(cell from, const cell_counter& counts,
+                                                 std::uint32_t cell_cap) const {
+  if (!map_->passable(from.x, from.y)) return std::nullopt;
+  const std::uint32_t at = map_->index(from);
+  const auto w = static_cast<std::int64_t>(map_->width());
+  std::optional<cell> best;
+  double best_d = done_[at] == finished ? dist_[at] : infinite;
+  for (int k = 0; k < 8; ++k) {
+    const auto ni = static_cast<std::uint32_t>(at + neighbours[k][0] + neighbours[k][1] * w);
+    if (done_[ni] != finished || !(dist_[ni] < best_d)) continue;
+    if (k >= 4 && !(map_->passable(std::int64_t{from.x} + neighbours[k][0], from.y) &&
+                    map_->passable(from.x, std::int64_t{from.y} + neighbours[k][1])))
+      continue;
+    const cell n = offset(from, k);
+    if (counts.count(n) < cell_cap) best = n, best_d = dist_[ni];
   }
   return best;
 }

@@ -148,23 +148,4 @@ std::size_t nav_map::memory_bytes() const noexcept {
          diagonal_skips_.size();
 }
 
-bool can_stand(const nav_map& map, std::int64_t x, std::int64_t y, const cell_filter& filter) {
-  return map.passable(x, y) && !filter.blocks({static_cast<std::uint32_t>(x), static_cast<std::uint32_t>(y)});
-}
-
-bool can_step(const nav_map& map, cell from, cell to, const cell_filter& filter) {
-  const std::int64_t dx = std::int64_t{to.x} - from.x, dy = std::int64_t{to.y} - from.y;
-  if (std::abs(dx) > 1 || std::abs(dy) > 1 || (dx == 0 && dy == 0)) return false;
-  if (!can_stand(map, from.x, from.y, filter) || !can_stand(map, to.x, to.y, filter)) return false;
-  if (dx == 0 || dy == 0) return true;
-  return can_stand(map, from.x + dx, from.y, filter) && can_stand(map, from.x, from.y + dy, filter);
-}
-
-double octile_distance(cell a, cell b) noexcept {
-  const auto dx = a.x > b.x ? a.x - b.x : b.x - a.x;
-  const auto dy = a.y > b.y ? a.y - b.y : b.y - a.y;
-  const auto lo = dx < dy ? dx : dy, hi = dx < dy ? dy : dx;
-  return (hi - lo) + lo * diagonal_cost;
-}
-
 }  // namespace scenert::nav

@@ -10,9 +10,16 @@ namespace {
 
 constexpr std::uint32_t cell_cap = 1;  // monsters per cell
 static_assert(cell_cap == 1, "the per-cell counts are bits");
-constexpr std::uint32_t max_fields = 4;     // players chased by flow field at once per line
-constexpr double replan_distance = 3;       // a target this far from a path's goal asks for a new path
-constexpr double field_slack = 2;           // a target this far from its field's cell rebuilds it
+constexpr std::uint32_t max_fields = 4;  // players chased by flow field at once per line
+constexpr double replan_distance = 3;    // a target this far from a path's goal asks for a new path
+constexpr double field_slack = 2;        // a target this far from its field's cell rebuilds it
+constexpr double field_restart = 8;      // ... or restarts its build before it completes
+// A field reaches this far past its chasers (by path): the next build's target is up to
+// field_slack + 1 off this one's, so a chaser inside this one is still inside the next.
+constexpr double field_margin = field_slack + 1;
+constexpr double min_field_reach = 8;
+constexpr double field_shrink =
+    0.75;  // a field's reach left unasked by its chasers shrinks this much a build
 constexpr std::uint32_t max_steps = 16;     // per think: a long sleep earns no burst past this
 constexpr std::uint32_t evade_after = 10;   // steps stuck on the way home before it is put home
 constexpr std::uint32_t wander_radius = 4;  // cells from home an idle monster strays
@@ -220,11 +227,12 @@ bool monster_brains::chase(brain& b, nav::cell target) {
   return monster_of(b).kind == monster_kind::boss ? boss_step(b, target) : mob_chase(b, target);
 }
 
-// A complete field of the target leads around walls; until then the mob steers. The field is the
-// map's, shared by every chaser: a step it gives that the mob's own mask forbids is steered instead.
+// A complete field of the target leads around walls; until then, and outside it, the mob steers.
+// The field is the map's, shared by every chaser: a step it gives that the mob's own mask forbids
+// is steered instead.
 bool monster_brains::mob_chase(brain& b, nav::cell target) {
   const nav::cell_filter filter = step_filter(b);
-  if (nav::flow_field* f = field_for(*b.target, target))
+  if (nav::flow_field* f = field_for(*b.target, target, b.steer.position))
     if (auto to = f->next_step(b.steer.position, counter_, cell_cap);
         to && (filter.empty() || nav::can_step(*map_, b.steer.position, *to, filter)))
       return move(b, *to);
@@ -232,6 +240,7 @@ bool monster_brains::mob_chase(brain& b, nav::cell target) {
   (void)nav::steer(*map_, b.steer, target, rules_of(b), counter_, filter);
   const nav::cell to = b.steer.position;
   b.steer.position = from;  // move() books the step
+  if (to == from) widen_field(*b.target, from);
   return !(to == from) && move(b, to);
 }
 
@@ -380,29 +389,58 @@ void monster_brains::prefetch_around(const brain& b) const noexcept {
       for (const std::uint32_t row : {above, at, below}) f.field->prefetch(row);
 }
 
-// One field per chased player, rebuilt when the player walked off its cell by more than a little;
-// the least recently used slot goes to a new player. Null while the field is being built.
-nav::flow_field* monster_brains::field_for(grid::entity_id player, nav::cell at) {
+// One field per chased player, rebuilt when the player walked off its cell by more than a little
+// (a build under way goes on unless it walked far: the field completes, and its chasers use it);
+// the least recently used slot goes to a new player. A field reaches as far as its chasers inside
+// it need (their distance in it, plus a margin); one outside it steers, and widens it only when
+// steering leaves it stuck (see widen_field). Null while the field is being built.
+nav::flow_field* monster_brains::field_for(grid::entity_id player, nav::cell at, nav::cell from) {
   chase_field* slot = nullptr;
   for (auto& f : fields_)
     if (f.live && f.player == player) slot = &f;
   if (slot == nullptr) {
     if (fields_.size() < max_fields)
-      fields_.push_back({false, false, 0, {}, 0, std::make_unique<nav::flow_field>()});
+      fields_.push_back({false, false, 0, {}, 0, 0, std::make_unique<nav::flow_field>()});
     slot = &*std::min_element(fields_.begin(), fields_.end(), [](const chase_field& a, const chase_field& b) {
       return (a.live ? a.used_at + 1 : 0) < (b.live ? b.used_at + 1 : 0);
     });
     slot->live = false;
   }
-  if (!slot->live || nav::octile_distance(slot->target, at) > field_slack) {
-    slot->field->begin(*map_, at);
-    slot->live = true;
-    slot->complete = slot->field->complete();
-    slot->player = player;
-    slot->target = at;
-  }
   slot->used_at = tick_;
+  if (!slot->live) {
+    slot->player = player;
+    start_field(*slot, at, nav::octile_distance(from, at) + field_margin);
+    return slot->complete ? slot->field.get() : nullptr;
+  }
+  const double moved = nav::octile_distance(slot->target, at);
+  if (!slot->complete) {
+    if (moved > field_restart) start_field(*slot, at, slot->need);
+    return nullptr;
+  }
+  if (const double d = slot->field->distance(from); !std::isinf(d))
+    slot->need = std::max(slot->need, d + field_margin);
+  if (moved > field_slack || slot->need > slot->field->reach()) start_field(*slot, at, slot->need);
   return slot->complete ? slot->field.get() : nullptr;
+}
+
+// A chaser outside its target's complete field that steering leaves stuck (a wall across its way)
+// asks for a field twice as far, up to a reach that holds every path of the map (no path is longer
+// than one diagonal step a cell): built at the next think of a chaser, it leads around the wall.
+void monster_brains::widen_field(grid::entity_id player, nav::cell from) {
+  for (auto& f : fields_)
+    if (f.live && f.player == player && f.complete && std::isinf(f.field->distance(from))) {
+      const double whole_map = nav::diagonal_cost * static_cast<double>(map_->cell_count());
+      f.need = std::max(f.need, std::min(2 * f.field->reach(), whole_map));
+    }
+}
+
+void monster_brains::start_field(chase_field& slot, nav::cell at, double reach) {
+  reach = std::max(reach, min_field_reach);
+  slot.field->begin(*map_, at, {}, reach);
+  slot.live = true;
+  slot.complete = slot.field->complete();
+  slot.target = at;
+  slot.need = field_shrink * reach;
 }
 
 }  // namespace scenert::detail

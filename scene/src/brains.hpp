@@ -105,6 +105,8 @@ class monster_brains {
     grid::entity_id player = 0;
     nav::cell target;
     std::uint64_t used_at = 0;
+    double need = 0;  // the reach the next build takes: what its chasers asked of this one
+
     std::unique_ptr<nav::flow_field> field;
   };
   struct count_fn {
@@ -134,7 +136,9 @@ class monster_brains {
   void poll(brain& b);
   void drop_search(brain& b);
   bool move(brain& b, nav::cell to);
-  nav::flow_field* field_for(grid::entity_id player, nav::cell at);
+  nav::flow_field* field_for(grid::entity_id player, nav::cell at, nav::cell from);
+  void start_field(chase_field& slot, nav::cell at, double reach);
+  void widen_field(grid::entity_id player, nav::cell from);
   void prefetch_around(const brain& b) const noexcept;
   brain* find(grid::entity_id id);
   brain_route& route(const brain& b) { return routes_[static_cast<std::size_t>(&b - brains_.data())]; }

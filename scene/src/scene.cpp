@@ -151,8 +151,11 @@ void scene::on_tick(const tick_context& ctx) {
   if (broken_) return;
   now_ = ctx.now;
   if (game_) game_->start_tick();
+  const auto batch = static_cast<std::uint32_t>(ctx.index % grid::grid::ai_batch_count);
+  // The AI's first reads load while the roster is applied (the group fetched the grid's fields).
+  if (!players_.empty() && !monsters_.empty()) grid_->prefetch_batch(batch);
   apply_roster();
-  run_ai(static_cast<std::uint32_t>(ctx.index % grid::grid::ai_batch_count), ctx.index);
+  run_ai(batch, ctx.index);
   for (auto& m : modules_) m->on_tick(*this, ctx);
   if (game_) game_->tick(ctx);
   if (reports_) publish_events();
@@ -339,6 +342,16 @@ void scene::run_ai(std::uint32_t batch, std::uint64_t tick) {
   ai_cost_.search_ns += t2 - t1;
   ai_cost_.expansions += work.expansions;
   ai_cost_.field_cells += work.field_cells;
+}
+
+void scene::prefetch_ai() const noexcept {
+  const auto lines = [](const void* object, std::size_t bytes) {
+    const auto* p = static_cast<const char*>(object);
+    for (std::size_t at = 0; p != nullptr && at < bytes; at += 64) __builtin_prefetch(p + at);
+  };
+  lines(grid_.get(), sizeof(grid::grid));
+  lines(brains_.get(), std::min<std::size_t>(sizeof(detail::monster_brains), 256));
+  if (!players_.empty()) __builtin_prefetch(&*players_.begin());
 }
 
 void scene::step_npc(grid::entity_id npc, std::uint64_t tick) {

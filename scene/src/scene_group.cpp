@@ -77,6 +77,8 @@ void scene_group::on_tick(const tick_context& ctx) {
     auto& m = members_[i];
     // Idle members cost mostly the cache misses on their objects: fetch a later one meanwhile.
     if (i + prefetch_ahead < n) prefetch(*members_[i + prefetch_ahead].s);
+    // The next member's object was fetched a member ago: fetch what its AI reads through it.
+    if (i + 1 < n) members_[i + 1].s->prefetch_ai();
     // Members run one after another: each is told the group's interval plus the time the
     // members before it took in this tick (seed 004), so its own clock does not drift.
     tick_context member_ctx{ctx.interval + (began - start), began, m.ticks++};

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 #include "oracle.hpp"
 
@@ -67,6 +68,86 @@ TEST(FlowField, ARebuiltFieldForgetsEveryEarlierBuild) {
   EXPECT_EQ(field.distance({5, 5}), 0.0);
   EXPECT_EQ(field.distance({6, 5}), 1.0);
   EXPECT_TRUE(std::isinf(field.distance({25, 5})));
+}
+
+// A field with a reach holds exactly the cells within that distance (by path) of its target, each
+// at the oracle's distance, and no other; builds of other reaches and targets before it, some
+// abandoned, leave nothing behind (a restart clears only the last build's square).
+TEST(FlowField, AFieldWithAReachEqualsTheFullFieldWithinItAndHoldsNothingBeyond) {
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+    const auto map = make_map(
+        {static_cast<map_kind>(seed % 4), 70, 60, seed, 0.25, 10, 1 + static_cast<std::uint32_t>(seed % 2)});
+    nav_random rng(seed * 7);
+    flow_field field;
+    for (int round = 0; round < 12; ++round) {
+      const double reach = round % 4 == 0 ? std::numeric_limits<double>::infinity() : rng.below(40);
+      field.begin(*map, test::random_cell(rng, *map), {}, reach);
+      if (round % 3 != 0) (void)field.build(rng.below(2000));  // abandoned, complete or not
+    }
+    const cell target = test::random_open_cell(rng, *map);
+    const double reach = 2 + rng.below(30) + 0.5;
+    const auto want = test::dijkstra(*map, target);
+    field.begin(*map, target, {}, reach);
+    while (!field.build(1 + rng.below(200))) {
+    }
+    EXPECT_EQ(field.reach(), reach);
+    std::uint32_t inside = 0;
+    for (std::uint32_t i = 0; i < map->cell_count(); ++i) {
+      const double got = field.distance(map->at(i));
+      if (std::isinf(want[i]) || want[i] > reach) {
+        ASSERT_TRUE(std::isinf(got)) << "seed " << seed << " cell " << i << " at " << want[i];
+      } else {
+        ASSERT_NEAR(got, want[i], 1e-9 * std::max(1.0, want[i])) << "seed " << seed << " cell " << i;
+        ++inside;
+      }
+    }
+    EXPECT_GE(inside, 1u);
+    // Every step it gives from a cell inside goes down toward the target, as the full field's.
+    for (std::uint32_t i = 0; i < map->cell_count(); ++i) {
+      const cell from = map->at(i);
+      if (auto to = field.next_step(from)) {
+        EXPECT_TRUE(can_step(*map, from, *to));
+        EXPECT_LT(field.distance(*to), field.distance(from));
+      }
+    }
+  }
+}
+
+// next_step, against its definition: the allowed neighbour (can_step, under the cell cap) whose
+// distance is lowest and below the mover's own, the first in a fixed order on ties; on every cell of
+// random maps, with and without a reach, some cells full.
+TEST(FlowField, NextStepIsTheAllowedNeighbourNearestTheTarget) {
+  constexpr int order[8][2] = {{1, 0}, {0, 1}, {-1, 0}, {0, -1}, {1, 1}, {-1, 1}, {-1, -1}, {1, -1}};
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    const auto map = make_map({static_cast<map_kind>(seed % 4), 40, 30, seed, 0.3, 8, 1});
+    nav_random rng(seed);
+    std::vector<std::uint8_t> full(map->cell_count());
+    for (auto& f : full) f = rng.below(5) == 0 ? 1 : 0;
+    const auto count = [&](cell c) -> std::uint32_t {
+      return map->contains(c.x, c.y) ? full[map->index(c)] : 0;
+    };
+    const cell_counter counts(count);
+    flow_field field;
+    field.begin(*map, test::random_open_cell(rng, *map), {}, seed % 2 == 0 ? 12.0 : 1e9);
+    while (!field.build(500)) {
+    }
+    for (std::uint32_t i = 0; i < map->cell_count(); ++i) {
+      const cell from = map->at(i);
+      std::optional<cell> want;
+      double best = field.distance(from);
+      for (const auto& d : order) {
+        const cell n{from.x + d[0], from.y + d[1]};
+        if (field.distance(n) < best && can_step(*map, from, n) && count(n) < 1)
+          want = n, best = field.distance(n);
+      }
+      if (from == field.target()) want.reset();
+      const auto got = field.next_step(from, counts, 1);
+      ASSERT_EQ(got.has_value(), want.has_value()) << "seed " << seed << " cell " << i;
+      if (want) {
+        ASSERT_TRUE(*got == *want) << "seed " << seed << " cell " << i;
+      }
+    }
+  }
 }
 
 TEST(FlowField, IsUnusableUntilComplete) {

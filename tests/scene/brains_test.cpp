@@ -167,6 +167,19 @@ TEST_F(Brains, AMobBehindAWallThatGreedySteppingWouldStrandReachesAPlayerItCanRe
   EXPECT_LE(chebyshev(at(*mob), player), 1u);
 }
 
+// A player's flow field reaches as far as its chasers need (a mob 6 cells off: a small ball around
+// the player), not over the whole map; the mob still comes to attack.
+TEST_F(Brains, AFlowFieldReachesOnlyAsFarAsItsChasersNeed) {
+  open(brains_table({}, monster_def{monster_kind::mob, 2, 40, 60}));
+  auto mob = s->place_monster({10, 10});
+  ASSERT_TRUE(mob);
+  s->place_player(1, grid::cell_point{16, 12});
+  for (int t = 0; t < 100 && s->monster(*mob)->state != brain_state::attack; ++t) tick();
+  EXPECT_EQ(s->monster(*mob)->state, brain_state::attack);
+  EXPECT_GT(s->ai_cost().field_cells, 0u);
+  EXPECT_LT(s->ai_cost().field_cells, 48u * 48u / 4u) << "the field covered much of the map";
+}
+
 // Speed 0.5 makes one step per think at most, so the cells it stood on are its whole walk.
 TEST_F(Brains, ABossReachesItsTargetAlongAnOptimalPath) {
   open(brains_table({cell_rect{10, 0, 2, 30}, cell_rect{20, 12, 2, 36}, cell_rect{30, 0, 2, 40}},

@@ -1,10 +1,13 @@
 #pragma once
 /// A flow field: the exact distance to one target from every cell, shared by all the mobs chasing
 /// that target (a boss's adds on the tank, a pack on a player). Built a budget of cells per tick;
-/// until complete its chasers steer. Each chaser steps to its neighbour nearest the target.
+/// until complete its chasers steer. Each chaser steps to its neighbour nearest the target. A field
+/// may stop at a reach: it then holds only the cells at most that far (by path) from the target, a
+/// ball whose cost follows the chasers' distance rather than the map's size; beyond it chasers steer.
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -20,14 +23,19 @@ namespace scenert::nav {
 class flow_field {
  public:
   /// Starts a field toward `target` (the arrays are cleared by the first build()); the map and
-  /// the filter's callable must outlive the build.
-  void begin(const nav_map& map, cell target, cell_filter filter = {});
+  /// the filter's callable must outlive the build. Only cells whose distance is at most `reach`
+  /// are settled (their distances exact: a path that short never leaves the square of half-side
+  /// `reach` around the target, the only cells a build touches); the others read as unreachable.
+  void begin(const nav_map& map, cell target, cell_filter filter = {},
+             double reach = std::numeric_limits<double>::infinity());
   /// Settles at most `budget` more cells; true once the field is complete.
   bool build(std::uint32_t budget);
   /// Whether the field is complete (usable).
   [[nodiscard]] bool complete() const noexcept { return complete_; }
   /// The target.
   [[nodiscard]] cell target() const noexcept { return target_; }
+  /// The distance past which this field settles no cell (infinity: the whole map).
+  [[nodiscard]] double reach() const noexcept { return reach_; }
   /// Cells settled so far.
   [[nodiscard]] std::uint32_t settled() const noexcept { return settled_; }
   /// Distance from a cell to the target; infinity where unreachable, blocked, outside the map,
@@ -54,9 +62,13 @@ class flow_field {
   [[nodiscard]] unsigned bucket_of(double d) const noexcept;
   void relax_neighbours(std::uint32_t index);
   void restart();
+  void clear_states();
+  [[nodiscard]] std::optional<cell> next_step_inside(cell from, const cell_counter& counts,
+                                                     std::uint32_t cell_cap) const;
   const nav_map* map_ = nullptr;
   cell_filter filter_;
   cell target_;
+  double reach_ = std::numeric_limits<double>::infinity();
   std::vector<double> dist_;
   std::vector<std::uint8_t> done_;  // a cell's state: untouched, reached (dist_ tentative), finished
   std::uint32_t settled_ = 0;
@@ -64,6 +76,10 @@ class flow_field {
   // begin() only records the target: the first build() clears the arrays, so that a chaser's
   // think that asks for a new field costs no sweep of the map (the build's budget pays it).
   bool restart_pending_ = false;
+  // Every cell whose state is not `untouched` lies in this rectangle (the last restart's square
+  // around its target, clamped; the whole map after an unbounded one): a restart clears it alone.
+  const nav_map* states_of_ = nullptr;  // the map the states were last cleared for
+  std::uint32_t dirty_x0_ = 0, dirty_y0_ = 0, dirty_x1_ = 0, dirty_y1_ = 0;  // inclusive
   // The members above are a chaser's (next_step); the open list below, 1.5 KB, is the build's.
   // The open list: a radix heap on the distance's bits. Dijkstra never pushes a distance below the
   // last one popped, so an entry waits in the bucket of the highest bit in which it differs from

@@ -91,15 +91,33 @@ class nav_map {
 
 /// Whether a step between two 8-neighbours is allowed: both cells passable (map and filter) and,
 /// for a diagonal, both orthogonal cells passable too (no corner cutting).
-[[nodiscard]] bool can_step(const nav_map& map, cell from, cell to, const cell_filter& filter = {});
+[[nodiscard]] inline bool can_step(const nav_map& map, cell from, cell to, const cell_filter& filter = {});
 
 /// Whether a cell is on the map, passable, and not blocked by the filter.
-[[nodiscard]] bool can_stand(const nav_map& map, std::int64_t x, std::int64_t y, const cell_filter& filter);
+[[nodiscard]] inline bool can_stand(const nav_map& map, std::int64_t x, std::int64_t y,
+                                    const cell_filter& filter) {
+  return map.passable(x, y) && !filter.blocks({static_cast<std::uint32_t>(x), static_cast<std::uint32_t>(y)});
+}
 
-/// Octile distance: the length of the shortest path between two cells on an empty map.
-[[nodiscard]] double octile_distance(cell a, cell b) noexcept;
+// Inline: every steering step asks it for up to three cells.
+inline bool can_step(const nav_map& map, cell from, cell to, const cell_filter& filter) {
+  const std::int64_t dx = std::int64_t{to.x} - from.x, dy = std::int64_t{to.y} - from.y;
+  if (dx < -1 || dx > 1 || dy < -1 || dy > 1 || (dx == 0 && dy == 0)) return false;
+  if (!can_stand(map, from.x, from.y, filter) || !can_stand(map, to.x, to.y, filter)) return false;
+  if (dx == 0 || dy == 0) return true;
+  return can_stand(map, from.x + dx, from.y, filter) && can_stand(map, from.x, from.y + dy, filter);
+}
 
 /// sqrt(2), the cost of a diagonal step.
 inline constexpr double diagonal_cost = 1.4142135623730950488;
+
+/// Octile distance: the length of the shortest path between two cells on an empty map. Inline: a
+/// monster's think asks it several times a step.
+[[nodiscard]] inline double octile_distance(cell a, cell b) noexcept {
+  const auto dx = a.x > b.x ? a.x - b.x : b.x - a.x;
+  const auto dy = a.y > b.y ? a.y - b.y : b.y - a.y;
+  const auto lo = dx < dy ? dx : dy, hi = dx < dy ? dy : dx;
+  return (hi - lo) + lo * diagonal_cost;
+}
 
 }  // namespace scenert::nav

@@ -270,6 +270,10 @@ class scene : public service {
   [[nodiscard]] std::uint64_t overruns() const noexcept { return overruns_.load(std::memory_order_relaxed); }
   /// The line failed: a module threw while it opened, or its ticks were quarantined.
   [[nodiscard]] bool broken() const noexcept { return broken_ || quarantined(); }
+  /// Starts loading what the line's next AI pass reads first (its grid's and brains' fields, its
+  /// first player's entry): a scene group calls it for the member after the one it ticks, so that
+  /// those loads overlap with that tick. A hint, no effect.
+  void prefetch_ai() const noexcept;
   /// Counts an overrun (the scene group calls this).
   void count_overrun() noexcept { overruns_.fetch_add(1, std::memory_order_relaxed); }
 
