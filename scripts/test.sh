@@ -13,7 +13,7 @@ source "$here/common.sh"
 bash "$here/setup.sh"
 
 stages=("$@")
-((${#stages[@]})) || stages=(normal cluster browser asan tsan noassert consumer fuzz)
+((${#stages[@]})) || stages=(normal cluster chaos browser asan tsan noassert consumer fuzz)
 
 # The trees carry line tables only (-g1): sanitizer reports and backtraces keep their file:line,
 # and a tree builds about a fifth faster than with full debug info.
@@ -53,9 +53,7 @@ for stage in "${stages[@]}"; do
       # Seeded faults under a thousand clients (tests/chaos): nats-server, three nodes, two gateways,
       # the bots; about two minutes. The seed is printed; SCENERT_CHAOS_SEED=N replays its schedule.
       # Each run draws a new seed: a failing one runs once more (with another seed), as the cluster
-      # stage does, and its seed stays in the log to be replayed. Run by name (not in the full run)
-      # while two findings are open: a bot left in a phase its town line no longer holds it in, and
-      # a bot still between places 20 s after the run (both about one run in four).
+      # stage does, and its seed stays in the log to be replayed.
       build_tree "$root/build/normal" "${normal_tree[@]}"
       run_ctest "$root/build/normal" -L chaos --repeat until-pass:2
       grep -q ' 0 tests failed out of [1-9]' "$root/build/normal/ctest.out" ||
