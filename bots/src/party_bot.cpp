@@ -216,9 +216,7 @@ void party_bot::on_lost(const std::string& why) {
   fail(fmt::format("member {}: the connection ended ({})", member_, why));
 }
 
-void party_bot::phase(std::uint32_t p) {
-  if (party_.phases.empty() || party_.phases.back() != p) party_.phases.push_back(p);
-}
+void party_bot::phase(std::uint32_t p) { party_.phases.heard(last_phase_, p); }
 
 void party_bot::chest_opened(std::uint32_t entity) {
   if (party_.chests.insert(entity).second && party_.chests.size() == 1 && party_.entered)

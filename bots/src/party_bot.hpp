@@ -33,7 +33,7 @@ using clock = std::chrono::steady_clock;
 struct party_state {
   std::uint32_t index = 0;
   std::uint64_t wire_id = 0;  // the party of enter_instance
-  std::vector<std::uint32_t> phases;
+  party_phases phases;
   std::set<std::uint32_t> kills, chests;
   std::optional<clock::time_point> entered;
   std::uint32_t through = 0;  // members that found their loot again
@@ -115,6 +115,7 @@ class party_bot final : public party_member {
   play_shared& shared_;
   party_state& party_;
   std::uint32_t member_;
+  std::uint32_t last_phase_ = 0;  // the latest boss phase this member heard
   std::string name_;
   stage at_ = stage::connecting;
   std::optional<tcp::socket> sock_;

@@ -97,7 +97,7 @@ class play_run {
 
   static std::string phases_text(const party_state& p) {
     std::string out;
-    for (const auto ph : p.phases) out += fmt::format("{}{}", out.empty() ? "" : ",", ph);
+    for (const auto ph : p.phases.order) out += fmt::format("{}{}", out.empty() ? "" : ",", ph);
     return out.empty() ? "none" : out;
   }
 
@@ -118,8 +118,9 @@ class play_run {
       report_.kills += p.kills.size();
       report_.chests_opened += p.chests.size();
       ++report_.phase_orders[phases_text(p)];
-      bool rising = !p.phases.empty();
-      for (std::size_t i = 1; i < p.phases.size(); ++i) rising = rising && p.phases[i] == p.phases[i - 1] + 1;
+      const auto& seen = p.phases.order;
+      bool rising = !seen.empty();
+      for (std::size_t i = 1; i < seen.size(); ++i) rising = rising && seen[i] == seen[i - 1] + 1;
       report_.phases_in_order += rising ? 1 : 0;
       if (!p.failed && p.through == o_.party_size) ++report_.parties_through;
     }

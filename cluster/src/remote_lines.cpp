@@ -210,17 +210,17 @@ void remote_world::impl::submit(const world_request& q, world_reply reply) {
   // An entry by a player nowhere yet, a scene change to another scene, or a way home out of a
   // party's instance goes by the lines.
   using k = world_request::kind;
-  const auto at = node_of.find(q.player);
-  if (at == node_of.end() && q.what != k::enter && q.what != k::enter_line && q.what != k::leave) {
-    // Standing nowhere this gateway knows (its node died and its placement again is under way, or
-    // its entry is): sent to any node, this request would place it a second time.
+  auto refuse = [&](std::atomic<std::uint64_t>& counted, std::string why) {
     lock.unlock();
-    unplaced.fetch_add(1, std::memory_order_relaxed);
-    if (reply)
-      reply(fail(world_errc::node_unavailable,
-                 fmt::format("player {}: stands on no node yet (its placement is under way)", q.player)));
-    return;
-  }
+    counted.fetch_add(1, std::memory_order_relaxed);
+    if (reply) reply(fail(world_errc::node_unavailable, std::move(why)));
+  };
+  const auto at = node_of.find(q.player);
+  // Standing nowhere this gateway knows (its node died and its placement again is under way, or its
+  // entry is): sent to any node, a request other than an entry would place it a second time.
+  if (at == node_of.end() && q.what != k::enter && q.what != k::enter_line && q.what != k::leave)
+    return refuse(unplaced,
+                  fmt::format("player {}: stands on no node yet (its placement is under way)", q.player));
   const bool by_lines =
       target != 0 && (q.what == k::enter ? at == node_of.end()
                       : q.what == k::leave_party
@@ -236,14 +236,8 @@ void remote_world::impl::submit(const world_request& q, world_reply reply) {
     unpromise(std::exchange(promise, {}));
     node = route(q);
   }
-  if (node.empty()) {
-    lock.unlock();
-    no_node.fetch_add(1, std::memory_order_relaxed);
-    if (reply)
-      reply(fail(world_errc::node_unavailable,
-                 fmt::format("player {}: no live scene node in the cluster", q.player)));
-    return;
-  }
+  if (node.empty())
+    return refuse(no_node, fmt::format("player {}: no live scene node in the cluster", q.player));
   send(node, q, std::move(reply), promise).instance = private_instance(q);
 }
 

@@ -79,6 +79,22 @@ std::uint16_t closed_port() {
   return a.local_endpoint().port();
 }
 
+// Two members hear the same phases at their own pace: the party's order is the boss's (a member
+// behind the other repeats nothing); a member that hears an earlier phase after a later one shows it.
+TEST(PartyPhases, MembersAtTheirOwnPaceShowTheBosssOrderAndAStepBackShows) {
+  party_phases party;
+  std::uint32_t a = 0, b = 0;
+  for (const std::uint32_t p : {1, 2, 3}) party.heard(a, p);
+  for (const std::uint32_t p : {1, 2, 3}) party.heard(b, p);  // b was behind a
+  EXPECT_EQ(party.order, (std::vector<std::uint32_t>{1, 2, 3}));
+  party.heard(b, 2);  // the boss went back to 2
+  EXPECT_EQ(party.order, (std::vector<std::uint32_t>{1, 2, 3, 2}));
+  party_phases skipped;
+  std::uint32_t c = 0;
+  for (const std::uint32_t p : {1, 3, 2}) skipped.heard(c, p);
+  EXPECT_EQ(skipped.order, (std::vector<std::uint32_t>{1, 3, 2}));
+}
+
 TEST(PartyPlay, EveryPartyFailsWithItsReasonWhenTheServerIsNotThere) {
   const auto make = idle();
   party_play_options o;

@@ -260,17 +260,24 @@ TEST_F(Gateways, AJourneyRefusedByATargetWhileItsSourceWasDeclaredDeadHandsItsPl
   journey_ends_on_a_dead_start(*this, "a");
 }
 
+// A gateway whose player 10 stood on node a, declared dead since: 10 stands on no node.
+std::unique_ptr<remote_world> with_its_node_dead(Gateways& t, two_hosts& h) {
+  auto g = t.gateway();
+  if (g == nullptr || !ask(*g, world_request::enter(10, 1)) ||  // 10 stands on a
+      !declare_dead(t.nodes, "a", h.lease_a->revision()))
+    return nullptr;
+  g->poll(std::chrono::steady_clock::now() + 2s);  // reads the nodes: a is dead, 10 stands nowhere
+  return g;
+}
+
 // A player whose node died stands on no node until its front has placed it again. A scene change it
 // asks meanwhile is refused node_unavailable, not sent to a node (which would place it a second
 // time, beside the placement under way); its entry is sent, and places it once.
 TEST_F(Gateways, APlayerStandingOnNoNodeIsPlacedOnlyByItsEntry) {
   two_hosts h(*link, nodes);  // b looks busy: entries go to a
   ASSERT_TRUE(h.ok);
-  auto g = gateway();
+  auto g = with_its_node_dead(*this, h);
   ASSERT_NE(g, nullptr);
-  ASSERT_TRUE(ask(*g, world_request::enter(10, 1)));  // 10 stands on a
-  ASSERT_TRUE(declare_dead(nodes, "a", h.lease_a->revision()));
-  g->poll(std::chrono::steady_clock::now() + 2s);  // reads the nodes: a is dead, 10 stands nowhere
   for (const auto& q : {world_request::transfer(10, 2), world_request::join_team(10, 40),
                         world_request::enter_instance(10, 3, 0), world_request::move(10, {1, 1})}) {
     const auto refused = ask(*g, q);
@@ -292,11 +299,8 @@ TEST_F(Gateways, APlayerStandingOnNoNodeIsPlacedOnlyByItsEntry) {
 TEST_F(Gateways, AnEntryThatFindsItsPlayerPlacedAlreadyRoutesItThere) {
   two_hosts h(*link, nodes);  // b looks busy: entries go to a
   ASSERT_TRUE(h.ok);
-  auto g = gateway();
+  auto g = with_its_node_dead(*this, h);
   ASSERT_NE(g, nullptr);
-  ASSERT_TRUE(ask(*g, world_request::enter(10, 1)));  // 10 stands on a
-  ASSERT_TRUE(declare_dead(nodes, "a", h.lease_a->revision()));
-  g->poll(std::chrono::steady_clock::now() + 2s);  // reads the nodes: a is dead, 10 stands nowhere
   {
     std::lock_guard lock(h.on_b.m);
     h.on_b.players.insert(10);  // b placed it already

@@ -4,6 +4,7 @@
 /// of the dungeon together, its script fights, the bots hear their loot (1013), log in again and find
 /// it in their accounts (1014). The report counts what the parties did and names each failure.
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -32,6 +33,19 @@ struct party_play_options {
   /// ... or, with no grant heard, this long after it was done.
   std::chrono::milliseconds loot_wait{5000};
   bool progress = true;  ///< a line a second on stderr
+};
+
+/// A party's boss phases as its members hear them: each in the order the party first heard it, and
+/// again when a member hears an earlier phase after a later one (the boss went back). Members read
+/// the same frames at their own pace, so one that is behind adds nothing.
+struct party_phases {
+  std::vector<std::uint32_t> order;
+  /// `member_last`: the latest phase that member heard (0 before the first), kept by the member.
+  void heard(std::uint32_t& member_last, std::uint32_t phase) {
+    const bool went_back = phase < member_last;
+    member_last = std::max(member_last, phase);
+    if (went_back || std::find(order.begin(), order.end(), phase) == order.end()) order.push_back(phase);
+  }
 };
 
 /// What the parties did.
