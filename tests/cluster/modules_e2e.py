@@ -37,11 +37,12 @@ class ModulesInACluster(harness.Case):
         node = self.scenert("node a", "run", table, "--workers", "1", "--cluster", server.url, "--node", "a",
                             "--module", echo_library(), "--store", f"{self.work}/node.store.sqlite",
                             "--tcp", "127.0.0.1:0")
-        own = Seed002Client(int(node.wait_for_line(r"clients on tcp://127\.0\.0\.1:(\d+)").group(1)))
+        own_port = int(node.wait_for_line(r"clients on tcp://127\.0\.0\.1:(\d+)").group(1))
         g = cluster.gateway(self, server, "g1", table)
         c = Seed002Client(g.tcp)
         c.send(1000, wire.Login(name="ann"))
         ann = wire.LoginOk.FromString(c.wait(1001)).pid
+        own = Seed002Client(own_port)  # connected as it logs in: a client silent past --guest-wait-ms is a guest
         own.send(1000, wire.Login(name="bob"))
         bob = wire.LoginOk.FromString(own.wait(1001)).pid
         check(ann != bob, f"the gateway's player and the node's own front's player share id {ann}")
