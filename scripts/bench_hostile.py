@@ -9,9 +9,11 @@ p99 of the same count (the goal: at most 1.25x), how the hostile bots were cut (
 errors and view mismatches of the well-behaved bots, whether the server survived (it must exit 0 on
 SIGTERM), and its RSS a third of the way into the bots' run and at their end (flat: no growth with the
 hostile bots' cuts). Every run is bounded (--seconds); every process is stopped by its own id.
+On two cores or more the server runs on core 0 and the bots on core 1, every thread checked
+(scripts/pinning.py), so that a latency is the server's and not the bots' own lag; --no-pin shares them.
 
   scripts/bench_hostile.py [--counts 1000,2000] [--hostile 10] [--repeat 3] [--seconds 30]
-                           [--scenert PATH] [--json FILE]
+                           [--scenert PATH] [--json FILE] [--no-pin]
 """
 import argparse
 import json
@@ -25,6 +27,9 @@ import tempfile
 import threading
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pinning  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PAGE_KIB = os.sysconf("SC_PAGE_SIZE") // 1024
 
@@ -34,9 +39,9 @@ def rss_kib(pid):
 
 
 def start_server(a, clients):
-    server = subprocess.Popen(
+    server = subprocess.Popen(pinning.pinned(
         [a.scenert, "run", a.table, "--tcp", "127.0.0.1:0", "--admin", "127.0.0.1:0",
-         "--max-connections", str(clients + 100)],
+         "--max-connections", str(clients + 100)], a.pin and a.pin[0]),
         stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
     lines = []
     threading.Thread(target=lambda: lines.extend(iter(server.stderr.readline, "")), daemon=True).start()
@@ -59,14 +64,18 @@ def one_run(a, clients, hostile):
     report = tempfile.mktemp(suffix=".json")
     rss = {}
     try:
-        bots = subprocess.Popen(
+        bots = subprocess.Popen(pinning.pinned(
             [a.scenert, "bots", f"127.0.0.1:{tcp}", "--clients", str(clients), "--seconds", str(a.seconds),
              "--seed", "1", "--quiet", "--report", report, "--verify-views", f"127.0.0.1:{admin}",
-             "--hostile", str(hostile)],
+             "--hostile", str(hostile)], a.pin and a.pin[1]),
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         started = time.time()
+        pins = []
         while bots.poll() is None and time.time() - started < a.seconds + 180:
             t = time.time() - started
+            if a.pin and not pins and t >= 3:  # every thread of both has started by now
+                pins = [pinning.check("scenert run", server.pid, a.pin[0]),
+                        pinning.check("scenert bots", bots.pid, a.pin[1])]
             key = "third" if t < a.seconds * 2 / 3 else "end"
             if t >= a.seconds / 3 and server.poll() is None and (key == "end" or "third" not in rss):
                 rss[key] = rss_kib(server.pid)  # the last sample before the bots' end stays
@@ -88,6 +97,8 @@ def one_run(a, clients, hostile):
     mv, h = r["move_to_viewer"], r["hostile"]
     return {
         "clients": clients, "hostile_percent": hostile, "bots_exit": bots.returncode,
+        "pinned": bool(a.pin), "pinning": [line for _, line in pins], "pinning_ok": all(ok for ok, _ in pins),
+        "bots_warnings": r.get("own_load", {}).get("warnings", []),
         "server_alive_at_end": alive, "server_exit": code,
         "well_behaved": h.get("well_behaved"), "logged_in": r["logged_in"],
         "move_p50_ms": mv.get("p50_ms"), "move_p99_ms": mv.get("p99_ms"), "deliveries": mv.get("count"),
@@ -108,7 +119,10 @@ def main():
     p.add_argument("--seconds", type=float, default=30)
     p.add_argument("--scenert", default=f"{ROOT}/build/release/apps/scenert")
     p.add_argument("--json", help="write every run's figures to this file")
+    p.add_argument("--no-pin", action="store_true", help="let the server and the bots share every core")
     a = p.parse_args()
+    a.pin = None if a.no_pin else pinning.plan(pinning.usable_cores())
+    print(pinning.announce(a.pin) if not a.no_pin else "not pinned (--no-pin)", flush=True)
     a.table = f"{ROOT}/examples/mmo.json"
     runs = []
     for n in (int(c) for c in a.counts.split(",")):
@@ -116,8 +130,10 @@ def main():
             for hostile in (0, a.hostile):  # interleaved: the machine's drift hits both alike
                 r = one_run(a, n, hostile)
                 runs.append(r)
-                print(json.dumps({k: v for k, v in r.items() if k not in ("bots_stderr", "hostile_cut", "error_examples", "view_examples")}),
-                      flush=True)
+                hidden = ("bots_stderr", "hostile_cut", "error_examples", "view_examples", "pinning", "bots_warnings")
+                print(json.dumps({k: v for k, v in r.items() if k not in hidden}), flush=True)
+                for line in r["pinning"] + [f"warning: {w}" for w in r["bots_warnings"]]:
+                    print(f"  {n} clients, {hostile}% hostile: {line}", flush=True)
                 if r["errors"]:
                     print(f"  errors, e.g.: {r['error_examples']}", flush=True)
                 if r["view_mismatches"]:
