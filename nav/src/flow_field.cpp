@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cassert>
 #include <cmath>
 #include <limits>
 
@@ -74,30 +75,32 @@ void flow_field::restart() {
   for (std::uint64_t m = used_; m != 0; m &= m - 1) buckets_[std::countr_zero(m)].clear();
   used_ = 0, last_ = 0, open_ = 0;
   if (!can_stand(*map_, target_.x, target_.y, filter_)) return void(complete_ = true);
-  dist_[map_->index(target_)] = 0, done_[map_->index(target_)] = reached;
-  push({0, map_->index(target_)});
+  const std::uint32_t at = local(target_.x, target_.y);
+  dist_[at] = 0, done_[at] = reached;
+  push({0, at});
 }
 
-// Only the cells' states are cleared (a byte each): a distance is read only where its state says
-// this build wrote it. Of the same map's states, only the last build's square can be touched.
+// The arrays cover the build's window alone: a path of length at most reach moves at most
+// floor(reach) cells along each axis (every step costs at least 1), so a build touches only the
+// square of that half-side around its target, clamped to the map (the whole map when unbounded;
+// nothing for a target off the map). Only the states are cleared (a byte each): a distance is read
+// only where its state says this build wrote it.
 void flow_field::clear_states() {
   const std::uint32_t w = map_->width(), h = map_->height();
-  if (states_of_ != map_ || done_.size() != map_->cell_count()) {
-    if (dist_.size() != map_->cell_count()) dist_.assign(map_->cell_count(), infinite);
-    done_.assign(map_->cell_count(), untouched);
-    states_of_ = map_;
-  } else {
-    for (std::uint32_t y = dirty_y0_; y <= dirty_y1_; ++y)
-      std::fill_n(done_.begin() + std::size_t{y} * w + dirty_x0_, dirty_x1_ - dirty_x0_ + 1, untouched);
-  }
-  // A path of length at most reach moves at most floor(reach) cells along each axis (every step
-  // costs at least 1), so the build touches this square alone.
   const double half = std::min(std::floor(reach_), static_cast<double>(std::max(w, h)));
   const auto r = static_cast<std::uint32_t>(half);
-  dirty_x0_ = target_.x > r ? target_.x - r : 0, dirty_y0_ = target_.y > r ? target_.y - r : 0;
-  dirty_x1_ = static_cast<std::uint32_t>(std::min<std::uint64_t>(std::uint64_t{target_.x} + r, w - 1));
-  dirty_y1_ = static_cast<std::uint32_t>(std::min<std::uint64_t>(std::uint64_t{target_.y} + r, h - 1));
-  if (!map_->contains(target_.x, target_.y)) dirty_x0_ = dirty_y0_ = 0, dirty_x1_ = w - 1, dirty_y1_ = h - 1;
+  if (!map_->contains(target_.x, target_.y)) {
+    win_x0_ = win_y0_ = win_w_ = win_h_ = 0;
+  } else {
+    const auto last = [r](std::uint32_t at, std::uint32_t size) {
+      return static_cast<std::uint32_t>(std::min<std::uint64_t>(std::uint64_t{at} + r, size - 1));
+    };
+    win_x0_ = target_.x > r ? target_.x - r : 0, win_y0_ = target_.y > r ? target_.y - r : 0;
+    win_w_ = last(target_.x, w) - win_x0_ + 1, win_h_ = last(target_.y, h) - win_y0_ + 1;
+  }
+  const std::size_t cells = std::size_t{win_w_} * win_h_;
+  if (dist_.size() < cells) dist_.resize(cells);  // what the largest window needed stays
+  done_.assign(cells, untouched);
 }
 
 bool flow_field::build(std::uint32_t budget) {
@@ -116,7 +119,7 @@ bool flow_field::build(std::uint32_t budget) {
 // distance to it. The four sides are tested once and the diagonals read them (no corner cutting),
 // as A* does: the same moves as can_step, at a fraction of its calls.
 void flow_field::relax_neighbours(std::uint32_t index) {
-  const cell c = map_->at(index);
+  const cell c = cell_at(index);
   const std::int64_t x = c.x, y = c.y;
   const auto open = [&](std::int64_t cx, std::int64_t cy) {
     return filter_.empty() ? map_->passable(cx, cy) : can_stand(*map_, cx, cy, filter_);
@@ -131,7 +134,10 @@ void flow_field::relax_neighbours(std::uint32_t index) {
       continue;
     const double nd = d + (k < 4 ? 1.0 : diagonal_cost);
     if (nd > reach_) continue;
-    const std::uint32_t ni = map_->index(offset(c, k));
+    // On the map (open) and at most reach away: inside the window (see clear_states).
+    assert(in_window(offset(c, k)));
+    const auto ni =
+        static_cast<std::uint32_t>(index + neighbours[k][0] + neighbours[k][1] * std::int64_t{win_w_});
     if (done_[ni] != untouched && nd >= dist_[ni]) continue;
     dist_[ni] = nd, done_[ni] = reached;
     push({nd, ni});
@@ -139,16 +145,16 @@ void flow_field::relax_neighbours(std::uint32_t index) {
 }
 
 double flow_field::distance(cell at) const noexcept {
-  if (map_ == nullptr || !map_->contains(at.x, at.y)) return infinite;
-  const std::uint32_t i = map_->index(at);
-  return !restart_pending_ && done_[i] == finished ? dist_[i] : infinite;
+  if (map_ == nullptr || restart_pending_ || !in_window(at)) return infinite;
+  const std::uint32_t i = local(at.x, at.y);
+  return done_[i] == finished ? dist_[i] : infinite;
 }
 
 std::optional<cell> flow_field::next_step(cell from, const cell_counter& counts,
                                           std::uint32_t cell_cap) const {
   if (!complete_ || from == target_) return std::nullopt;
-  const std::uint32_t w = map_->width(), h = map_->height();
-  if (filter_.empty() && from.x > 0 && from.y > 0 && from.x + 1 < w && from.y + 1 < h)
+  if (filter_.empty() && from.x > win_x0_ && from.y > win_y0_ && from.x + 1 < win_x0_ + win_w_ &&
+      from.y + 1 < win_y0_ + win_h_)
     return next_step_inside(from, counts, cell_cap);
   std::optional<cell> best;
   double best_d = distance(from);
@@ -160,14 +166,15 @@ std::optional<cell> flow_field::next_step(cell from, const cell_counter& counts,
   return best;
 }
 
-// next_step for a cell away from the map's edge, the field without a filter: the same answer, read by
-// index. A finished cell is passable (the map does not change), so only a diagonal's two sides are
-// looked up, and only for a neighbour nearer than the best so far (the same tests, in the same order).
+// next_step for a cell away from the window's edge (so from the map's), the field without a filter:
+// the same answer, read by index. A finished cell is passable (the map does not change), so only a diagonal's
+// two sides are looked up, and only for a neighbour nearer than the best so far (the same tests, in the same
+// order).
 std::optional<cell> flow_field::next_step_inside(cell from, const cell_counter& counts,
                                                  std::uint32_t cell_cap) const {
   if (!map_->passable(from.x, from.y)) return std::nullopt;
-  const std::uint32_t at = map_->index(from);
-  const auto w = static_cast<std::int64_t>(map_->width());
+  const std::uint32_t at = local(from.x, from.y);
+  const auto w = static_cast<std::int64_t>(win_w_);
   std::optional<cell> best;
   double best_d = done_[at] == finished ? dist_[at] : infinite;
   for (int k = 0; k < 8; ++k) {

@@ -385,8 +385,7 @@ void monster_brains::prefetch_around(const brain& b) const noexcept {
   for (const std::uint32_t row : {above, at, below}) __builtin_prefetch(&counts_[row >> 6]);
   if (!b.target) return;
   for (const auto& f : fields_)
-    if (f.live && f.complete && f.player == *b.target)
-      for (const std::uint32_t row : {above, at, below}) f.field->prefetch(row);
+    if (f.live && f.complete && f.player == *b.target) f.field->prefetch(b.steer.position);
 }
 
 // One field per chased player, rebuilt when the player walked off its cell by more than a little

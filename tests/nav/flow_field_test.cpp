@@ -113,6 +113,26 @@ TEST(FlowField, AFieldWithAReachEqualsTheFullFieldWithinItAndHoldsNothingBeyond)
   }
 }
 
+// A field's arrays cover the square its reach can touch, clamped to the map: on a large map a near
+// field holds a few hundred cells, not the map's quarter million (a dungeon line's four fields held
+// 1.6 MB before), an unbounded one the whole map, one toward a cell off the map nothing.
+TEST(FlowField, HoldsOnlyTheCellsItsReachCanTouch) {
+  const auto map = make_map({map_kind::open, 512, 512, 3, 0.2, 16, 1});
+  flow_field field;
+  const auto build = [&](cell target, double reach) {
+    field.begin(*map, target, {}, reach);
+    while (!field.build(100000)) {
+    }
+    return field.cells_held();
+  };
+  EXPECT_EQ(build({200, 300}, std::numeric_limits<double>::infinity()), map->cell_count());
+  EXPECT_EQ(build({200, 300}, 8.5), 17u * 17u);
+  EXPECT_EQ(build({3, 510}, 8), 12u * 10u);  // clamped at the map's edges: x 0..11, y 502..511
+  EXPECT_EQ(build({600, 10}, 8), 0u);
+  EXPECT_TRUE(std::isinf(field.distance({600, 10})));
+  EXPECT_TRUE(std::isinf(field.distance({3, 510})));
+}
+
 // next_step, against its definition: the allowed neighbour (can_step, under the cell cap) whose
 // distance is lowest and below the mover's own, the first in a fixed order on ties; on every cell of
 // random maps, with and without a reach, some cells full.

@@ -18,7 +18,9 @@
 namespace scenert::nav {
 
 /// The distance field toward one target (Dijkstra from the target over the same moves as the
-/// searches: octile costs, no corner cutting). Its arrays are reused by the next begin().
+/// searches: octile costs, no corner cutting). Its arrays cover only the square a build can touch
+/// (half-side: its reach), so a field's memory follows its chasers' distance, not the map's size;
+/// they are reused by the next begin().
 /// Thread-safety: none while building; once complete, any number of readers may share it.
 class flow_field {
  public:
@@ -36,14 +38,20 @@ class flow_field {
   [[nodiscard]] cell target() const noexcept { return target_; }
   /// The distance past which this field settles no cell (infinity: the whole map).
   [[nodiscard]] double reach() const noexcept { return reach_; }
+  /// Cells the arrays cover since the last build began (its window): what the field's memory follows.
+  [[nodiscard]] std::size_t cells_held() const noexcept { return done_.size(); }
   /// Cells settled so far.
   [[nodiscard]] std::uint32_t settled() const noexcept { return settled_; }
   /// Distance from a cell to the target; infinity where unreachable, blocked, outside the map,
   /// or not yet settled.
   [[nodiscard]] double distance(cell at) const noexcept;
-  /// Starts loading what next_step reads about a cell (of index `index`): a hint, no effect.
-  void prefetch(std::uint32_t index) const noexcept {
-    if (index < done_.size()) __builtin_prefetch(&dist_[index]), __builtin_prefetch(&done_[index]);
+  /// Starts loading what next_step reads about a cell and the rows beside it: a hint, no effect.
+  void prefetch(cell at) const noexcept {
+    if (!in_window(at)) return;
+    const std::uint32_t i = local(at.x, at.y);
+    for (const std::uint32_t row :
+         {i >= win_w_ ? i - win_w_ : i, i, i + win_w_ < done_.size() ? i + win_w_ : i})
+      __builtin_prefetch(&dist_[row]), __builtin_prefetch(&done_[row]);
   }
   /// The step a chaser on `from` takes: the allowed neighbour (no block, no corner, under the
   /// cell cap) with the lowest distance below its own; none on the target, when stuck, or while
@@ -63,12 +71,24 @@ class flow_field {
   void relax_neighbours(std::uint32_t index);
   void restart();
   void clear_states();
+  [[nodiscard]] bool in_window(cell c) const noexcept {
+    return c.x >= win_x0_ && c.y >= win_y0_ && c.x - win_x0_ < win_w_ && c.y - win_y0_ < win_h_;
+  }
+  /// The index in the arrays of a cell inside the window.
+  [[nodiscard]] std::uint32_t local(std::uint32_t x, std::uint32_t y) const noexcept {
+    return (y - win_y0_) * win_w_ + (x - win_x0_);
+  }
+  [[nodiscard]] cell cell_at(std::uint32_t index) const noexcept {
+    return {win_x0_ + index % win_w_, win_y0_ + index / win_w_};
+  }
   [[nodiscard]] std::optional<cell> next_step_inside(cell from, const cell_counter& counts,
                                                      std::uint32_t cell_cap) const;
   const nav_map* map_ = nullptr;
   cell_filter filter_;
   cell target_;
   double reach_ = std::numeric_limits<double>::infinity();
+  // The window: the cells of the map the arrays hold, row by row (the last restart's square).
+  std::uint32_t win_x0_ = 0, win_y0_ = 0, win_w_ = 0, win_h_ = 0;
   std::vector<double> dist_;
   std::vector<std::uint8_t> done_;  // a cell's state: untouched, reached (dist_ tentative), finished
   std::uint32_t settled_ = 0;
@@ -76,10 +96,6 @@ class flow_field {
   // begin() only records the target: the first build() clears the arrays, so that a chaser's
   // think that asks for a new field costs no sweep of the map (the build's budget pays it).
   bool restart_pending_ = false;
-  // Every cell whose state is not `untouched` lies in this rectangle (the last restart's square
-  // around its target, clamped; the whole map after an unbounded one): a restart clears it alone.
-  const nav_map* states_of_ = nullptr;  // the map the states were last cleared for
-  std::uint32_t dirty_x0_ = 0, dirty_y0_ = 0, dirty_x1_ = 0, dirty_y1_ = 0;  // inclusive
   // The members above are a chaser's (next_step); the open list below, 1.5 KB, is the build's.
   // The open list: a radix heap on the distance's bits. Dijkstra never pushes a distance below the
   // last one popped, so an entry waits in the bucket of the highest bit in which it differs from
