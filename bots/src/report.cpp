@@ -191,6 +191,8 @@ std::string check_lines(std::string_view name, const view_check& c) {
   if (c.mismatches() != 0)
     out += fmt::format(": missing {}, extra {}, wrong cell {}, misplaced {}", c.missing, c.extra,
                        c.wrong_position, c.misplaced);
+  if (c.changed != 0)
+    out += fmt::format(" ({} players left out: they changed while the truth was read)", c.changed);
   out += '\n';
   for (std::size_t i = 0; i < c.examples.size() && i < shown_examples; ++i)
     out += fmt::format("  view: {}\n", c.examples[i]);
@@ -245,9 +247,15 @@ nlohmann::json wire_json(const bots_report& r) {
 }
 
 nlohmann::json view_json(const view_check& c) {
-  return {{"bots", c.bots},           {"pairs", c.pairs},      {"mismatches", c.mismatches()},
-          {"missing", c.missing},     {"extra", c.extra},      {"wrong_position", c.wrong_position},
-          {"misplaced", c.misplaced}, {"examples", c.examples}};
+  return {{"bots", c.bots},
+          {"pairs", c.pairs},
+          {"mismatches", c.mismatches()},
+          {"missing", c.missing},
+          {"extra", c.extra},
+          {"wrong_position", c.wrong_position},
+          {"misplaced", c.misplaced},
+          {"changed_while_read", c.changed},
+          {"examples", c.examples}};
 }
 
 nlohmann::json views_json(const bots_report& r) {

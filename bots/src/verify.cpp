@@ -335,6 +335,21 @@ result<std::vector<true_view>, std::string> parse_line_document(std::string_view
   return views;
 }
 
+std::uint64_t leave_out_changed(std::vector<true_view>& truth, std::vector<bot_view>& views,
+                                const std::unordered_set<std::int32_t>& changed) {
+  if (changed.empty()) return 0;
+  std::unordered_set<std::int32_t> held;
+  const auto out = [&](std::int32_t pid) {
+    if (!changed.contains(pid)) return false;
+    held.insert(pid);
+    return true;
+  };
+  for (auto& t : truth) std::erase_if(t.players, [&](const true_player& p) { return out(p.pid); });
+  for (auto& v : views) std::erase_if(v.seen, [&](const seen_player& p) { return out(p.pid); });
+  std::erase_if(views, [&](const bot_view& v) { return out(v.pid); });
+  return held.size();
+}
+
 view_check compare_views(std::span<const true_view> truth, std::span<const bot_view> bots) {
   return comparer(truth).run(bots);
 }

@@ -26,11 +26,22 @@ void worker::on_frame(bot& b, std::uint32_t id, std::string_view payload) {
   on(b, m.value(), clock::now());
 }
 
+// A view frame heard while a check reads the truth: whom it was about.
+void worker::note_change(const bot& b, const net::server_message& m) {
+  std::int32_t about = b.pid;
+  if (const auto* c = std::get_if<net::broadcast>(&m)) about = c->pid;
+  if (const auto* l = std::get_if<net::left_view>(&m)) about = l->pid;
+  std::lock_guard lock(shared_.changed_m);
+  shared_.changed.insert(about);
+}
+
 void worker::on(bot& b, const net::server_message& m, clock::time_point now) {
   // Monsters walk while the bots stand still: their frames say nothing of the players' views.
   if (!std::holds_alternative<net::heartbeat_echo>(m) && !std::holds_alternative<net::monsters_seen>(m) &&
-      !std::holds_alternative<net::monsters_gone>(m))
+      !std::holds_alternative<net::monsters_gone>(m)) {
     shared_.view_frames.fetch_add(1, std::memory_order_relaxed);
+    if (shared_.noting_changes.load(std::memory_order_relaxed)) note_change(b, m);
+  }
   std::visit(
       [&](const auto& msg) {
         using T = std::decay_t<decltype(msg)>;

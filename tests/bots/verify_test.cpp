@@ -178,6 +178,32 @@ TEST(CompareViews, CountsAHandBuiltCaseExactly) {
   EXPECT_EQ(c.examples, examples);
 }
 
+// A player whose views changed while the truth was read line by line (its resume_ms ran out, say)
+// is left out of the truth, of every view and as a bot; every other mismatch still counts.
+TEST(CompareViews, LeavesOutPlayersThatChangedWhileTheTruthWasRead) {
+  view_geometry g{10, 10, 2.0, 100.0, -50.0, 2, 2, 1, 1};
+  std::vector<true_view> truth{{3, 1, 0, g, {{1, 2, 2}, {2, 3, 3}, {3, 4, 4}, {4, 0, 0}}}};
+  bot_view b1 = bot_at(truth[0], 1, 2, 2);
+  b1.seen = {at_cell(g, 3, 4, 4)};  // misses 2 (it changed) and 4 (it did not)
+  bot_view b2 = bot_at(truth[0], 2, 3, 3);
+  b2.line = 2;  // its own place changed: it believes another line
+  b2.seen = {at_cell(g, 1, 2, 2), at_cell(g, 3, 4, 4), at_cell(g, 4, 0, 0)};
+  std::vector<bot_view> bots{b1, b2};
+
+  const view_check before = compare_views(truth, bots);
+  EXPECT_EQ(before.missing, 2u);
+  EXPECT_EQ(before.misplaced, 1u);
+
+  EXPECT_EQ(leave_out_changed(truth, bots, {2, 9}), 1u);  // 9: nobody holds it
+  const view_check after = compare_views(truth, bots);
+  EXPECT_EQ(after.bots, 1u);
+  EXPECT_EQ(after.missing, 1u);
+  EXPECT_EQ(after.misplaced, 0u);
+  EXPECT_EQ(after.mismatches(), 1u);
+  ASSERT_EQ(after.examples.size(), 1u);
+  EXPECT_EQ(after.examples[0], "bot 1 on scene 3 line 1 phase 0: misses player 4 at cell (0,0)");
+}
+
 TEST(CompareViews, KeepsOnlyTheFirstTenExamples) {
   view_geometry g{4, 4, 1.0, 0.0, 0.0, 4, 4, 1, 1};
   const std::vector<true_view> truth{{1, 1, 0, g, {}}};

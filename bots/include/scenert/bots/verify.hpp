@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include <scenert/runtime/result.hpp>
@@ -56,18 +57,25 @@ struct bot_view {
 
 /// The comparison's counts; every mismatch is one of these.
 struct view_check {
-  std::uint64_t bots = 0;             ///< bots compared
-  std::uint64_t pairs = 0;            ///< (bot, true neighbour) pairs checked
-  std::uint64_t missing = 0;          ///< a true neighbour the bot does not see
-  std::uint64_t extra = 0;            ///< a player the bot sees that is not its neighbour
-  std::uint64_t wrong_position = 0;   ///< a neighbour (or the bot itself) seen on another cell
-  std::uint64_t misplaced = 0;        ///< a bot not found on the line and phase it believes it is on
+  std::uint64_t bots = 0;            ///< bots compared
+  std::uint64_t pairs = 0;           ///< (bot, true neighbour) pairs checked
+  std::uint64_t missing = 0;         ///< a true neighbour the bot does not see
+  std::uint64_t extra = 0;           ///< a player the bot sees that is not its neighbour
+  std::uint64_t wrong_position = 0;  ///< a neighbour (or the bot itself) seen on another cell
+  std::uint64_t misplaced = 0;       ///< a bot not found on the line and phase it believes it is on
+  /// Players left out, not mismatches: their views changed while the truth was read (line by line,
+  /// over many ticks), so the truth may hold either side of the change (a last attempt only).
+  std::uint64_t changed = 0;
   std::vector<std::string> examples;  ///< the first few mismatches, each naming bot, player, scene/line/phase
   [[nodiscard]] std::uint64_t mismatches() const noexcept {
     return missing + extra + wrong_position + misplaced;
   }
 };
 
+/// Leaves the `changed` players out of a check: from the truth, from every bot's view and as bots
+/// themselves. Returns how many of them the truth or a view held.
+std::uint64_t leave_out_changed(std::vector<true_view>& truth, std::vector<bot_view>& views,
+                                const std::unordered_set<std::int32_t>& changed);
 /// Compares every bot's view with the truth.
 [[nodiscard]] view_check compare_views(std::span<const true_view> truth, std::span<const bot_view> bots);
 

@@ -18,6 +18,7 @@
 #include <random>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include <scenert/net/frame.hpp>
@@ -66,6 +67,11 @@ struct shared_state {
   std::atomic<std::uint64_t> online{0}, max_online{0}, moves{0}, frames_in{0}, frames_out{0}, errors{0};
   // Frames that change a view or a place (not heartbeats): a view check waits until they stop.
   std::atomic<std::uint64_t> view_frames{0};
+  // While a view check reads the server's truth (line by line, over many ticks): the players its
+  // view frames were about (a frame's subject; the bot itself for its own place and view).
+  std::atomic<bool> noting_changes{false};
+  std::mutex changed_m;
+  std::unordered_set<std::int32_t> changed;
 };
 
 // Where a bot stands and the geometry it walks on (from 1006; seed002 bots have only their box).
@@ -175,6 +181,7 @@ class worker {
   void on_control(bot& b, std::uint8_t opcode, std::string_view payload);
   void on_frame(bot& b, std::uint32_t id, std::string_view payload);
   void on(bot& b, const net::server_message& m, clock::time_point now);
+  void note_change(const bot& b, const net::server_message& m);
   void on_broadcast(bot& b, const net::broadcast& m, clock::time_point now);
   void on_answer(bot& b, const net::answer& a, clock::time_point now);
   void keep_sample(const bot::pending_request& q, const std::string& code, clock::time_point now);
