@@ -539,9 +539,7 @@ class Bots(harness.Case):
         port = port_of(p, TCP)
         with_admin(p)
         report = f"{self.work}/hostile.json"
-        # A never-reading bot is cut once the others' moves fill its queue; a sanitized server and its
-        # sanitized bots move a few times slower (one CI run under TSan cut neither of them in 6 s).
-        seconds = "14" if os.environ.get("SCENERT_SANITIZE") else "6"
+        seconds = "14" if os.environ.get("SCENERT_SANITIZE") else "6"  # sanitized moves fill a queue slower
         code, out, err = self.bots(f"127.0.0.1:{port}", "--clients", "60", "--seconds", seconds, "--seed", "5",
                                    "--hostile", "30", "--verify-views", f"127.0.0.1:{p.admin}",
                                    "--settle-ms", "1000", "--report", report, "--threshold", "errors<1",
@@ -562,8 +560,7 @@ class Bots(harness.Case):
             got = h["by_kind"].get(kind)
             check(got is not None and got["bots"] == 2, f"{kind}: {got}")
             if kind == "never_reading":
-                # Cut once its queue passes the cap: how soon depends on how fast the others' moves fill
-                # it, so one may still be open ("none") at the end.
+                # Cut once the others' moves fill its queue past the cap: one may still be open at the end.
                 check(got["endings"].get("cut", 0) >= 1 and set(got["endings"]) <= {"cut", "open at the end"},
                       f"{kind} ended {got['endings']}, none cut")
             else:
