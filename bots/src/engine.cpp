@@ -263,6 +263,7 @@ class bots_run {
       r.wire[i].frames_out += p.wire[i].frames_out, r.wire[i].bytes_out += p.wire[i].bytes_out;
     }
     r.moves_sent += p.moves_sent, r.chats_sent += p.chats_sent, r.unknown_frames += p.unknown_frames;
+    r.untimed_deliveries += p.untimed_deliveries;
     r.errors += p.errors;
     r.own.merge(p.own);
     for (const auto& e : p.error_examples)

@@ -120,6 +120,10 @@ std::string latency_lines(const bots_report& r) {
   out += latency_row("login", r.login);
   if (r.resume.total() != 0) out += latency_row("resume", r.resume);  // dropped to its view again
   out += latency_row("move to viewer", r.move_to_viewer);
+  if (r.untimed_deliveries != 0)
+    out +=
+        fmt::format("  and {} deliveries not timed (no single move of their mover's last 32 at that place)\n",
+                    r.untimed_deliveries);
   out += latency_row("heartbeat rtt", r.heartbeat_rtt);
   for (const auto& [kind, h] : r.request_rtt) out += latency_row("request " + kind, h);
   return out;
@@ -302,6 +306,7 @@ void put_play(nlohmann::json& j, const bots_report& r) {
   j["chats_sent"] = r.chats_sent;
   j["moves_refused"] = r.moves_refused;
   j["move_to_viewer"] = latency_json(r.move_to_viewer);
+  j["untimed_deliveries"] = r.untimed_deliveries;
   j["heartbeat_rtt"] = latency_json(r.heartbeat_rtt);
   j["request_rtt"] = request_rtt_json(r);
   j["answers"] = r.answers;

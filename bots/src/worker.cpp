@@ -16,10 +16,17 @@ void move_ring::put(std::uint64_t key, std::int64_t ns) noexcept {
   e.key.store(key, std::memory_order_release);
 }
 
+// A position the bot sent twice among its last `size` moves (back and forth, or kept by a refusal)
+// names no one move: which one a delivery answers is unknown, so it is not timed (the first slot
+// found used to answer, up to `size` moves earlier: seconds of latency that never were).
 std::optional<std::int64_t> move_ring::find(std::uint64_t key) const noexcept {
-  for (const entry& e : slots)
-    if (e.key.load(std::memory_order_acquire) == key) return e.sent.load(std::memory_order_relaxed);
-  return std::nullopt;
+  std::optional<std::int64_t> sent;
+  for (const entry& e : slots) {
+    if (e.key.load(std::memory_order_acquire) != key) continue;
+    if (sent) return std::nullopt;
+    sent = e.sent.load(std::memory_order_relaxed);
+  }
+  return sent;
 }
 
 shared_state::shared_state(const bots_options& o, const bots_plan& p)

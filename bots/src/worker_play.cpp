@@ -145,6 +145,8 @@ void worker::on_broadcast(bot& b, const net::broadcast& m, clock::time_point now
   if (mover == shared_.bot_of.end()) return;
   if (auto sent = shared_.rings[mover->second].find(key_of(m.p.x, m.p.z)))
     stats_.move_to_viewer.record(std::chrono::nanoseconds(ns_of(now) - *sent));
+  else
+    ++stats_.untimed_deliveries;
 }
 
 void worker::on_view(bot& b, const net::players_in_view& v, clock::time_point now) {

@@ -70,6 +70,9 @@ struct bots_report {
   std::uint64_t moves_sent = 0, chats_sent = 0;
   std::map<std::string, std::uint64_t> moves_refused;  ///< by the server's reason (1008)
   latency_histogram move_to_viewer;                    ///< a bot's move to each viewer's 200 Tp 4 of it
+  /// 200 Tp 4 of a bot not timed: its position names no single one of the mover's last 32 moves
+  /// (sent twice among them, or not among them: a place the server chose).
+  std::uint64_t untimed_deliveries = 0;
   latency_histogram heartbeat_rtt;
   std::map<std::string, latency_histogram> request_rtt;                 ///< by request kind
   std::map<std::string, std::map<std::string, std::uint64_t>> answers;  ///< request kind -> code -> count
